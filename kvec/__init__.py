@@ -1,0 +1,35 @@
+"""kvec: text vectorization for Keras.
+
+The public surface, mirroring ``keras.preprocessing.text`` and ``keras.utils.pad_sequences``::
+
+    from kvec import Tokenizer, pad_sequences
+
+    tok = Tokenizer(num_words=20000, oov_token="<OOV>")
+    tok.fit_on_texts(texts)
+    x = pad_sequences(tok.texts_to_sequences(texts), maxlen=128)
+
+The core imports and runs without TensorFlow or Keras.
+"""
+
+from kvec.errors import FormatError, KvecError
+from kvec.sequence import pad_sequences
+from kvec.text import (
+    Tokenizer,
+    hashing_trick,
+    one_hot,
+    text_to_word_sequence,
+    tokenizer_from_json,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "FormatError",
+    "KvecError",
+    "Tokenizer",
+    "hashing_trick",
+    "one_hot",
+    "pad_sequences",
+    "text_to_word_sequence",
+    "tokenizer_from_json",
+]

@@ -1,0 +1,773 @@
+/* kvec._native: the hot loops behind kvec's Python API.
+ *
+ * Keras word splitting is "maximal runs of characters that are not separators". Done in Python, every
+ * word becomes a regex match object and a string before it is counted; here one pass over the code
+ * points creates each word string once and feeds it straight to a dict lookup.
+ *
+ *   WordSplitter(separators)   .split(text, lower) -> list[str]
+ *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
+ *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
+ *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
+ *                              .result() -> (words, counts, document_counts) in first-occurrence order
+ *   fill_padded(out, sequences, pre_padding, pre_truncating) -> bool
+ *       copies a list of int/float lists into a 2-D C-contiguous int32/int64/float32/float64 buffer;
+ *       returns False without promising anything about `out` when an element needs NumPy's own
+ *       conversion rules (the caller then takes the general path).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Separator sets                                                                                    */
+
+typedef struct {
+    unsigned char ascii[128];
+    Py_UCS4 *other; /* sorted code points >= 128 */
+    Py_ssize_t n_other;
+} Separators;
+
+static int
+separators_init(Separators *sep, PyObject *chars)
+{
+    memset(sep->ascii, 0, sizeof(sep->ascii));
+    sep->other = NULL;
+    sep->n_other = 0;
+    if (!PyUnicode_Check(chars)) {
+        PyErr_SetString(PyExc_TypeError, "separators must be a str");
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chars);
+    int kind = PyUnicode_KIND(chars);
+    const void *data = PyUnicode_DATA(chars);
+    sep->other = PyMem_Malloc(sizeof(Py_UCS4) * (n ? n : 1));
+    if (!sep->other) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 128) {
+            sep->ascii[c] = 1;
+        } else {
+            /* insertion into the sorted list, skipping duplicates */
+            Py_ssize_t j = sep->n_other;
+            while (j > 0 && sep->other[j - 1] > c) j--;
+            if (j > 0 && sep->other[j - 1] == c) continue;
+            memmove(sep->other + j + 1, sep->other + j, sizeof(Py_UCS4) * (sep->n_other - j));
+            sep->other[j] = c;
+            sep->n_other++;
+        }
+    }
+    return 0;
+}
+
+static void
+separators_free(Separators *sep)
+{
+    PyMem_Free(sep->other);
+    sep->other = NULL;
+}
+
+static inline int
+is_separator(const Separators *sep, Py_UCS4 c)
+{
+    if (c < 128) return sep->ascii[c];
+    Py_ssize_t lo = 0, hi = sep->n_other;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (sep->other[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < sep->n_other && sep->other[lo] == c;
+}
+
+/* A word inside a text: code points [start, start + length) of a str of the given kind. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t start, length;
+    PyObject *text;
+} Span;
+
+/* Calls visit(span, arg) for every word of `text`; visit returns -1 on error. */
+typedef int (*visit_fn)(const Span *word, void *arg);
+
+static int
+for_each_word(const Separators *sep, PyObject *text, visit_fn visit, void *arg)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t i = 0;
+    Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
+    if (PyUnicode_IS_ASCII(text)) {
+        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+        const unsigned char *table = sep->ascii;
+        while (i < n) {
+            while (i < n && table[s[i]]) i++;
+            if (i >= n) break;
+            Py_ssize_t start = i;
+            while (i < n && !table[s[i]]) i++;
+            span.start = start;
+            span.length = i - start;
+            if (visit(&span, arg) < 0) return -1;
+        }
+        return 0;
+    }
+    while (i < n) {
+        while (i < n && is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        if (i >= n) break;
+        Py_ssize_t start = i;
+        while (i < n && !is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        span.start = start;
+        span.length = i - start;
+        if (visit(&span, arg) < 0) return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+span_str(const Span *w)
+{
+    return PyUnicode_Substring(w->text, w->start, w->start + w->length);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* WordTable: open addressing keyed by a word's code points, so a word seen again costs a hash and a  */
+/* compare, never a new str object.                                                                  */
+
+typedef struct {
+    uint64_t hash;
+    PyObject *word;  /* NULL: empty entry */
+    PyObject *value; /* owned; may be NULL for counters */
+    Py_ssize_t slot;
+} Entry;
+
+typedef struct {
+    Entry *entries;
+    size_t mask;
+    size_t used;
+} WordTable;
+
+static inline uint64_t
+mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* The same value for the same code points whatever the storage kind. */
+static inline uint64_t
+hash_code_points(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)length;
+    if (kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)data + start;
+        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+    } else {
+        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * 0x100000001b3ULL;
+    }
+    return mix64(h);
+}
+
+static inline int
+same_code_points(PyObject *word, const Span *w)
+{
+    if (PyUnicode_GET_LENGTH(word) != w->length) return 0;
+    int kind = PyUnicode_KIND(word);
+    const void *data = PyUnicode_DATA(word);
+    if (kind == w->kind)
+        return memcmp(data, (const char *)w->data + w->start * kind, (size_t)w->length * kind) == 0;
+    for (Py_ssize_t i = 0; i < w->length; i++)
+        if (PyUnicode_READ(kind, data, i) != PyUnicode_READ(w->kind, w->data, w->start + i)) return 0;
+    return 1;
+}
+
+static int
+table_init(WordTable *t, size_t capacity)
+{
+    size_t size = 64;
+    while (size < capacity * 2) size <<= 1;
+    t->entries = PyMem_Calloc(size, sizeof(Entry));
+    if (!t->entries) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->mask = size - 1;
+    t->used = 0;
+    return 0;
+}
+
+static void
+table_free(WordTable *t)
+{
+    if (!t->entries) return;
+    for (size_t i = 0; i <= t->mask; i++) {
+        Py_XDECREF(t->entries[i].word);
+        Py_XDECREF(t->entries[i].value);
+    }
+    PyMem_Free(t->entries);
+    t->entries = NULL;
+}
+
+/* The entry for the span's word, or the empty entry where it would go. */
+static inline Entry *
+table_probe(WordTable *t, const Span *w, uint64_t h)
+{
+    size_t i = (size_t)h & t->mask;
+    for (;;) {
+        Entry *e = &t->entries[i];
+        if (!e->word || (e->hash == h && same_code_points(e->word, w))) return e;
+        i = (i + 1) & t->mask;
+    }
+}
+
+static int
+table_grow(WordTable *t)
+{
+    WordTable bigger;
+    if (table_init(&bigger, (t->mask + 1)) < 0) return -1;
+    for (size_t i = 0; i <= t->mask; i++) {
+        Entry *e = &t->entries[i];
+        if (!e->word) continue;
+        size_t j = (size_t)e->hash & bigger.mask;
+        while (bigger.entries[j].word) j = (j + 1) & bigger.mask;
+        bigger.entries[j] = *e;
+    }
+    bigger.used = t->used;
+    PyMem_Free(t->entries);
+    *t = bigger;
+    return 0;
+}
+
+/* Fills an empty entry found by table_probe; steals word and value. */
+static int
+table_fill(WordTable *t, Entry *e, uint64_t h, PyObject *word, PyObject *value, Py_ssize_t slot)
+{
+    e->hash = h;
+    e->word = word;
+    e->value = value;
+    e->slot = slot;
+    t->used++;
+    if (t->used * 2 > t->mask) return table_grow(t);
+    return 0;
+}
+
+static PyObject *str_lower; /* interned "lower" */
+
+/* A new reference to text, lowercased when asked; TypeError unless text is a str. */
+static PyObject *
+prepared_text(PyObject *text, int lower)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    if (lower) return PyObject_CallMethodNoArgs(text, str_lower);
+    Py_INCREF(text);
+    return text;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* WordSplitter                                                                                      */
+
+typedef struct {
+    PyObject_HEAD
+    Separators sep;
+} WordSplitter;
+
+static int
+WordSplitter_init(WordSplitter *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"separators", NULL};
+    PyObject *chars;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "U", kwlist, &chars)) return -1;
+    separators_free(&self->sep);
+    return separators_init(&self->sep, chars);
+}
+
+static void
+WordSplitter_dealloc(WordSplitter *self)
+{
+    separators_free(&self->sep);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+append_word(const Span *w, void *list)
+{
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    int rc = PyList_Append((PyObject *)list, word);
+    Py_DECREF(word);
+    return rc;
+}
+
+static PyObject *
+WordSplitter_split(WordSplitter *self, PyObject *args)
+{
+    PyObject *text;
+    int lower;
+    if (!PyArg_ParseTuple(args, "Op", &text, &lower)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out && for_each_word(&self->sep, prepared, append_word, out) < 0) Py_CLEAR(out);
+    Py_DECREF(prepared);
+    return out;
+}
+
+/* WordLookup: a read-only copy of a str -> object dict, probed with spans. */
+typedef struct {
+    PyObject_HEAD
+    WordTable table;
+} WordLookup;
+
+static int
+WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"mapping", NULL};
+    PyObject *mapping;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyDict_Type, &mapping)) return -1;
+    table_free(&self->table);
+    if (table_init(&self->table, (size_t)PyDict_GET_SIZE(mapping)) < 0) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) continue; /* only str keys can equal a word */
+        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
+        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
+        Entry *e = table_probe(&self->table, &w, h);
+        if (e->word) continue; /* equal str keys cannot repeat in a dict */
+        Py_INCREF(key);
+        Py_INCREF(value);
+        if (table_fill(&self->table, e, h, key, value, 0) < 0) return -1;
+    }
+    return 0;
+}
+
+static void
+WordLookup_dealloc(WordLookup *self)
+{
+    table_free(&self->table);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyTypeObject WordLookupType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordLookup",
+    .tp_basicsize = sizeof(WordLookup),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordLookup(mapping): a read-only copy of a str-keyed dict for WordSplitter.ids.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordLookup_init,
+    .tp_dealloc = (destructor)WordLookup_dealloc,
+};
+
+typedef struct {
+    PyObject *out;
+    WordTable *table;
+    PyObject *oov; /* NULL: drop unknown words */
+} IdsState;
+
+static int
+append_id(const Span *w, void *arg)
+{
+    IdsState *st = arg;
+    Entry *e = table_probe(st->table, w, hash_code_points(w->kind, w->data, w->start, w->length));
+    if (e->word) return PyList_Append(st->out, e->value);
+    if (st->oov) return PyList_Append(st->out, st->oov);
+    return 0;
+}
+
+static PyObject *
+WordSplitter_ids(WordSplitter *self, PyObject *args)
+{
+    PyObject *text, *lookup, *oov;
+    int lower;
+    if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    IdsState st = {PyList_New(0), &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    if (st.out && for_each_word(&self->sep, prepared, append_id, &st) < 0) Py_CLEAR(st.out);
+    Py_DECREF(prepared);
+    return st.out;
+}
+
+static PyMethodDef WordSplitter_methods[] = {
+    {"split", (PyCFunction)WordSplitter_split, METH_VARARGS,
+     "split(text, lower) -> list of words (maximal runs of non-separator characters)"},
+    {"ids", (PyCFunction)WordSplitter_ids, METH_VARARGS,
+     "ids(text, lower, lookup, oov) -> [lookup[w] for each word w]; unknown words become oov, or are "
+     "dropped when oov is None"},
+    {NULL}};
+
+static PyTypeObject WordSplitterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordSplitter",
+    .tp_basicsize = sizeof(WordSplitter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordSplitter(separators): splits text into maximal runs of non-separator characters.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordSplitter_init,
+    .tp_dealloc = (destructor)WordSplitter_dealloc,
+    .tp_methods = WordSplitter_methods,
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* WordCounter                                                                                       */
+
+typedef struct {
+    PyObject_HEAD
+    WordTable table; /* word -> slot */
+    PyObject *words; /* list: slot -> word */
+    PyObject *other_slots; /* dict: non-str token -> slot, made on first use */
+    int64_t *counts, *docs, *last_doc;
+    Py_ssize_t capacity;
+    int64_t documents;
+} WordCounter;
+
+static int
+WordCounter_init(WordCounter *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist)) return -1;
+    table_free(&self->table);
+    if (table_init(&self->table, 1024) < 0) return -1;
+    Py_XSETREF(self->words, PyList_New(0));
+    if (!self->words) return -1;
+    self->documents = 0;
+    return 0;
+}
+
+static void
+WordCounter_dealloc(WordCounter *self)
+{
+    table_free(&self->table);
+    Py_XDECREF(self->words);
+    Py_XDECREF(self->other_slots);
+    PyMem_Free(self->counts);
+    PyMem_Free(self->docs);
+    PyMem_Free(self->last_doc);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+grow(WordCounter *self)
+{
+    Py_ssize_t capacity = self->capacity ? self->capacity * 2 : 1024;
+    int64_t *c = PyMem_Realloc(self->counts, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->counts = c;
+    c = PyMem_Realloc(self->docs, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->docs = c;
+    c = PyMem_Realloc(self->last_doc, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->last_doc = c;
+    self->capacity = capacity;
+    return 0;
+fail:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static inline void
+bump(WordCounter *self, Py_ssize_t slot)
+{
+    self->counts[slot]++;
+    if (self->last_doc[slot] != self->documents) {
+        self->last_doc[slot] = self->documents;
+        self->docs[slot]++;
+    }
+}
+
+/* A new slot for a word not seen before; steals `word`. */
+static Py_ssize_t
+new_slot(WordCounter *self, PyObject *word)
+{
+    Py_ssize_t slot = PyList_GET_SIZE(self->words);
+    if ((slot >= self->capacity && grow(self) < 0) || PyList_Append(self->words, word) < 0) {
+        Py_DECREF(word);
+        return -1;
+    }
+    Py_DECREF(word);
+    self->counts[slot] = 0;
+    self->docs[slot] = 0;
+    self->last_doc[slot] = -1;
+    return slot;
+}
+
+static int
+count_span(const Span *w, void *arg)
+{
+    WordCounter *self = arg;
+    uint64_t h = hash_code_points(w->kind, w->data, w->start, w->length);
+    Entry *e = table_probe(&self->table, w, h);
+    if (e->word) {
+        bump(self, e->slot);
+        return 0;
+    }
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    Py_INCREF(word);
+    Py_ssize_t slot = new_slot(self, word);
+    if (slot < 0 || table_fill(&self->table, e, h, word, NULL, slot) < 0) return -1;
+    bump(self, slot);
+    return 0;
+}
+
+/* Tokens from Python may be any hashable object: they are counted through a dict of slots. */
+static int
+count_token(WordCounter *self, PyObject *slots, PyObject *token)
+{
+    if (PyUnicode_Check(token)) {
+        Span w = {PyUnicode_KIND(token), PyUnicode_DATA(token), 0, PyUnicode_GET_LENGTH(token), token};
+        return count_span(&w, self);
+    }
+    PyObject *found = PyDict_GetItemWithError(slots, token);
+    Py_ssize_t slot;
+    if (found) {
+        slot = PyLong_AsSsize_t(found);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        Py_INCREF(token);
+        slot = new_slot(self, token);
+        if (slot < 0) return -1;
+        PyObject *number = PyLong_FromSsize_t(slot);
+        if (!number) return -1;
+        int rc = PyDict_SetItem(slots, token, number);
+        Py_DECREF(number);
+        if (rc < 0) return -1;
+    }
+    bump(self, slot);
+    return 0;
+}
+
+static PyObject *
+WordCounter_add_text(WordCounter *self, PyObject *args)
+{
+    PyObject *splitter, *text;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    int rc = for_each_word(&((WordSplitter *)splitter)->sep, prepared, count_span, self);
+    Py_DECREF(prepared);
+    self->documents++;
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+WordCounter_add_tokens(WordCounter *self, PyObject *tokens)
+{
+    PyObject *it = PyObject_GetIter(tokens);
+    if (!it) return NULL;
+    if (!self->other_slots && !(self->other_slots = PyDict_New())) {
+        Py_DECREF(it);
+        return NULL;
+    }
+    PyObject *token;
+    int rc = 0;
+    while (rc == 0 && (token = PyIter_Next(it))) {
+        rc = count_token(self, self->other_slots, token);
+        Py_DECREF(token);
+    }
+    Py_DECREF(it);
+    self->documents++;
+    if (rc < 0 || PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+int64_list(const int64_t *values, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (!v) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *
+WordCounter_result(WordCounter *self, PyObject *Py_UNUSED(ignored))
+{
+    Py_ssize_t n = PyList_GET_SIZE(self->words);
+    PyObject *counts = int64_list(self->counts, n);
+    PyObject *docs = counts ? int64_list(self->docs, n) : NULL;
+    if (!docs) {
+        Py_XDECREF(counts);
+        return NULL;
+    }
+    return Py_BuildValue("(ONN)", self->words, counts, docs);
+}
+
+static PyObject *
+WordCounter_get_documents(WordCounter *self, void *closure)
+{
+    return PyLong_FromLongLong(self->documents);
+}
+
+static PyMethodDef WordCounter_methods[] = {
+    {"add_text", (PyCFunction)WordCounter_add_text, METH_VARARGS,
+     "add_text(splitter, text, lower): count the words of one document"},
+    {"add_tokens", (PyCFunction)WordCounter_add_tokens, METH_O,
+     "add_tokens(tokens): count an iterable of tokens as one document"},
+    {"result", (PyCFunction)WordCounter_result, METH_NOARGS,
+     "result() -> (words, counts, document_counts), words in first-occurrence order"},
+    {NULL}};
+
+static PyGetSetDef WordCounter_getset[] = {
+    {"documents", (getter)WordCounter_get_documents, NULL, "number of documents added", NULL}, {NULL}};
+
+static PyTypeObject WordCounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordCounter",
+    .tp_basicsize = sizeof(WordCounter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordCounter(): occurrence and document counts of words, in first-occurrence order.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordCounter_init,
+    .tp_dealloc = (destructor)WordCounter_dealloc,
+    .tp_methods = WordCounter_methods,
+    .tp_getset = WordCounter_getset,
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* fill_padded                                                                                       */
+
+enum target { T_INT32, T_INT64, T_FLOAT32, T_FLOAT64 };
+
+static int
+target_of(const Py_buffer *view, enum target *t)
+{
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@') f++;
+    if (f[0] == '\0' || f[1] != '\0') return -1;
+    switch (f[0]) {
+    case 'i': case 'l': case 'q':
+        if (view->itemsize == 4) { *t = T_INT32; return 0; }
+        if (view->itemsize == 8) { *t = T_INT64; return 0; }
+        return -1;
+    case 'f': *t = T_FLOAT32; return view->itemsize == 4 ? 0 : -1;
+    case 'd': *t = T_FLOAT64; return view->itemsize == 8 ? 0 : -1;
+    default: return -1;
+    }
+}
+
+/* Writes one element; returns 0, or 1 when NumPy's own conversion is needed. */
+static inline int
+store(char *dst, enum target t, PyObject *v)
+{
+    if (PyLong_Check(v)) {
+        int overflow;
+        long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+        if (overflow || (x == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 1;
+        }
+        switch (t) {
+        case T_INT32:
+            if (x < INT32_MIN || x > INT32_MAX) return 1;
+            *(int32_t *)dst = (int32_t)x;
+            return 0;
+        case T_INT64: *(int64_t *)dst = (int64_t)x; return 0;
+        case T_FLOAT32:
+        case T_FLOAT64: {
+            if (x > (1LL << 53) || x < -(1LL << 53)) return 1; /* keep rounding questions out */
+            double d = (double)x;
+            if (t == T_FLOAT32) *(float *)dst = (float)d;
+            else *(double *)dst = d;
+            return 0;
+        }
+        }
+    }
+    if (PyFloat_CheckExact(v) && (t == T_FLOAT32 || t == T_FLOAT64)) {
+        double d = PyFloat_AS_DOUBLE(v);
+        if (t == T_FLOAT32) *(float *)dst = (float)d;
+        else *(double *)dst = d;
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *
+fill_padded(PyObject *module, PyObject *args)
+{
+    PyObject *out, *sequences;
+    int pre_padding, pre_truncating;
+    if (!PyArg_ParseTuple(args, "OO!pp", &out, &PyList_Type, &sequences, &pre_padding, &pre_truncating))
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(out, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    enum target t;
+    int ok = view.ndim == 2 && target_of(&view, &t) == 0 && view.shape[0] == PyList_GET_SIZE(sequences);
+    if (ok) {
+        Py_ssize_t rows = view.shape[0], maxlen = view.shape[1], size = view.itemsize;
+        for (Py_ssize_t r = 0; ok && r < rows; r++) {
+            PyObject *seq = PyList_GET_ITEM(sequences, r);
+            if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {
+                ok = 0;
+                break;
+            }
+            PyObject **items = PySequence_Fast_ITEMS(seq);
+            Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+            Py_ssize_t first = 0, kept = n;
+            if (n > maxlen) {
+                kept = maxlen;
+                if (pre_truncating) first = n - maxlen;
+            }
+            char *row = (char *)view.buf + r * maxlen * size;
+            char *dst = row + (pre_padding ? (maxlen - kept) * size : 0);
+            for (Py_ssize_t k = 0; k < kept; k++, dst += size) {
+                if (store(dst, t, items[first + k])) {
+                    ok = 0;
+                    break;
+                }
+            }
+        }
+    }
+    PyBuffer_Release(&view);
+    return PyBool_FromLong(ok);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+
+static PyMethodDef module_methods[] = {
+    {"fill_padded", fill_padded, METH_VARARGS,
+     "fill_padded(out, sequences, pre_padding, pre_truncating) -> bool: copy int/float lists into a "
+     "padded 2-D buffer; False when an element needs NumPy's conversion rules"},
+    {NULL}};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT, "kvec._native", "The hot loops behind kvec's Python API.", -1, module_methods};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    str_lower = PyUnicode_InternFromString("lower");
+    if (!str_lower) return NULL;
+    if (PyType_Ready(&WordSplitterType) < 0 || PyType_Ready(&WordCounterType) < 0 ||
+        PyType_Ready(&WordLookupType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    Py_INCREF(&WordSplitterType);
+    Py_INCREF(&WordCounterType);
+    Py_INCREF(&WordLookupType);
+    if (PyModule_AddObject(m, "WordSplitter", (PyObject *)&WordSplitterType) < 0 ||
+        PyModule_AddObject(m, "WordLookup", (PyObject *)&WordLookupType) < 0 ||
+        PyModule_AddObject(m, "WordCounter", (PyObject *)&WordCounterType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

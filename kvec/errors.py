@@ -1,0 +1,24 @@
+"""Errors raised by kvec.
+
+Bad arguments raise the built-in ``TypeError`` / ``ValueError`` with a message that names the argument,
+the position and the type. Anything wrong with serialized data (a tokenizer JSON string or a file)
+raises :class:`FormatError`, which is also a ``ValueError`` so existing ``except ValueError`` blocks keep
+working.
+"""
+
+
+class KvecError(Exception):
+    """Base class of every error that kvec raises on its own account."""
+
+
+class FormatError(KvecError, ValueError):
+    """Serialized data (a JSON string or a file) is corrupt, truncated or of an unknown kind.
+
+    ``source`` names where the data came from: a file path, or a short description such as
+    ``"tokenizer JSON string"``.
+    """
+
+    def __init__(self, source, problem):
+        self.source = source
+        self.problem = problem
+        super().__init__(f"{source}: {problem}")

@@ -1,0 +1,719 @@
+"""Keras-compatible text tokenization.
+
+A drop-in for ``keras.preprocessing.text`` (``keras_preprocessing`` 1.1.2 and the legacy ``tf.keras``
+copy): the same names, arguments, attributes and outputs, including the quirks existing scripts rely on,
+but with the per-word Python loops replaced by C-level counting and lookups.
+
+Migrating a Keras script means changing its import lines only::
+
+    # before
+    from keras.preprocessing.text import Tokenizer, tokenizer_from_json
+    # after
+    from kvec.text import Tokenizer, tokenizer_from_json
+
+Differences from the legacy code are limited to inputs it could not handle: texts that are not strings
+raise a ``TypeError`` naming their position (instead of an ``AttributeError`` from deep inside),
+``word_docs`` is filled in first-occurrence order (the legacy order depended on string hashing),
+a loaded tokenizer can be fitted further, and a failed ``fit_on_texts`` leaves the tokenizer unchanged.
+"""
+
+import json
+import re
+import warnings
+from collections import Counter, OrderedDict, defaultdict
+from functools import lru_cache, partial
+from hashlib import md5
+from itertools import chain, repeat
+from operator import is_not, itemgetter
+
+import numpy as np
+
+from kvec._native import WordCounter, WordLookup, WordSplitter
+from kvec.errors import FormatError
+
+__all__ = [
+    "DEFAULT_FILTERS",
+    "Tokenizer",
+    "hashing_trick",
+    "one_hot",
+    "text_to_word_sequence",
+    "tokenizer_from_json",
+]
+
+DEFAULT_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
+MATRIX_MODES = ("binary", "count", "tfidf", "freq")
+
+_drop_none = partial(filter, partial(is_not, None))
+
+
+def _type_name(value):
+    return type(value).__name__
+
+
+# --------------------------------------------------------------------------------------------------
+# Word splitting
+
+
+class _WordRule:
+    """The legacy word rule for one ``(filters, split)`` pair.
+
+    The rule is: replace every filter character by ``split``, split on ``split``, drop empty pieces.
+    With a one-character ``split`` that is exactly "maximal runs of characters that are neither a filter
+    nor the split character", which the native splitter finds in one pass per text (``native``).
+    A longer ``split`` keeps the literal legacy algorithm (``native`` is None).
+    """
+
+    def __init__(self, filters, split):
+        if len(split) == 1 and all(len(c) == 1 for c in filters):
+            self.native = WordSplitter("".join(sorted(set(filters) | {split})))
+        else:
+            self.native = None
+            self._translation = str.maketrans({c: split for c in filters})
+        self._split = split
+
+    def words(self, text, lower):
+        if self.native is not None:
+            return self.native.split(text, lower)
+        if lower:
+            text = text.lower()
+        return [piece for piece in text.translate(self._translation).split(self._split) if piece]
+
+
+@lru_cache(maxsize=128)
+def _compile_rule(filters, split):
+    return _WordRule(filters, split)
+
+
+def _word_rule(filters, split):
+    if not isinstance(split, str):
+        raise TypeError(f"split must be a str, got {_type_name(split)}")
+    if not split:
+        raise ValueError("split must be a non-empty string")
+    if isinstance(filters, str):
+        key = filters
+    else:
+        try:
+            key = tuple(filters)
+        except TypeError:
+            raise TypeError(f"filters must be a str of characters, got {_type_name(filters)}") from None
+        for i, c in enumerate(key):
+            if not isinstance(c, str) or len(c) != 1:
+                raise ValueError(f"filters[{i}] must be a single character, got {c!r}")
+    return _compile_rule(key, split)
+
+
+def text_to_word_sequence(text, filters=DEFAULT_FILTERS, lower=True, split=" "):
+    """Convert a text to a list of words.
+
+    Lowercases (if ``lower``), treats every character of ``filters`` as a separator, splits on
+    ``split`` and drops empty pieces, exactly as ``keras.preprocessing.text.text_to_word_sequence``.
+
+    Args:
+        text: the input string.
+        filters: characters to remove (each acts as a separator). Default: punctuation, tab and newline,
+            but not the apostrophe.
+        lower: whether to lowercase the text first.
+        split: the word separator.
+
+    Returns:
+        A list of words.
+
+    Example:
+        >>> text_to_word_sequence("Hello, world! It's me.")
+        ['hello', 'world', "it's", 'me']
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {_type_name(text)}")
+    return _word_rule(filters, split).words(text, lower)
+
+
+def hashing_trick(text, n, hash_function=None, filters=DEFAULT_FILTERS, lower=True, split=" "):
+    """Convert a text to a list of word indices in a hashing space of size ``n``.
+
+    Each word ``w`` becomes ``hash_function(w) % (n - 1) + 1``, so indices lie in ``[1, n - 1]`` and
+    0 stays free for padding. Distinct words may collide.
+
+    Args:
+        text: the input string.
+        n: the size of the hashing space (at least 2).
+        hash_function: ``None`` for Python's ``hash`` (salted per process: results change between runs
+            unless ``PYTHONHASHSEED`` is fixed), ``'md5'`` for a stable hash, or any callable
+            ``str -> int``.
+        filters, lower, split: as in :func:`text_to_word_sequence`.
+
+    Example:
+        >>> hashing_trick("the cat and the hat", 100, hash_function="md5")
+        [32, 54, 45, 32, 95]
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise TypeError(f"n must be an int, got {_type_name(n)}")
+    if n < 2:
+        raise ValueError(f"n must be at least 2, got {n}")
+    if hash_function is None:
+        hash_function = hash
+    elif hash_function == "md5":
+        hash_function = _md5_hash
+    elif not callable(hash_function):
+        raise TypeError(f"hash_function must be None, 'md5' or a callable, got {hash_function!r}")
+    modulus = n - 1
+    return [hash_function(w) % modulus + 1 for w in text_to_word_sequence(text, filters, lower, split)]
+
+
+def _md5_hash(word):
+    return int(md5(word.encode()).hexdigest(), 16)
+
+
+def one_hot(text, n, filters=DEFAULT_FILTERS, lower=True, split=" "):
+    """``hashing_trick(text, n, hash_function=hash, ...)``: word indices in ``[1, n - 1]``.
+
+    Python's ``hash`` is salted per process; use ``hashing_trick(..., hash_function='md5')`` for
+    results that are stable across runs.
+
+    Example:
+        >>> len(one_hot("a b c", 10))
+        3
+    """
+    return hashing_trick(text, n, hash_function=hash, filters=filters, lower=lower, split=split)
+
+
+# --------------------------------------------------------------------------------------------------
+# The Tokenizer
+
+
+class Tokenizer:
+    """Text tokenization utility class, identical in behaviour to the legacy Keras ``Tokenizer``.
+
+    Vectorizes a text corpus by turning each text into a sequence of integers (each the index of a token
+    in a dictionary) or into a vector whose coefficient for each token is binary, a count, a frequency
+    or a tf-idf weight. Index 0 is reserved and never assigned to a word.
+
+    Args:
+        num_words: if set, only the ``num_words - 1`` most frequent words are used when transforming
+            texts (the dictionaries keep every word).
+        filters: characters removed from the texts (each acts as a separator). The default is all
+            punctuation plus tab and newline, minus the ``'`` character.
+        lower: whether to lowercase the texts.
+        split: the word separator.
+        char_level: if True, every character is a token.
+        oov_token: if given, it takes index 1 and replaces out-of-vocabulary words in
+            ``texts_to_sequences``.
+        analyzer: a callable ``text -> list of tokens`` that replaces lowercasing, filtering and
+            splitting.
+        document_count: initial number of documents (as the legacy constructor).
+        nb_words: deprecated alias of ``num_words`` (accepted with a warning).
+
+    Example:
+        >>> tok = Tokenizer(num_words=10, oov_token="<OOV>")
+        >>> tok.fit_on_texts(["The cat sat.", "The dog sat down!"])
+        >>> tok.word_index
+        {'<OOV>': 1, 'the': 2, 'sat': 3, 'cat': 4, 'dog': 5, 'down': 6}
+        >>> tok.texts_to_sequences(["the cat ran"])
+        [[2, 4, 1]]
+    """
+
+    def __init__(
+        self,
+        num_words=None,
+        filters=DEFAULT_FILTERS,
+        lower=True,
+        split=" ",
+        char_level=False,
+        oov_token=None,
+        analyzer=None,
+        document_count=0,
+        **kwargs,
+    ):
+        if "nb_words" in kwargs:
+            warnings.warn("The `nb_words` argument in `Tokenizer` has been renamed `num_words`.")
+            num_words = kwargs.pop("nb_words")
+        if kwargs:
+            raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
+        if num_words is not None:
+            if isinstance(num_words, bool) or not isinstance(num_words, (int, np.integer)):
+                raise TypeError(f"num_words must be an int or None, got {_type_name(num_words)}")
+            if num_words < 0:
+                raise ValueError(f"num_words must be >= 0, got {num_words}")
+        if oov_token is not None and not isinstance(oov_token, str):
+            raise TypeError(f"oov_token must be a str or None, got {_type_name(oov_token)}")
+        if analyzer is not None and not callable(analyzer):
+            raise TypeError(f"analyzer must be a callable text -> tokens, got {_type_name(analyzer)}")
+        if isinstance(document_count, bool) or not isinstance(document_count, (int, np.integer)):
+            raise TypeError(f"document_count must be an int, got {_type_name(document_count)}")
+        _word_rule(filters, split)  # validates both now rather than at the first text
+
+        self.word_counts = OrderedDict()
+        self.word_docs = defaultdict(int)
+        self.filters = filters
+        self.split = split
+        self.lower = lower
+        self.num_words = num_words
+        self.document_count = document_count
+        self.char_level = char_level
+        self.oov_token = oov_token
+        self.analyzer = analyzer
+        self.index_docs = defaultdict(int)
+        self.word_index = {}
+        self.index_word = {}
+
+    # ---- turning one text into tokens ------------------------------------------------------------
+
+    def _native_rule(self):
+        """The native splitter when plain ``str`` texts can take the fast path, else None."""
+        if self.char_level or self.analyzer is not None:
+            return None
+        return _word_rule(self.filters, self.split).native
+
+    def _tokenize_function(self):
+        """Return ``tokens(text, position)`` for the current settings (built once per call)."""
+        rule = _word_rule(self.filters, self.split)
+        lower, char_level, analyzer = self.lower, self.char_level, self.analyzer
+
+        def tokens(text, position):
+            if isinstance(text, list):
+                return _token_list(text, position, lower)
+            if char_level:
+                if not isinstance(text, str):
+                    raise TypeError(f"texts[{position}] must be a str or a list of str, got {_type_name(text)}")
+                return text.lower() if lower else text
+            if analyzer is not None:
+                return analyzer(text)
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str or a list of str, got {_type_name(text)}")
+            return rule.words(text, lower)
+
+        return tokens
+
+    # ---- fitting ---------------------------------------------------------------------------------
+
+    def fit_on_texts(self, texts):
+        """Update the vocabulary from a list (or any iterable) of texts.
+
+        Each text is a string, or a list of string tokens used as they are (lowercased if ``lower``).
+        Counts add up across calls and all indices are recomputed. The tokenizer is left unchanged if a
+        text is invalid.
+
+        Example:
+            >>> tok = Tokenizer()
+            >>> tok.fit_on_texts(["a b b", "b c"])
+            >>> tok.word_index, tok.document_count
+            ({'b': 1, 'a': 2, 'c': 3}, 2)
+        """
+        tokens = self._tokenize_function()
+        native, lower = self._native_rule(), self.lower
+        counter = WordCounter()
+        for position, text in enumerate(_iterate(texts, "texts")):
+            if native is not None and type(text) is str:
+                counter.add_text(native, text, lower)
+            else:
+                counter.add_tokens(tokens(text, position))
+        words, counts, documents = counter.result()
+
+        self.document_count += counter.documents
+        word_counts, word_docs = self.word_counts, self.word_docs
+        for w, c, d in zip(words, counts, documents):
+            word_counts[w] = word_counts.get(w, 0) + c
+            word_docs[w] = word_docs.get(w, 0) + d
+        self._rebuild_index()
+
+    def _rebuild_index(self):
+        # A stable sort on the count, descending: ties keep first-occurrence order.
+        ranked = sorted(self.word_counts.items(), key=itemgetter(1), reverse=True)
+        vocabulary = [] if self.oov_token is None else [self.oov_token]
+        vocabulary.extend(map(itemgetter(0), ranked))
+        self.word_index = dict(zip(vocabulary, range(1, len(vocabulary) + 1)))
+        self.index_word = dict(zip(self.word_index.values(), self.word_index.keys()))
+        word_index = self.word_index
+        index_docs = self.index_docs
+        for w, c in list(self.word_docs.items()):
+            index_docs[word_index[w]] = c
+
+    def fit_on_sequences(self, sequences):
+        """Update document frequencies (``index_docs``) from sequences of word indices.
+
+        Needed before ``sequences_to_matrix(mode="tfidf")`` when ``fit_on_texts`` was never called.
+
+        Example:
+            >>> tok = Tokenizer()
+            >>> tok.fit_on_sequences([[1, 2, 2], [2, 3]])
+            >>> dict(tok.index_docs), tok.document_count
+            ({1: 1, 2: 2, 3: 1}, 2)
+        """
+        if not hasattr(sequences, "__len__"):
+            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+        per_document = []
+        for position, seq in enumerate(sequences):
+            try:
+                per_document.extend(set(seq))
+            except TypeError:
+                raise TypeError(
+                    f"sequences[{position}] must be a sequence of int indices, got {_type_name(seq)}"
+                ) from None
+        self.document_count += len(sequences)
+        index_docs = self.index_docs
+        for i, c in Counter(per_document).items():
+            index_docs[i] = index_docs.get(i, 0) + c
+
+    # ---- texts -> sequences ----------------------------------------------------------------------
+
+    def texts_to_sequences(self, texts):
+        """Transform each text into a list of word indices.
+
+        Only words known to the tokenizer count; with ``num_words`` only the ``num_words - 1`` most
+        frequent. Other words are dropped, or become the ``oov_token`` index when one is set.
+
+        Example:
+            >>> tok = Tokenizer(oov_token="?")
+            >>> tok.fit_on_texts(["a b b"])
+            >>> tok.texts_to_sequences(["b a z"])
+            [[2, 3, 1]]
+        """
+        return list(self.texts_to_sequences_generator(texts))
+
+    def texts_to_sequences_generator(self, texts):
+        """Generator version of :meth:`texts_to_sequences`: yields one list of indices per text."""
+        tokens = self._tokenize_function()
+        lookup, oov_index, to_ids = self._ids_functions()
+        native, lower = self._native_rule(), self.lower
+        if native is not None and lookup is not None:
+            lookup = WordLookup(lookup)
+        else:
+            native = None
+        for position, text in enumerate(_iterate(texts, "texts")):
+            if native is not None and type(text) is str:
+                yield native.ids(text, lower, lookup, oov_index)
+            else:
+                yield to_ids(tokens(text, position))
+
+    def _ids_functions(self):
+        """The legacy num_words / oov_token rules as ``(lookup, oov_index, to_ids)``.
+
+        ``to_ids(tokens)`` maps a token list to ids. Where the rules reduce to "``lookup[w]``, else
+        ``oov_index`` (or dropped when None)", ``lookup`` is that dict, for the native path; it is None
+        for the one case they do not (an OOV token that is missing from ``word_index``).
+        """
+        num_words = self.num_words
+        word_index = self.word_index
+        oov_index = word_index.get(self.oov_token)
+        if num_words:
+            lookup = {w: i for w, i in word_index.items() if not i >= num_words}
+        else:
+            lookup = word_index
+        get = lookup.get
+        if self.oov_token is None:
+            # oov_index is None here: cut and unknown words are both dropped.
+            return lookup, None, lambda seq: list(_drop_none(map(get, seq)))
+        if oov_index is not None:
+            # Cut and unknown words both become the OOV index.
+            return lookup, oov_index, lambda seq: list(map(get, seq, repeat(oov_index)))
+        legacy = partial(_legacy_ids, word_index=word_index, num_words=num_words, oov_token=self.oov_token)
+        return None, None, legacy
+
+    # ---- sequences -> texts ----------------------------------------------------------------------
+
+    def sequences_to_texts(self, sequences):
+        """Transform each sequence of indices back into a space-joined text.
+
+        Example:
+            >>> tok = Tokenizer()
+            >>> tok.fit_on_texts(["the cat", "the hat"])
+            >>> tok.sequences_to_texts([[1, 2], [3, 1]])
+            ['the cat', 'hat the']
+        """
+        return list(self.sequences_to_texts_generator(sequences))
+
+    def sequences_to_texts_generator(self, sequences):
+        """Generator version of :meth:`sequences_to_texts`: yields one string per sequence."""
+        to_words = self._words_function()
+        for position, seq in enumerate(_iterate(sequences, "sequences")):
+            try:
+                yield " ".join(to_words(seq))
+            except TypeError:
+                raise TypeError(
+                    f"sequences[{position}] must be a sequence of int indices, got {_type_name(seq)}"
+                ) from None
+
+    def _words_function(self):
+        num_words = self.num_words
+        index_word = self.index_word
+        oov_index = self.word_index.get(self.oov_token)
+        if num_words:
+            lookup = {i: w for i, w in index_word.items() if not i >= num_words}
+        else:
+            lookup = index_word
+        get = lookup.get
+        if self.oov_token is None:
+            return lambda seq: _drop_none(map(get, seq))
+        if oov_index is not None and oov_index in index_word:
+            return lambda seq: map(get, seq, repeat(index_word[oov_index]))
+        return partial(_legacy_words, index_word=index_word, num_words=num_words, oov_index=oov_index)
+
+    # ---- matrices --------------------------------------------------------------------------------
+
+    def texts_to_matrix(self, texts, mode="binary"):
+        """Convert texts to a ``(len(texts), num_words)`` float64 matrix.
+
+        Args:
+            texts: a list of strings (or of token lists).
+            mode: one of ``"binary"``, ``"count"``, ``"tfidf"``, ``"freq"``.
+
+        Example:
+            >>> tok = Tokenizer()
+            >>> tok.fit_on_texts(["a b b"])
+            >>> tok.texts_to_matrix(["b b a"], mode="count")
+            array([[0., 2., 1.]])
+        """
+        return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
+
+    def sequences_to_matrix(self, sequences, mode="binary"):
+        """Convert sequences of word indices to a ``(len(sequences), num_words)`` float64 matrix.
+
+        Column ``j`` holds, for the word of index ``j``: 1 (``binary``), its count (``count``), its count
+        divided by the sequence length (``freq``) or ``(1 + ln count) * ln(1 + documents / (1 +
+        document frequency))`` (``tfidf``). Indices ``>= num_words`` are ignored. The width is
+        ``num_words``, or ``len(word_index) + 1`` when ``num_words`` is not set.
+
+        Example:
+            >>> tok = Tokenizer(num_words=4)
+            >>> tok.sequences_to_matrix([[1, 3, 3, 9]], mode="freq")
+            array([[0.  , 0.25, 0.  , 0.5 ]])
+        """
+        if mode not in MATRIX_MODES:
+            raise ValueError(f"Unknown vectorization mode: {mode!r}; expected one of {MATRIX_MODES}")
+        if not self.num_words:
+            if self.word_index:
+                num_words = len(self.word_index) + 1
+            else:
+                raise ValueError("Specify a dimension (`num_words` argument), or fit on some text data first.")
+        else:
+            num_words = self.num_words
+        if mode == "tfidf" and not self.document_count:
+            raise ValueError("Fit the Tokenizer on some data before using tfidf mode.")
+        if not hasattr(sequences, "__len__"):
+            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+
+        ids, lengths = _flatten_indices(sequences)
+        rows = len(lengths)
+        x = np.zeros((rows, num_words))
+        row_of = np.repeat(np.arange(rows, dtype=np.int64), lengths)
+        kept = ids < num_words
+        cells = row_of[kept] * num_words + ids[kept]
+        flat = x.reshape(-1)
+        if mode == "binary":
+            flat[cells] = 1.0
+            return x
+        np.add.at(flat, cells, 1.0)
+        if mode == "count":
+            return x
+        counts = flat[cells]
+        if mode == "freq":
+            flat[cells] = counts / lengths[row_of[kept]]
+            return x
+        # tfidf, evaluated with the same scalar expressions as the legacy code so the floats match bit for bit
+        columns = ids[kept]
+        term = _map_unique(counts.astype(np.int64), lambda c: 1 + np.log(c))
+        document_frequency = np.zeros(num_words, dtype=np.int64)
+        for j, df in self.index_docs.items():
+            if 0 <= j < num_words:
+                document_frequency[j] = df
+        documents = self.document_count
+        inverse = _map_unique(document_frequency[columns], lambda df: np.log(1 + documents / (1 + df)))
+        flat[cells] = term * inverse
+        return x
+
+    # ---- serialization ---------------------------------------------------------------------------
+
+    def get_config(self):
+        """Return the configuration as a dict, in the legacy Keras layout.
+
+        The five dictionaries are stored as JSON strings inside the dict, as the legacy code does, so
+        the result loads in ``keras_preprocessing`` and ``tf.keras`` too. The ``analyzer`` callable is
+        not serialized.
+        """
+        return {
+            "num_words": self.num_words,
+            "filters": self.filters,
+            "lower": self.lower,
+            "split": self.split,
+            "char_level": self.char_level,
+            "oov_token": self.oov_token,
+            "document_count": self.document_count,
+            "word_counts": json.dumps(self.word_counts),
+            "word_docs": json.dumps(self.word_docs),
+            "index_docs": json.dumps(self.index_docs),
+            "index_word": json.dumps(self.index_word),
+            "word_index": json.dumps(self.word_index),
+        }
+
+    def to_json(self, **kwargs):
+        """Return a JSON string of the tokenizer, readable by :func:`tokenizer_from_json` and by Keras.
+
+        ``kwargs`` go to ``json.dumps`` (for example ``ensure_ascii=False`` or ``indent=2``).
+
+        Example:
+            >>> tok = Tokenizer()
+            >>> tok.fit_on_texts(["hello world"])
+            >>> tokenizer_from_json(tok.to_json()).word_index
+            {'hello': 1, 'world': 2}
+        """
+        return json.dumps({"class_name": self.__class__.__name__, "config": self.get_config()}, **kwargs)
+
+
+def _iterate(values, name):
+    try:
+        return iter(values)
+    except TypeError:
+        raise TypeError(f"{name} must be an iterable, got {_type_name(values)}") from None
+
+
+def _token_list(text, position, lower):
+    for i, token in enumerate(text):
+        if not isinstance(token, str):
+            raise TypeError(f"texts[{position}][{i}] must be a str token, got {_type_name(token)}")
+    return [token.lower() for token in text] if lower else text
+
+
+def _legacy_ids(seq, word_index, num_words, oov_token):
+    # Reached only when oov_token is set but missing from word_index (an unfitted or edited tokenizer):
+    # the legacy code then drops cut words and emits None for unknown ones.
+    ids = []
+    for w in seq:
+        i = word_index.get(w)
+        if i is not None:
+            if not (num_words and i >= num_words):
+                ids.append(i)
+        elif oov_token is not None:
+            ids.append(None)
+    return ids
+
+
+def _legacy_words(seq, index_word, num_words, oov_index):
+    words = []
+    for num in seq:
+        word = index_word.get(num)
+        if word is not None:
+            if num_words and num >= num_words:
+                if oov_index is not None:
+                    words.append(index_word[oov_index])
+            else:
+                words.append(word)
+        else:
+            words.append(index_word[oov_index])  # a KeyError here, as in the legacy code
+    return words
+
+
+def _flatten_indices(sequences):
+    """Concatenate sequences of non-negative int indices into one int64 array, plus their lengths."""
+    if isinstance(sequences, np.ndarray) and sequences.ndim == 2 and sequences.dtype.kind in "iub":
+        ids = sequences.astype(np.int64).reshape(-1)
+        lengths = np.full(sequences.shape[0], sequences.shape[1], dtype=np.int64)
+    else:
+        try:
+            lengths = np.fromiter(map(len, sequences), dtype=np.int64, count=len(sequences))
+        except TypeError:
+            position = next(i for i, s in enumerate(sequences) if not hasattr(s, "__len__"))
+            raise TypeError(
+                f"sequences[{position}] must be a sequence of int indices, "
+                f"got {_type_name(sequences[position])}"
+            ) from None
+        ids = np.array(list(chain.from_iterable(sequences)))
+        if ids.size == 0:
+            ids = ids.astype(np.int64)
+        elif ids.ndim != 1 or ids.dtype.kind not in "iub":
+            _raise_bad_index(sequences)
+        ids = ids.astype(np.int64)
+    if ids.size and ids.min() < 0:
+        _raise_bad_index(sequences)
+    return ids, lengths
+
+
+def _raise_bad_index(sequences):
+    for position, seq in enumerate(sequences):
+        for i, j in enumerate(seq):
+            if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
+                raise TypeError(f"sequences[{position}][{i}] must be an int index, got {_type_name(j)}")
+            if j < 0:
+                raise ValueError(f"sequences[{position}][{i}] must be a non-negative index, got {j}")
+    raise TypeError("sequences must contain int indices")
+
+
+def _map_unique(values, scalar_function):
+    """Apply ``scalar_function`` to each distinct value once (exactly the legacy scalar arithmetic)."""
+    if values.size == 0:
+        return np.zeros(0)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    mapped = np.array([scalar_function(int(v)) for v in distinct], dtype=np.float64)
+    return mapped[inverse]
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON
+
+
+def tokenizer_from_json(json_string):
+    """Rebuild a :class:`Tokenizer` from :meth:`Tokenizer.to_json` output.
+
+    Also reads JSON written by ``keras_preprocessing`` and ``tf.keras``. Unlike the legacy loader, the
+    result can be fitted further: ``word_counts`` comes back as an ``OrderedDict`` and ``word_docs`` /
+    ``index_docs`` as ``defaultdict(int)``.
+
+    Raises:
+        kvec.errors.FormatError: the string is not a tokenizer JSON document.
+
+    Example:
+        >>> tok = Tokenizer(oov_token="<unk>")
+        >>> tok.fit_on_texts(["to be or not to be"])
+        >>> again = tokenizer_from_json(tok.to_json())
+        >>> again.texts_to_sequences(["to be is to do"])
+        [[2, 3, 1, 2, 1]]
+    """
+    source = "tokenizer JSON string"
+    if isinstance(json_string, bytes):
+        json_string = json_string.decode("utf-8")
+    if not isinstance(json_string, str):
+        raise TypeError(f"json_string must be a str, got {_type_name(json_string)}")
+    try:
+        document = json.loads(json_string)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"not valid JSON ({e})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
+        raise FormatError(source, 'expected an object with a "config" object')
+    config = dict(document["config"])
+    try:
+        word_counts = _nested(config, "word_counts", source)
+        word_docs = _nested(config, "word_docs", source)
+        index_docs = {int(k): v for k, v in _nested(config, "index_docs", source).items()}
+        index_word = {int(k): v for k, v in _nested(config, "index_word", source).items()}
+        word_index = _nested(config, "word_index", source)
+    except ValueError as e:
+        if isinstance(e, FormatError):
+            raise
+        raise FormatError(source, f"index keys must be integers ({e})") from None
+    config.pop("analyzer", None)
+    known = {"num_words", "filters", "lower", "split", "char_level", "oov_token", "document_count"}
+    unknown = sorted(set(config) - known)
+    if unknown:
+        raise FormatError(source, f"unknown config keys {unknown}")
+    try:
+        tokenizer = Tokenizer(**config)
+    except (TypeError, ValueError) as e:
+        raise FormatError(source, f"invalid config ({e})") from None
+    tokenizer.word_counts = OrderedDict(word_counts)
+    tokenizer.word_docs = defaultdict(int, word_docs)
+    tokenizer.index_docs = defaultdict(int, index_docs)
+    tokenizer.word_index = word_index
+    tokenizer.index_word = index_word
+    return tokenizer
+
+
+def _nested(config, key, source):
+    if key not in config:
+        raise FormatError(source, f'config has no "{key}"')
+    value = config.pop(key)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise FormatError(source, f'"{key}" is not valid JSON ({e})') from None
+    if not isinstance(value, dict):
+        raise FormatError(source, f'"{key}" must be a JSON object')
+    return value
