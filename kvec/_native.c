@@ -512,9 +512,13 @@ count_span(const Span *w, void *arg)
     }
     PyObject *word = span_str(w);
     if (!word) return -1;
-    Py_INCREF(word);
+    Py_INCREF(word); /* one reference for the words list (taken by new_slot), one for the table */
     Py_ssize_t slot = new_slot(self, word);
-    if (slot < 0 || table_fill(&self->table, e, h, word, NULL, slot) < 0) return -1;
+    if (slot < 0) {
+        Py_DECREF(word);
+        return -1;
+    }
+    if (table_fill(&self->table, e, h, word, NULL, slot) < 0) return -1;
     bump(self, slot);
     return 0;
 }

@@ -509,15 +509,15 @@ class Tokenizer:
             flat[cells] = counts / lengths[row_of[kept]]
             return x
         # tfidf, evaluated with the same scalar expressions as the legacy code so the floats match bit for bit
-        columns = ids[kept]
-        term = _map_unique(counts.astype(np.int64), lambda c: 1 + np.log(c))
+        counts = counts.astype(np.int64)
+        term = _scalar_table(counts.max(initial=0), lambda c: 1 + np.log(c))[counts]
         document_frequency = np.zeros(num_words, dtype=np.int64)
         for j, df in self.index_docs.items():
             if 0 <= j < num_words:
                 document_frequency[j] = df
         documents = self.document_count
-        inverse = _map_unique(document_frequency[columns], lambda df: np.log(1 + documents / (1 + df)))
-        flat[cells] = term * inverse
+        inverse = _map_unique(document_frequency, lambda df: np.log(1 + documents / (1 + df)))
+        flat[cells] = term * inverse[ids[kept]]
         return x
 
     # ---- serialization ---------------------------------------------------------------------------
@@ -634,6 +634,13 @@ def _raise_bad_index(sequences):
             if j < 0:
                 raise ValueError(f"sequences[{position}][{i}] must be a non-negative index, got {j}")
     raise TypeError("sequences must contain int indices")
+
+
+def _scalar_table(largest, scalar_function):
+    """``table[c] == scalar_function(c)`` for ``1 <= c <= largest`` (small positive ints such as counts)."""
+    table = np.zeros(int(largest) + 1)
+    table[1:] = [scalar_function(c) for c in range(1, int(largest) + 1)]
+    return table
 
 
 def _map_unique(values, scalar_function):

@@ -1,0 +1,266 @@
+"""Benchmark kvec against the legacy Keras text utilities it replaces, checking parity as it goes.
+
+Usage::
+
+    .venv/bin/python bench/keras_parity.py CORPUS [--runs N] [--skip-matrix]
+
+CORPUS is a UTF-8 text file with one document per line. Each workload below runs N times (default 5),
+kvec and the oracle interleaved (kvec run i, then oracle run i) so that machine noise hits both alike.
+For each workload the script prints the median wall-clock seconds (``time.perf_counter``) of kvec and
+of the oracle, and their ratio oracle / kvec, i.e. how many times faster kvec is.
+
+Workloads:
+
+1. ``fit_on_texts(lines)`` on a fresh ``Tokenizer(num_words=20000, oov_token="<OOV>")`` per run:
+   ``kvec.text.Tokenizer`` vs ``keras_preprocessing.text.Tokenizer``.
+2. ``texts_to_sequences(lines)``, each library on its own tokenizer fitted in workload 1.
+3. ``texts_to_matrix(lines[:20000], mode="tfidf")`` (a 20000 x 20000 float64 matrix, 3.2 GB per
+   result; skipped with ``--skip-matrix``).
+4. ``pad_sequences(seqs, maxlen=128)`` on the sequences of workload 2: ``kvec.pad_sequences`` vs
+   ``keras.utils.pad_sequences`` (Keras 3, imported only at that point).
+
+Only the library calls are timed; reading the corpus, the parity checks and garbage collection (run
+before every timed call) are not. The outputs of the first run of each workload are compared and the
+script exits with an error naming the mismatch if kvec's and the oracle's results differ in any way:
+vocabulary (``word_index`` and ``word_counts`` in the same order, ``word_docs``, ``index_docs``,
+``document_count``), sequences, matrices (values and dtype) or padded arrays (values, dtype, shape).
+"""
+
+import argparse
+import gc
+import os
+import platform
+import statistics
+import time
+
+import numpy as np
+
+NUM_WORDS = 20000
+OOV_TOKEN = "<OOV>"
+MATRIX_TEXTS = 20000
+MATRIX_MODE = "tfidf"
+MAXLEN = 128
+LABEL_WIDTH = 24
+
+
+# ---- command line and corpus -------------------------------------------------------------------------
+
+
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", help="UTF-8 text file, one document per line")
+    parser.add_argument("--runs", type=positive_int, default=5, help="runs per workload (default 5)")
+    parser.add_argument(
+        "--skip-matrix", action="store_true", help="skip the texts_to_matrix workload (slow, 3.2 GB per result)"
+    )
+    return parser.parse_args(argv)
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def print_header(path, lines):
+    megabytes = os.path.getsize(path) / 1e6
+    print(f"corpus  {path}  ({len(lines):,} lines, {megabytes:.1f} MB)")
+    print(f"python  {platform.python_version()}  numpy {np.__version__}")
+    print(flush=True)
+
+
+# ---- timing --------------------------------------------------------------------------------------------
+
+
+def timed(fn):
+    """Run ``fn()`` on a freshly collected heap; return its result and the seconds it took."""
+    gc.collect()
+    start = time.perf_counter()
+    result = fn()
+    return result, time.perf_counter() - start
+
+
+def interleave(kvec_fn, oracle_fn, runs, check, keep=True):
+    """Time ``runs`` interleaved calls of both functions, passing the first run's outputs to ``check``.
+
+    Returns ``(kvec_times, oracle_times, first)`` where ``first`` is the first run's
+    ``(kvec_output, oracle_output)`` if ``keep``, else None. Every other output is dropped as soon as
+    it is no longer needed, so large results (the tf-idf matrices) never pile up.
+    """
+    kvec_times, oracle_times, first = [], [], None
+    for run in range(runs):
+        kvec_out, seconds = timed(kvec_fn)
+        kvec_times.append(seconds)
+        if run > 0:
+            kvec_out = None
+        oracle_out, seconds = timed(oracle_fn)
+        oracle_times.append(seconds)
+        if run == 0:
+            check(kvec_out, oracle_out)
+            if keep:
+                first = (kvec_out, oracle_out)
+        del kvec_out, oracle_out
+    return kvec_times, oracle_times, first
+
+
+def report(label, oracle_name, kvec_times, oracle_times):
+    kvec_s = statistics.median(kvec_times)
+    oracle_s = statistics.median(oracle_times)
+    ratio = oracle_s / kvec_s if kvec_s else float("inf")
+    print(
+        f"{label:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  {oracle_name} {oracle_s:.3f}s  "
+        f"ratio {ratio:.2f}x  (median of {len(kvec_times)})",
+        flush=True,
+    )
+
+
+# ---- parity checks -------------------------------------------------------------------------------------
+
+
+def mismatch(workload, detail):
+    raise SystemExit(f"MISMATCH in {workload}: {detail}")
+
+
+def check_tokenizers(kvec_tok, oracle_tok):
+    workload = "fit_on_texts"
+    if list(kvec_tok.word_index.items()) != list(oracle_tok.word_index.items()):
+        mismatch(workload, "word_index differs (content or order)")
+    if list(kvec_tok.word_counts.items()) != list(oracle_tok.word_counts.items()):
+        mismatch(workload, "word_counts differs (content or order)")
+    if dict(kvec_tok.word_docs) != dict(oracle_tok.word_docs):
+        mismatch(workload, "word_docs differs")
+    if dict(kvec_tok.index_docs) != dict(oracle_tok.index_docs):
+        mismatch(workload, "index_docs differs")
+    if kvec_tok.document_count != oracle_tok.document_count:
+        mismatch(workload, f"document_count {kvec_tok.document_count} != {oracle_tok.document_count}")
+
+
+def check_sequences(kvec_seqs, oracle_seqs):
+    if kvec_seqs == oracle_seqs:
+        return
+    if len(kvec_seqs) != len(oracle_seqs):
+        mismatch("texts_to_sequences", f"{len(kvec_seqs)} sequences != {len(oracle_seqs)}")
+    line = next(i for i, (a, b) in enumerate(zip(kvec_seqs, oracle_seqs)) if a != b)
+    mismatch("texts_to_sequences", f"first difference at line {line}")
+
+
+def check_arrays(workload, kvec_array, oracle_array):
+    if kvec_array.shape != oracle_array.shape:
+        mismatch(workload, f"shape {kvec_array.shape} != {oracle_array.shape}")
+    if kvec_array.dtype != oracle_array.dtype:
+        mismatch(workload, f"dtype {kvec_array.dtype} != {oracle_array.dtype}")
+    if not np.array_equal(kvec_array, oracle_array):
+        mismatch(workload, "values differ")
+
+
+# ---- workloads -----------------------------------------------------------------------------------------
+
+
+def bench_fit(lines, runs):
+    """Workload 1; returns the tokenizers fitted in the first run (kvec, oracle)."""
+    from keras_preprocessing.text import Tokenizer as OracleTokenizer
+
+    from kvec.text import Tokenizer
+
+    def fit(tokenizer_class):
+        tokenizer = tokenizer_class(num_words=NUM_WORDS, oov_token=OOV_TOKEN)
+        tokenizer.fit_on_texts(lines)
+        return tokenizer
+
+    kvec_times, oracle_times, tokenizers = interleave(
+        lambda: fit(Tokenizer), lambda: fit(OracleTokenizer), runs, check_tokenizers
+    )
+    report("fit_on_texts", "keras_preprocessing", kvec_times, oracle_times)
+    return tokenizers
+
+
+def bench_sequences(tokenizers, lines, runs):
+    """Workload 2; returns the sequences of the first run (kvec, oracle)."""
+    kvec_tok, oracle_tok = tokenizers
+    kvec_times, oracle_times, sequences = interleave(
+        lambda: kvec_tok.texts_to_sequences(lines),
+        lambda: oracle_tok.texts_to_sequences(lines),
+        runs,
+        check_sequences,
+    )
+    report("texts_to_sequences", "keras_preprocessing", kvec_times, oracle_times)
+    return sequences
+
+
+def bench_matrix(tokenizers, lines, runs):
+    """Workload 3; the first run's matrices are compared, then freed like all the others."""
+    kvec_tok, oracle_tok = tokenizers
+    texts = lines[:MATRIX_TEXTS]
+    kvec_times, oracle_times, _ = interleave(
+        lambda: kvec_tok.texts_to_matrix(texts, mode=MATRIX_MODE),
+        lambda: oracle_tok.texts_to_matrix(texts, mode=MATRIX_MODE),
+        runs,
+        lambda a, b: check_arrays("texts_to_matrix", a, b),
+        keep=False,
+    )
+    report(f"texts_to_matrix {MATRIX_MODE}", "keras_preprocessing", kvec_times, oracle_times)
+    report_allocation_floor(kvec_tok.texts_to_sequences(texts), NUM_WORDS, runs)
+
+
+def report_allocation_floor(sequences, width, runs):
+    """Seconds to allocate the zero matrix and write its non-zero cells once, with nothing computed.
+
+    Both libraries pay this: the first write to each 4 KiB page of the (mostly empty) matrix is a
+    kernel page fault. It bounds the speed-up any implementation can show on this workload.
+    """
+    rows = np.repeat(np.arange(len(sequences)), [len(s) for s in sequences])
+    columns = np.fromiter((j for s in sequences for j in s), dtype=np.int64, count=len(rows))
+    cells = rows * width + columns
+
+    def allocate_and_write():
+        x = np.zeros((len(sequences), width))
+        x.reshape(-1)[cells] = 1.0
+        return None
+
+    seconds = statistics.median(timed(allocate_and_write)[1] for _ in range(runs))
+    print(f"{'  of which page faults':<{LABEL_WIDTH}}np.zeros + first write of the same cells: {seconds:.3f}s", flush=True)
+
+
+def bench_pad(sequences, runs):
+    """Workload 4: each library pads its own sequences from workload 2."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import keras
+
+    from kvec import pad_sequences
+
+    kvec_seqs, oracle_seqs = sequences
+    kvec_times, oracle_times, _ = interleave(
+        lambda: pad_sequences(kvec_seqs, maxlen=MAXLEN),
+        lambda: keras.utils.pad_sequences(oracle_seqs, maxlen=MAXLEN),
+        runs,
+        lambda a, b: check_arrays("pad_sequences", a, b),
+        keep=False,
+    )
+    report("pad_sequences", "keras", kvec_times, oracle_times)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    lines = read_lines(args.corpus)
+    print_header(args.corpus, lines)
+
+    tokenizers = bench_fit(lines, args.runs)
+    sequences = bench_sequences(tokenizers, lines, args.runs)
+    if not args.skip_matrix:
+        bench_matrix(tokenizers, lines, args.runs)
+    bench_pad(sequences, args.runs)
+
+    print("\nall outputs identical")
+
+
+if __name__ == "__main__":
+    main()
