@@ -1,0 +1,192 @@
+"""The BPE model: turn one pre-tokenized word into tokens with a ranked merge list.
+
+A word starts as its characters (with ``continuing_subword_prefix`` on all but the first and
+``end_of_word_suffix`` on the last). Then the adjacent pair with the lowest merge rank is merged, the
+leftmost on ties, until no pair of the word is in the merge list. With ``dropout`` each candidate merge
+is skipped with that probability (BPE-dropout, Provilkov et al., 2020), from a seedable generator.
+
+Characters missing from the vocabulary become ``<0xNN>`` byte tokens when ``byte_fallback`` is set and
+all those tokens exist, else ``unk_token`` (consecutive ones fused into one with ``fuse_unk``), else
+they are dropped. Given the same vocabulary and merges, the ids equal Hugging Face ``tokenizers``' BPE.
+"""
+
+import heapq
+import random
+from collections import OrderedDict
+
+__all__ = ["BPE"]
+
+
+class BPE:
+    """A byte-pair-encoding model.
+
+    Args:
+        vocab: ``{token: id}``.
+        merges: the merge list, highest priority first, as ``(left, right)`` token pairs.
+        unk_token: the token for unknown characters, or None to drop them.
+        continuing_subword_prefix, end_of_word_suffix: as used in training.
+        dropout: probability of skipping each merge (None or 0: deterministic, cached).
+        byte_fallback: use ``<0x00>``..``<0xFF>`` tokens for unknown characters.
+        fuse_unk: fuse consecutive unknown characters into one ``unk_token``.
+        ignore_merges: a word that is itself in the vocabulary is emitted whole.
+        cache_capacity: words remembered (deterministic mode only).
+        seed: seed of the dropout generator.
+
+    Example:
+        >>> model = BPE({"h": 0, "u": 1, "g": 2, "ug": 3, "hug": 4}, [("u", "g"), ("h", "ug")])
+        >>> model.tokenize("hugug")
+        ['hug', 'ug']
+    """
+
+    def __init__(
+        self,
+        vocab,
+        merges,
+        unk_token=None,
+        continuing_subword_prefix=None,
+        end_of_word_suffix=None,
+        dropout=None,
+        byte_fallback=False,
+        fuse_unk=False,
+        ignore_merges=False,
+        cache_capacity=10000,
+        seed=None,
+    ):
+        if dropout is not None and not 0.0 <= dropout <= 1.0:
+            raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+        self.vocab = dict(vocab)
+        self.id_to_token = {i: t for t, i in self.vocab.items()}
+        self.merges = [tuple(pair) for pair in merges]
+        self.unk_token = unk_token
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.dropout = dropout
+        self.byte_fallback = byte_fallback
+        self.fuse_unk = fuse_unk
+        self.ignore_merges = ignore_merges
+        self.cache_capacity = cache_capacity
+        self._rng = random.Random(seed)
+        self._cache = OrderedDict()
+        self._ranks = {}
+        prefix_length = len(continuing_subword_prefix or "")
+        for rank, (a, b) in enumerate(self.merges):
+            for side, token in (("left", a), ("right", b)):
+                if token not in self.vocab:
+                    raise ValueError(f"merges[{rank}]: {side} token {token!r} is not in the vocabulary")
+            if prefix_length and b.startswith(continuing_subword_prefix):
+                b = b[prefix_length:]
+            merged = a + b
+            if merged not in self.vocab:
+                raise ValueError(f"merges[{rank}]: the merged token {merged!r} is not in the vocabulary")
+            self._ranks[(self.vocab[a], self.vocab[self.merges[rank][1]])] = (rank, self.vocab[merged])
+
+    def get_vocab(self):
+        """The ``{token: id}`` dictionary (a copy)."""
+        return dict(self.vocab)
+
+    def token_to_id(self, token):
+        return self.vocab.get(token)
+
+    def id_to_token_str(self, token_id):
+        return self.id_to_token.get(token_id)
+
+    def tokenize(self, word):
+        """The tokens of one pre-tokenized word."""
+        return [self.id_to_token[i] for i in self.tokenize_ids(word)]
+
+    def tokenize_ids(self, word):
+        """The token ids of one pre-tokenized word."""
+        if not word:
+            return []
+        if self.ignore_merges and word in self.vocab:
+            return [self.vocab[word]]
+        if self.dropout:
+            return self._merge(self._symbols(word), self.dropout)
+        cached = self._cache.get(word)
+        if cached is None:
+            cached = self._merge(self._symbols(word), None)
+            if self.cache_capacity and len(word) < 256:
+                if len(self._cache) >= self.cache_capacity:
+                    self._cache.popitem(last=False)
+                self._cache[word] = cached
+        return list(cached)
+
+    def _symbols(self, word):
+        """Initial symbol ids of a word, with the library's unknown-character rules."""
+        vocab, prefix, suffix = self.vocab, self.continuing_subword_prefix, self.end_of_word_suffix
+        symbols = []
+        unk = None  # a pending unknown symbol: the id (fused runs are one symbol)
+        last = len(word) - 1
+        for i, c in enumerate(word):
+            s = c
+            if i > 0 and prefix:
+                s = prefix + s
+            if i == last and suffix:
+                s = s + suffix
+            token_id = vocab.get(s)
+            if token_id is not None:
+                if unk is not None:
+                    symbols.append(unk)
+                    unk = None
+                symbols.append(token_id)
+                continue
+            if self.byte_fallback:
+                byte_ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8")]
+                if None not in byte_ids:
+                    symbols.extend(byte_ids)  # as in the library, a pending unk is emitted after these
+                    continue
+            if self.unk_token is not None:
+                unk_id = vocab.get(self.unk_token)
+                if unk_id is None:
+                    raise ValueError(f"unk_token {self.unk_token!r} is not in the vocabulary")
+                if unk is not None and not self.fuse_unk:
+                    symbols.append(unk)
+                unk = unk_id
+        if unk is not None:
+            symbols.append(unk)
+        return symbols
+
+    def _merge(self, symbols, dropout):
+        """Apply merges lowest rank first, leftmost on ties (a heap of (rank, position))."""
+        ranks = self._ranks
+        n = len(symbols)
+        ids = list(symbols)
+        alive = [True] * n
+        nexts = list(range(1, n)) + [-1]
+        prevs = list(range(-1, n - 1))
+        queue = []
+        for pos in range(n - 1):
+            merge = ranks.get((ids[pos], ids[pos + 1]))
+            if merge is not None:
+                queue.append((merge[0], pos, merge[1]))
+        heapq.heapify(queue)
+        skipped = []
+        while queue:
+            top = heapq.heappop(queue)
+            if dropout and self._rng.random() < dropout:
+                skipped.append(top)
+                continue
+            for entry in skipped:
+                heapq.heappush(queue, entry)
+            skipped.clear()
+            rank, pos, new_id = top
+            right = nexts[pos]
+            if not alive[pos] or right == -1:
+                continue
+            merge = ranks.get((ids[pos], ids[right]))
+            if merge is None or merge[1] != new_id:
+                continue  # an expired entry
+            ids[pos] = new_id
+            alive[right] = False
+            nexts[pos] = nexts[right]
+            if nexts[pos] != -1:
+                prevs[nexts[pos]] = pos
+            if prevs[pos] != -1:
+                merge = ranks.get((ids[prevs[pos]], new_id))
+                if merge is not None:
+                    heapq.heappush(queue, (merge[0], prevs[pos], merge[1]))
+            if nexts[pos] != -1:
+                merge = ranks.get((new_id, ids[nexts[pos]]))
+                if merge is not None:
+                    heapq.heappush(queue, (merge[0], pos, merge[1]))
+        return [i for i, keep in zip(ids, alive) if keep]

@@ -1,0 +1,322 @@
+"""Byte-pair encoding training (Sennrich et al., 2016, "Neural Machine Translation of Rare Words with
+Subword Units").
+
+Start from the characters of every word and repeatedly merge the most frequent adjacent pair of symbols
+into a new symbol, until the vocabulary reaches ``vocab_size``. Pair counts are kept up to date
+incrementally: a merge only touches the words that contain the pair, and reports count deltas for the
+pairs around each merged occurrence. A max-heap serves the most frequent pair.
+
+Two tie rules decide between pairs of equal count:
+
+- ``"ids"`` (default) reproduces Hugging Face ``tokenizers``' ``BpeTrainer`` exactly: the pair with the
+  smallest ``(id_a, id_b)`` wins. Every heap entry carries the set of words it was pushed for, stale
+  counts are refreshed lazily, and a merge never decrements the merged pair's own count, so a pair can
+  be merged again from an older entry. The vocabulary and the merge list then equal the library's for the
+  same word counts.
+- ``"first"``: the pair that occurs first in corpus order (words in the order given, left to right inside
+  a word) wins. This is the worked BPE example of the design articles, which recounts all pairs in a
+  fresh dict each round and takes the first maximum.
+"""
+
+import heapq
+import sys
+from collections.abc import Mapping
+
+from kvec.models.bpe import BPE
+from kvec.progress import progress_bar
+
+TIE_RULES = ("ids", "first")
+
+
+class BpeTrainer:
+    """Learn a :class:`kvec.models.BPE` vocabulary and merge list from word counts.
+
+    Args:
+        vocab_size: the target size, special tokens and alphabet included (it is exceeded only when
+            those alone are larger).
+        min_frequency: pairs seen fewer times than this are never merged.
+        special_tokens: tokens that take the first ids, in order.
+        limit_alphabet: keep at most this many characters (the most frequent); others are skipped.
+        initial_alphabet: characters always in the alphabet, even if absent from the corpus.
+        continuing_subword_prefix: prepended to every non-initial symbol (``"##"`` for WordPiece).
+        end_of_word_suffix: appended to the last symbol of every word (``"</w>"`` in the original paper).
+        max_token_length: no token longer than this many characters is created.
+        tie_break: ``"ids"`` (Hugging Face parity) or ``"first"`` (first pair in corpus order).
+        show_progress: show a progress bar of the merges (needs ``tqdm``).
+
+    Example:
+        >>> trainer = BpeTrainer(vocab_size=8)
+        >>> model = trainer.train_from_counts({"hug": 10, "pug": 5, "hugs": 5})
+        >>> model.merges
+        [('u', 'g'), ('h', 'ug')]
+    """
+
+    def __init__(
+        self,
+        vocab_size=30000,
+        min_frequency=0,
+        special_tokens=(),
+        limit_alphabet=None,
+        initial_alphabet=(),
+        continuing_subword_prefix=None,
+        end_of_word_suffix=None,
+        max_token_length=None,
+        tie_break="ids",
+        show_progress=False,
+    ):
+        _check_int("vocab_size", vocab_size, 0)
+        _check_int("min_frequency", min_frequency, 0)
+        if limit_alphabet is not None:
+            _check_int("limit_alphabet", limit_alphabet, 0)
+        if max_token_length is not None:
+            _check_int("max_token_length", max_token_length, 1)
+        if tie_break not in TIE_RULES:
+            raise ValueError(f"tie_break must be one of {TIE_RULES}, got {tie_break!r}")
+        special_tokens = list(special_tokens)
+        for i, token in enumerate(special_tokens):
+            if not isinstance(token, str) or not token:
+                raise TypeError(f"special_tokens[{i}] must be a non-empty str, got {token!r}")
+        initial_alphabet = list(initial_alphabet)
+        for i, c in enumerate(initial_alphabet):
+            if not isinstance(c, str) or len(c) != 1:
+                raise ValueError(f"initial_alphabet[{i}] must be a single character, got {c!r}")
+        for name, value in (("continuing_subword_prefix", continuing_subword_prefix), ("end_of_word_suffix", end_of_word_suffix)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+        self.vocab_size = vocab_size
+        self.min_frequency = min_frequency
+        self.special_tokens = special_tokens
+        self.limit_alphabet = limit_alphabet
+        self.initial_alphabet = initial_alphabet
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.max_token_length = max_token_length
+        self.tie_break = tie_break
+        self.show_progress = show_progress
+
+    def train_from_counts(self, word_counts):
+        """Train on a ``{word: count}`` mapping (or an iterable of ``(word, count)`` pairs).
+
+        The order of the words matters only for the ``"first"`` tie rule and for the ids of prefixed or
+        suffixed characters; pass words in first-occurrence order for results that follow the corpus.
+        """
+        items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
+        for i, (word, count) in enumerate(items):
+            if not isinstance(word, str):
+                raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ValueError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
+
+        vocab, tokens = {}, []
+
+        def add(token):
+            if token not in vocab:
+                vocab[token] = len(tokens)
+                tokens.append(token)
+            return vocab[token]
+
+        for token in self.special_tokens:
+            add(token)
+        for c in self._alphabet(items):
+            add(c)
+        words, counts = self._split_words(items, vocab, add)
+
+        merge_round = _merge_like_hf if self.tie_break == "ids" else _merge_first_in_corpus
+        merges = merge_round(self, words, counts, vocab, tokens, add)
+        return BPE(
+            vocab=vocab,
+            merges=[(tokens[a], tokens[b]) for a, b in merges],
+            continuing_subword_prefix=self.continuing_subword_prefix,
+            end_of_word_suffix=self.end_of_word_suffix,
+        )
+
+    def _alphabet(self, items):
+        """Characters weighted by word count; the rarest dropped past ``limit_alphabet``; in code point order."""
+        weight = {}
+        for word, count in items:
+            for c in word:
+                weight[c] = weight.get(c, 0) + count
+        for c in self.initial_alphabet:
+            weight[c] = sys.maxsize
+        kept = list(weight)
+        if self.limit_alphabet is not None and len(kept) > self.limit_alphabet:
+            # Rarest first; among equal weights the higher code point goes first (Hugging Face leaves
+            # that order unspecified).
+            kept.sort(key=lambda c: (weight[c], -ord(c)))
+            kept = kept[len(kept) - self.limit_alphabet :]
+        return sorted(kept)
+
+    def _split_words(self, items, vocab, add):
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        words, counts = [], []
+        for word, count in items:
+            symbols = []
+            last = len(word) - 1
+            for i, c in enumerate(word):
+                if c not in vocab:
+                    continue  # outside the alphabet: skipped, its neighbours become adjacent
+                s = c
+                if i > 0 and prefix:
+                    s = prefix + s
+                if i == last and suffix:
+                    s = s + suffix
+                symbols.append(add(s))
+            words.append(_Word(symbols))
+            counts.append(count)
+        return words, counts
+
+    def _new_token(self, tokens, a, b):
+        part_b = tokens[b]
+        prefix = self.continuing_subword_prefix
+        if prefix and part_b.startswith(prefix):
+            part_b = part_b[len(prefix) :]
+        return tokens[a] + part_b
+
+
+class _Word:
+    """A word as symbol ids, each with its length in characters."""
+
+    __slots__ = ("ids", "lengths")
+
+    def __init__(self, ids):
+        self.ids = ids
+        self.lengths = [1] * len(ids)
+
+    def pairs(self):
+        return zip(self.ids, self.ids[1:])
+
+    def merge(self, a, b, new, max_length):
+        """Merge every non-overlapping ``(a, b)``, left to right; return ``[(pair, delta), ...]``."""
+        ids, lengths = self.ids, self.lengths
+        changes = []
+        i = 0
+        while i < len(ids) - 1:
+            if ids[i] == a and ids[i + 1] == b:
+                length = lengths[i] + lengths[i + 1]
+                if i > 0:
+                    changes.append(((ids[i - 1], a), -1))
+                    if lengths[i - 1] + length < max_length:
+                        changes.append(((ids[i - 1], new), 1))
+                ids[i : i + 2] = [new]
+                lengths[i : i + 2] = [length]
+                if i < len(ids) - 1:
+                    changes.append(((b, ids[i + 1]), -1))
+                    if lengths[i + 1] + length < max_length:
+                        changes.append(((new, ids[i + 1]), 1))
+            i += 1
+        return changes
+
+
+def _count_pairs(words, counts):
+    pair_counts, where = {}, {}
+    for w, (word, count) in enumerate(zip(words, counts)):
+        for pair in word.pairs():
+            pair_counts[pair] = pair_counts.get(pair, 0) + count
+            where.setdefault(pair, set()).add(w)
+    return pair_counts, where
+
+
+def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
+    """The merge loop of Hugging Face's BpeTrainer, entry sets and lazy refresh included."""
+    max_length = trainer.max_token_length or sys.maxsize
+    pair_counts, where = _count_pairs(words, counts)
+    heap, sequence = [], 0
+
+    def push(pending):
+        nonlocal sequence
+        for pair, positions in pending.items():
+            count = pair_counts[pair]
+            if count > 0:
+                heapq.heappush(heap, (-count, pair, sequence, positions))
+                sequence += 1
+
+    push(where)
+    merges = []
+    bar = progress_bar(trainer.show_progress, total=trainer.vocab_size, initial=len(vocab), desc="BPE merges")
+    while len(vocab) < trainer.vocab_size and heap:
+        negative, pair, seq, positions = heapq.heappop(heap)
+        current = pair_counts[pair]
+        if -negative != current:
+            heapq.heappush(heap, (-current, pair, seq, positions))
+            continue
+        if current < 1 or trainer.min_frequency > current:
+            break
+        a, b = pair
+        new = add(trainer._new_token(tokens, a, b))
+        merges.append(pair)
+        pending = {}
+        for w in sorted(positions):
+            for changed, delta in words[w].merge(a, b, new, max_length):
+                pair_counts[changed] = pair_counts.get(changed, 0) + delta * counts[w]
+                if delta > 0:
+                    pending.setdefault(changed, set()).add(w)
+        push(pending)
+        bar.update(len(vocab) - bar.n)
+    bar.close()
+    # A pair merged twice keeps its last rank, as in the library's merge map.
+    last_rank = {pair: rank for rank, pair in enumerate(merges)}
+    return sorted(last_rank, key=last_rank.__getitem__)
+
+
+def _merge_first_in_corpus(trainer, words, counts, vocab, tokens, add):
+    """Most frequent pair, ties to the first occurrence in corpus order; every occurrence merged."""
+    max_length = trainer.max_token_length or sys.maxsize
+    pair_counts, where = _count_pairs(words, counts)
+    heap = [(-count, pair) for pair, count in pair_counts.items() if count > 0]
+    heapq.heapify(heap)
+    merges = []
+    bar = progress_bar(trainer.show_progress, total=trainer.vocab_size, initial=len(vocab), desc="BPE merges")
+    while len(vocab) < trainer.vocab_size:
+        best = _pop_best_first(heap, pair_counts, words)
+        if best is None or trainer.min_frequency > pair_counts[best]:
+            break
+        a, b = best
+        new = add(trainer._new_token(tokens, a, b))
+        merges.append(best)
+        del pair_counts[best]
+        changed_pairs = set()
+        for w in sorted(where.pop(best)):
+            for changed, delta in words[w].merge(a, b, new, max_length):
+                pair_counts[changed] = pair_counts.get(changed, 0) + delta * counts[w]
+                changed_pairs.add(changed)
+                if delta > 0:
+                    where.setdefault(changed, set()).add(w)
+        for pair in changed_pairs:
+            count = pair_counts.get(pair, 0)
+            if count > 0:
+                heapq.heappush(heap, (-count, pair))
+            else:
+                pair_counts.pop(pair, None)
+                where.pop(pair, None)
+        bar.update(len(vocab) - bar.n)
+    bar.close()
+    return merges
+
+
+def _pop_best_first(heap, pair_counts, words):
+    """Pop every current entry of the top count; return the one occurring first, push the others back."""
+    tied, top = [], None
+    while heap:
+        negative, pair = heap[0]
+        if pair_counts.get(pair) != -negative:
+            heapq.heappop(heap)  # stale: the current count has its own entry
+            continue
+        if top is not None and -negative != top:
+            break
+        top = -negative
+        tied.append(heapq.heappop(heap)[1])
+    if not tied:
+        return None
+    candidates = set(tied)
+    best = next(pair for word in words for pair in word.pairs() if pair in candidates)
+    for pair in tied:
+        if pair != best:
+            heapq.heappush(heap, (-top, pair))
+    return best
+
+
+def _check_int(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
