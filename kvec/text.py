@@ -143,7 +143,7 @@ def hashing_trick(text, n, hash_function=None, filters=DEFAULT_FILTERS, lower=Tr
 
     Example:
         >>> hashing_trick("the cat and the hat", 100, hash_function="md5")
-        [32, 54, 45, 32, 95]
+        [51, 3, 69, 51, 24]
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"n must be an int, got {_type_name(n)}")

@@ -96,10 +96,14 @@ class BPE:
 
     def tokenize_ids(self, word):
         """The token ids of one pre-tokenized word."""
+        return [token_id for token_id, _, _ in self.tokenize_spans(word)]
+
+    def tokenize_spans(self, word):
+        """``[(id, start, end), ...]``: each token with the span of word characters it covers."""
         if not word:
             return []
         if self.ignore_merges and word in self.vocab:
-            return [self.vocab[word]]
+            return [(self.vocab[word], 0, len(word))]
         if self.dropout:
             return self._merge(self._symbols(word), self.dropout)
         cached = self._cache.get(word)
@@ -112,10 +116,10 @@ class BPE:
         return list(cached)
 
     def _symbols(self, word):
-        """Initial symbol ids of a word, with the library's unknown-character rules."""
+        """Initial ``(id, start, end)`` symbols of a word, with the library's unknown-character rules."""
         vocab, prefix, suffix = self.vocab, self.continuing_subword_prefix, self.end_of_word_suffix
         symbols = []
-        unk = None  # a pending unknown symbol: the id (fused runs are one symbol)
+        unk = None  # a pending unknown symbol [id, start, end] (fused runs are one symbol)
         last = len(word) - 1
         for i, c in enumerate(word):
             s = c
@@ -126,31 +130,36 @@ class BPE:
             token_id = vocab.get(s)
             if token_id is not None:
                 if unk is not None:
-                    symbols.append(unk)
+                    symbols.append(tuple(unk))
                     unk = None
-                symbols.append(token_id)
+                symbols.append((token_id, i, i + 1))
                 continue
             if self.byte_fallback:
                 byte_ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8")]
                 if None not in byte_ids:
-                    symbols.extend(byte_ids)  # as in the library, a pending unk is emitted after these
+                    # as in the library, a pending unk is emitted after these
+                    symbols.extend((b, i, i + 1) for b in byte_ids)
                     continue
             if self.unk_token is not None:
                 unk_id = vocab.get(self.unk_token)
                 if unk_id is None:
                     raise ValueError(f"unk_token {self.unk_token!r} is not in the vocabulary")
-                if unk is not None and not self.fuse_unk:
-                    symbols.append(unk)
-                unk = unk_id
+                if unk is not None and self.fuse_unk:
+                    unk[2] = i + 1
+                    continue
+                if unk is not None:
+                    symbols.append(tuple(unk))
+                unk = [unk_id, i, i + 1]
         if unk is not None:
-            symbols.append(unk)
+            symbols.append(tuple(unk))
         return symbols
 
     def _merge(self, symbols, dropout):
         """Apply merges lowest rank first, leftmost on ties (a heap of (rank, position))."""
         ranks = self._ranks
         n = len(symbols)
-        ids = list(symbols)
+        ids = [symbol[0] for symbol in symbols]
+        ends = [symbol[2] for symbol in symbols]
         alive = [True] * n
         nexts = list(range(1, n)) + [-1]
         prevs = list(range(-1, n - 1))
@@ -177,6 +186,7 @@ class BPE:
             if merge is None or merge[1] != new_id:
                 continue  # an expired entry
             ids[pos] = new_id
+            ends[pos] = ends[right]
             alive[right] = False
             nexts[pos] = nexts[right]
             if nexts[pos] != -1:
@@ -189,4 +199,4 @@ class BPE:
                 merge = ranks.get((new_id, ids[nexts[pos]]))
                 if merge is not None:
                     heapq.heappush(queue, (merge[0], pos, merge[1]))
-        return [i for i, keep in zip(ids, alive) if keep]
+        return [(ids[k], symbols[k][1], ends[k]) for k in range(n) if alive[k]]

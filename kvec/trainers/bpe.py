@@ -48,7 +48,7 @@ class BpeTrainer:
         >>> trainer = BpeTrainer(vocab_size=8)
         >>> model = trainer.train_from_counts({"hug": 10, "pug": 5, "hugs": 5})
         >>> model.merges
-        [('u', 'g'), ('h', 'ug')]
+        [('u', 'g'), ('h', 'ug'), ('p', 'ug')]
     """
 
     def __init__(

@@ -1,0 +1,143 @@
+"""A subword tokenizer: pre-tokenizer -> model, and a decoder back.
+
+Data flows one way: the pre-tokenizer cuts the text into pieces (words, with the original offsets of
+each character), the model turns each piece into tokens, and the encoding collects ids, tokens and
+offsets into the original text. The decoder turns tokens back into text.
+"""
+
+from kvec.progress import progress_bar
+
+__all__ = ["Encoding", "Tokenizer"]
+
+
+class Encoding:
+    """The result of :meth:`Tokenizer.encode`.
+
+    Attributes:
+        ids: token ids.
+        tokens: token strings.
+        offsets: ``(start, end)`` character offsets of each token in the original text.
+        attention_mask: 1 for every token.
+    """
+
+    __slots__ = ("ids", "tokens", "offsets")
+
+    def __init__(self, ids, tokens, offsets):
+        self.ids = ids
+        self.tokens = tokens
+        self.offsets = offsets
+
+    @property
+    def attention_mask(self):
+        return [1] * len(self.ids)
+
+    def __len__(self):
+        return len(self.ids)
+
+    def __repr__(self):
+        return f"Encoding(ids={self.ids!r}, tokens={self.tokens!r})"
+
+
+class Tokenizer:
+    """A subword tokenizer made of a pre-tokenizer, a model and a decoder.
+
+    Args:
+        model: a subword model such as :class:`kvec.models.BPE`.
+        pre_tokenizer: splits text into words (for example :class:`kvec.pretokenizers.ByteLevel`);
+            None treats the whole text as one word.
+        decoder: turns tokens back into text; None joins tokens with spaces.
+
+    Example:
+        >>> from kvec.pretokenizers import ByteLevel
+        >>> from kvec.trainers import BpeTrainer
+        >>> from kvec import decoders
+        >>> tok = Tokenizer(None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel())
+        >>> tok.train_from_iterator(["low lower lowest"] * 3, BpeTrainer(vocab_size=270, initial_alphabet=ByteLevel.alphabet()))
+        >>> tok.encode("lower lowest").tokens
+        ['low', 'e', 'r', 'Ġlowest']
+        >>> tok.decode(tok.encode("slow lowly").ids)
+        'slow lowly'
+    """
+
+    def __init__(self, model, pre_tokenizer=None, decoder=None):
+        self.model = model
+        self.pre_tokenizer = pre_tokenizer
+        self.decoder = decoder
+
+    # ---- vocabulary ----
+
+    def get_vocab(self):
+        return self.model.get_vocab()
+
+    def get_vocab_size(self):
+        return len(self.model.vocab)
+
+    def token_to_id(self, token):
+        return self.model.vocab.get(token)
+
+    def id_to_token(self, token_id):
+        return self.model.id_to_token.get(token_id)
+
+    # ---- encoding ----
+
+    def _pieces(self, text):
+        if self.pre_tokenizer is None:
+            from kvec.pretokenizers import Piece
+
+            return [Piece.substring(text, 0)] if text else []
+        return self.pre_tokenizer.pre_tokenize(text)
+
+    def encode(self, text):
+        """Encode one text into an :class:`Encoding` (ids, tokens, offsets)."""
+        if not isinstance(text, str):
+            raise TypeError(f"text must be a str, got {type(text).__name__}")
+        ids, offsets = [], []
+        for piece in self._pieces(text):
+            for token_id, start, end in self.model.tokenize_spans(piece.text):
+                ids.append(token_id)
+                offsets.append(piece.offsets(start, end))
+        id_to_token = self.model.id_to_token
+        return Encoding(ids, [id_to_token[i] for i in ids], offsets)
+
+    def encode_batch(self, texts):
+        """Encode a list of texts."""
+        encodings = []
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+            encodings.append(self.encode(text))
+        return encodings
+
+    def decode(self, ids):
+        """Turn ids back into text with the decoder."""
+        id_to_token = self.model.id_to_token
+        tokens = []
+        for position, token_id in enumerate(ids):
+            token = id_to_token.get(token_id)
+            if token is None:
+                raise ValueError(f"ids[{position}] = {token_id!r} is not in the vocabulary")
+            tokens.append(token)
+        if self.decoder is None:
+            return " ".join(tokens)
+        return self.decoder.decode(tokens)
+
+    def decode_batch(self, sequences):
+        return [self.decode(ids) for ids in sequences]
+
+    # ---- training ----
+
+    def train_from_iterator(self, iterator, trainer, show_progress=False):
+        """Count the pre-tokenized words of the texts and train ``trainer``; the model is replaced.
+
+        Words are counted in first-occurrence order, in memory proportional to the distinct words.
+        """
+        counts = {}
+        bar = progress_bar(show_progress, desc="Counting words")
+        for position, text in enumerate(iterator):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+            for piece in self._pieces(text):
+                counts[piece.text] = counts.get(piece.text, 0) + 1
+            bar.update(1)
+        bar.close()
+        self.model = trainer.train_from_counts(counts)

@@ -1,0 +1,148 @@
+"""Pre-tokenizers: split a text into the words a subword model works on, keeping offsets.
+
+``pre_tokenize(text)`` returns a list of :class:`Piece`: the word as the model sees it, plus, for each of
+its characters, the ``(start, end)`` span of original characters it came from. Most pieces are plain
+substrings; byte-level pieces spell each UTF-8 byte of the original as one printable character.
+"""
+
+import regex
+
+__all__ = ["ByteLevel", "Piece", "Whitespace", "WhitespaceSplit", "byte_level_decode", "bytes_to_unicode"]
+
+
+class Piece:
+    """A pre-tokenized word and where each of its characters came from in the original text."""
+
+    __slots__ = ("text", "spans")
+
+    def __init__(self, text, spans):
+        self.text = text
+        self.spans = spans  # one (start, end) per character of text
+
+    @classmethod
+    def substring(cls, text, start):
+        return cls(text, [(start + i, start + i + 1) for i in range(len(text))])
+
+    def offsets(self, start, end):
+        """Original offsets of the piece's characters ``start:end``."""
+        return self.spans[start][0], self.spans[end - 1][1]
+
+    def __repr__(self):
+        return f"Piece({self.text!r}, {self.offsets(0, len(self.text)) if self.text else ()})"
+
+
+def bytes_to_unicode():
+    """GPT-2's printable spelling of the 256 byte values.
+
+    Printable Latin-1 bytes (``!``..``~``, 0xA1..0xAC, 0xAE..0xFF) stand for themselves; the other 68
+    bytes, in ascending order, map to ``chr(256 + n)`` (space is ``Ġ``, newline ``Ċ``).
+    """
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    mapping, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            mapping[b] = chr(b)
+        else:
+            mapping[b] = chr(256 + extra)
+            extra += 1
+    return mapping
+
+
+_BYTE_TO_CHAR = bytes_to_unicode()
+_CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+_GPT2_PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+
+
+class ByteLevel:
+    """GPT-2's byte-level pre-tokenizer.
+
+    Splits with GPT-2's regular expression (contractions, letters, digits, other symbols, spaces), then
+    spells every UTF-8 byte as one printable character, so any text is covered by 256 base symbols.
+
+    Args:
+        add_prefix_space: prepend a space when the text does not start with one, so the first word is
+            spelled like the others (``Ġword``).
+        use_regex: split with the regular expression (else the whole text is one piece).
+
+    Example:
+        >>> [p.text for p in ByteLevel().pre_tokenize("Hello world!")]
+        ['ĠHello', 'Ġworld', '!']
+    """
+
+    def __init__(self, add_prefix_space=True, use_regex=True):
+        self.add_prefix_space = add_prefix_space
+        self.use_regex = use_regex
+
+    @staticmethod
+    def alphabet():
+        """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
+        return sorted(_BYTE_TO_CHAR.values())
+
+    def pre_tokenize(self, text):
+        prefix = self.add_prefix_space and text and not text.startswith(" ")
+        source = " " + text if prefix else text
+        shift = 1 if prefix else 0
+        matches = _GPT2_PATTERN.finditer(source) if self.use_regex else [_Whole(source)]
+        pieces = []
+        for match in matches:
+            spelled, spans = [], []
+            for i in range(match.start(), match.end()):
+                # the added space is aligned with the first character, as in Hugging Face tokenizers
+                original = max(i - shift, 0)
+                for b in source[i].encode("utf-8", "surrogatepass"):
+                    spelled.append(_BYTE_TO_CHAR[b])
+                    spans.append((original, original + 1))
+            pieces.append(Piece("".join(spelled), spans))
+        return pieces
+
+
+class _Whole:
+    def __init__(self, text):
+        self._end = len(text)
+
+    def start(self):
+        return 0
+
+    def end(self):
+        return self._end
+
+
+class Whitespace:
+    """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``.
+
+    Example:
+        >>> [p.text for p in Whitespace().pre_tokenize("Hi, there!")]
+        ['Hi', ',', 'there', '!']
+    """
+
+    _pattern = regex.compile(r"\w+|[^\w\s]+")
+
+    def pre_tokenize(self, text):
+        return [Piece.substring(m.group(), m.start()) for m in self._pattern.finditer(text)]
+
+
+class WhitespaceSplit:
+    """Split on whitespace only.
+
+    Example:
+        >>> [p.text for p in WhitespaceSplit().pre_tokenize("Hi, there!")]
+        ['Hi,', 'there!']
+    """
+
+    _pattern = regex.compile(r"\S+")
+
+    def pre_tokenize(self, text):
+        return [Piece.substring(m.group(), m.start()) for m in self._pattern.finditer(text)]
+
+
+def byte_level_decode(text):
+    """Turn byte-spelled text back into the original string.
+
+    Lone surrogates round-trip; a byte sequence that is not UTF-8 (from ids that split a character)
+    decodes with U+FFFD in its place.
+    """
+    data = bytes(_CHAR_TO_BYTE[c] for c in text if c in _CHAR_TO_BYTE)
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
