@@ -5,6 +5,7 @@ each character), the model turns each piece into tokens, and the encoding collec
 offsets into the original text. The decoder turns tokens back into text.
 """
 
+from kvec.pretokenizers import Piece
 from kvec.progress import progress_bar
 
 __all__ = ["Encoding", "Tokenizer"]
@@ -82,10 +83,13 @@ class Tokenizer:
 
     def _pieces(self, text):
         if self.pre_tokenizer is None:
-            from kvec.pretokenizers import Piece
-
-            return [Piece.substring(text, 0)] if text else []
+            return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text)
+
+    def _words(self, text):
+        if self.pre_tokenizer is None:
+            return [text] if text else []
+        return self.pre_tokenizer.pre_tokenize_words(text)
 
     def encode(self, text):
         """Encode one text into an :class:`Encoding` (ids, tokens, offsets)."""
@@ -136,8 +140,8 @@ class Tokenizer:
         for position, text in enumerate(iterator):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-            for piece in self._pieces(text):
-                counts[piece.text] = counts.get(piece.text, 0) + 1
+            for word in self._words(text):
+                counts[word] = counts.get(word, 0) + 1
             bar.update(1)
         bar.close()
         self.model = trainer.train_from_counts(counts)

@@ -11,21 +11,24 @@ __all__ = ["ByteLevel", "Piece", "Whitespace", "WhitespaceSplit", "byte_level_de
 
 
 class Piece:
-    """A pre-tokenized word and where each of its characters came from in the original text."""
+    """A pre-tokenized word and where each of its characters came from in the original text.
 
-    __slots__ = ("text", "spans")
+    Character ``i`` of ``text`` comes from original character ``base + i`` (clipped at 0, which aligns
+    a prepended space with the first character), unless ``spans`` lists a ``(start, end)`` per character.
+    """
 
-    def __init__(self, text, spans):
+    __slots__ = ("text", "base", "spans")
+
+    def __init__(self, text, base, spans=None):
         self.text = text
-        self.spans = spans  # one (start, end) per character of text
-
-    @classmethod
-    def substring(cls, text, start):
-        return cls(text, [(start + i, start + i + 1) for i in range(len(text))])
+        self.base = base
+        self.spans = spans
 
     def offsets(self, start, end):
         """Original offsets of the piece's characters ``start:end``."""
-        return self.spans[start][0], self.spans[end - 1][1]
+        if self.spans is not None:
+            return self.spans[start][0], self.spans[end - 1][1]
+        return max(self.base + start, 0), max(self.base + end - 1, 0) + 1
 
     def __repr__(self):
         return f"Piece({self.text!r}, {self.offsets(0, len(self.text)) if self.text else ()})"
@@ -50,6 +53,7 @@ def bytes_to_unicode():
 
 _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
+_LATIN1_TO_SPELLING = {b: c for b, c in _BYTE_TO_CHAR.items()}
 _GPT2_PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
 
 
@@ -82,29 +86,35 @@ class ByteLevel:
         prefix = self.add_prefix_space and text and not text.startswith(" ")
         source = " " + text if prefix else text
         shift = 1 if prefix else 0
-        matches = _GPT2_PATTERN.finditer(source) if self.use_regex else [_Whole(source)]
         pieces = []
-        for match in matches:
-            spelled, spans = [], []
-            for i in range(match.start(), match.end()):
-                # the added space is aligned with the first character, as in Hugging Face tokenizers
-                original = max(i - shift, 0)
-                for b in source[i].encode("utf-8", "surrogatepass"):
-                    spelled.append(_BYTE_TO_CHAR[b])
-                    spans.append((original, original + 1))
-            pieces.append(Piece("".join(spelled), spans))
+        for start, end in self._matches(source):
+            chunk = source[start:end]
+            spelled = _spell(chunk)
+            if len(spelled) == len(chunk):  # one byte per character: offsets follow positions
+                pieces.append(Piece(spelled, start - shift))
+                continue
+            spans = []
+            for i in range(start, end):
+                original = max(i - shift, 0)  # the added space is aligned with the first character
+                spans.extend([(original, original + 1)] * len(source[i].encode("utf-8", "surrogatepass")))
+            pieces.append(Piece(spelled, start - shift, spans))
         return pieces
 
+    def pre_tokenize_words(self, text):
+        """Only the byte-spelled words (what training counts), without offsets."""
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
+        return [_spell(text[start:end]) for start, end in self._matches(text)]
 
-class _Whole:
-    def __init__(self, text):
-        self._end = len(text)
+    def _matches(self, text):
+        if not self.use_regex:
+            return [(0, len(text))] if text else []
+        return [m.span() for m in _GPT2_PATTERN.finditer(text)]
 
-    def start(self):
-        return 0
 
-    def end(self):
-        return self._end
+def _spell(chunk):
+    """The byte spelling of a string: its UTF-8 bytes read as Latin-1, then mapped to GPT-2's characters."""
+    return chunk.encode("utf-8", "surrogatepass").decode("latin-1").translate(_LATIN1_TO_SPELLING)
 
 
 class Whitespace:
@@ -118,7 +128,10 @@ class Whitespace:
     _pattern = regex.compile(r"\w+|[^\w\s]+")
 
     def pre_tokenize(self, text):
-        return [Piece.substring(m.group(), m.start()) for m in self._pattern.finditer(text)]
+        return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
+
+    def pre_tokenize_words(self, text):
+        return self._pattern.findall(text)
 
 
 class WhitespaceSplit:
@@ -132,7 +145,10 @@ class WhitespaceSplit:
     _pattern = regex.compile(r"\S+")
 
     def pre_tokenize(self, text):
-        return [Piece.substring(m.group(), m.start()) for m in self._pattern.finditer(text)]
+        return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
+
+    def pre_tokenize_words(self, text):
+        return self._pattern.findall(text)
 
 
 def byte_level_decode(text):
