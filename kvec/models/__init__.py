@@ -1,5 +1,6 @@
 """Subword models: encode one pre-tokenized word against a vocabulary (no training code here)."""
 
 from kvec.models.bpe import BPE
+from kvec.models.wordpiece import WordPiece
 
-__all__ = ["BPE"]
+__all__ = ["BPE", "WordPiece"]

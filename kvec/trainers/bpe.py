@@ -100,23 +100,8 @@ class BpeTrainer:
         The order of the words matters only for the ``"first"`` tie rule and for the ids of prefixed or
         suffixed characters; pass words in first-occurrence order for results that follow the corpus.
         """
-        items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
-        for i, (word, count) in enumerate(items):
-            if not isinstance(word, str):
-                raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
-            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-                raise ValueError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
-
-        vocab, tokens = {}, []
-
-        def add(token):
-            if token not in vocab:
-                vocab[token] = len(tokens)
-                tokens.append(token)
-            return vocab[token]
-
-        for token in self.special_tokens:
-            add(token)
+        items = word_count_items(word_counts)
+        vocab, tokens, add = new_vocabulary(self.special_tokens)
         for c in self._alphabet(items):
             add(c)
         words, counts = self._split_words(items, vocab, add)
@@ -307,12 +292,43 @@ def _pop_best_first(heap, pair_counts, words):
         tied.append(heapq.heappop(heap)[1])
     if not tied:
         return None
-    candidates = set(tied)
-    best = next(pair for word in words for pair in word.pairs() if pair in candidates)
+    best = first_in_corpus(words, set(tied))
     for pair in tied:
         if pair != best:
             heapq.heappush(heap, (-top, pair))
     return best
+
+
+def word_count_items(word_counts):
+    """Validated ``(word, count)`` pairs from a mapping or an iterable of pairs, in the given order."""
+    items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
+    for i, (word, count) in enumerate(items):
+        if not isinstance(word, str):
+            raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise ValueError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
+    return items
+
+
+def new_vocabulary(special_tokens):
+    """``(vocab, tokens, add)``: ``{token: id}``, the tokens by id, and ``add(token) -> id``
+    (which gives a new token the next id); the special tokens are already in."""
+    vocab, tokens = {}, []
+
+    def add(token):
+        if token not in vocab:
+            vocab[token] = len(tokens)
+            tokens.append(token)
+        return vocab[token]
+
+    for token in special_tokens:
+        add(token)
+    return vocab, tokens, add
+
+
+def first_in_corpus(words, candidates):
+    """The candidate pair that occurs first, scanning words in order and each word left to right."""
+    return next(pair for word in words for pair in word.pairs() if pair in candidates)
 
 
 def _check_int(name, value, minimum):
