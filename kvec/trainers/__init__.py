@@ -1,6 +1,7 @@
 """Trainers: learn a model's vocabulary from word counts."""
 
+from kvec.trainers.bottom_up import BottomUpWordPieceTrainer, learn_vocabulary
 from kvec.trainers.bpe import BpeTrainer
 from kvec.trainers.wordpiece import WordPieceTrainer
 
-__all__ = ["BpeTrainer", "WordPieceTrainer"]
+__all__ = ["BottomUpWordPieceTrainer", "BpeTrainer", "WordPieceTrainer", "learn_vocabulary"]
