@@ -13,6 +13,9 @@ class ByteLevel:
         ' Hello world'
     """
 
+    def get_config(self):
+        return {}
+
     def decode(self, tokens):
         return byte_level_decode("".join(tokens))
 
@@ -36,6 +39,9 @@ class WordPiece:
     def __init__(self, prefix="##", cleanup=True):
         self.prefix = prefix
         self.cleanup = cleanup
+
+    def get_config(self):
+        return {"prefix": self.prefix, "cleanup": self.cleanup}
 
     def decode(self, tokens):
         parts = []

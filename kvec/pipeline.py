@@ -5,6 +5,9 @@ each character), the model turns each piece into tokens, and the encoding collec
 offsets into the original text. The decoder turns tokens back into text.
 """
 
+import json
+
+from kvec import serialization
 from kvec.pretokenizers import Piece
 from kvec.progress import progress_bar
 
@@ -127,6 +130,26 @@ class Tokenizer:
 
     def decode_batch(self, sequences):
         return [self.decode(ids) for ids in sequences]
+
+    # ---- saving and loading ----
+
+    def to_str(self):
+        """The tokenizer as kvec's versioned JSON."""
+        return json.dumps(serialization.to_document(self), ensure_ascii=False)
+
+    @classmethod
+    def from_str(cls, text):
+        """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
+        return cls(**serialization.loads(text))
+
+    def save(self, path):
+        """Write the tokenizer to ``path`` atomically: the old file or the new one, never a partial one."""
+        serialization.save(serialization.to_document(self), path)
+
+    @classmethod
+    def from_file(cls, path):
+        """Load a tokenizer written by :meth:`save`; a corrupt file raises ``FormatError`` naming it."""
+        return cls(**serialization.load(path))
 
     # ---- training ----
 

@@ -77,6 +77,9 @@ class ByteLevel:
         self.add_prefix_space = add_prefix_space
         self.use_regex = use_regex
 
+    def get_config(self):
+        return {"add_prefix_space": self.add_prefix_space, "use_regex": self.use_regex}
+
     @staticmethod
     def alphabet():
         """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
@@ -127,6 +130,9 @@ class Whitespace:
 
     _pattern = regex.compile(r"\w+|[^\w\s]+")
 
+    def get_config(self):
+        return {}
+
     def pre_tokenize(self, text):
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
 
@@ -143,6 +149,9 @@ class WhitespaceSplit:
     """
 
     _pattern = regex.compile(r"\S+")
+
+    def get_config(self):
+        return {}
 
     def pre_tokenize(self, text):
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]

@@ -84,6 +84,20 @@ class BPE:
         """The ``{token: id}`` dictionary (a copy)."""
         return dict(self.vocab)
 
+    def get_config(self):
+        """Everything needed to rebuild the model (the dropout generator's state aside)."""
+        return {
+            "vocab": self.vocab,
+            "merges": [list(pair) for pair in self.merges],
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "dropout": self.dropout,
+            "byte_fallback": self.byte_fallback,
+            "fuse_unk": self.fuse_unk,
+            "ignore_merges": self.ignore_merges,
+        }
+
     def token_to_id(self, token):
         return self.vocab.get(token)
 

@@ -35,6 +35,14 @@ class WordPiece:
     def get_vocab(self):
         return dict(self.vocab)
 
+    def get_config(self):
+        return {
+            "vocab": self.vocab,
+            "unk_token": self.unk_token,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+        }
+
     def tokenize(self, word):
         return [self.id_to_token[i] for i, _, _ in self.tokenize_spans(word)]
 

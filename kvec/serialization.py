@@ -1,0 +1,105 @@
+"""kvec's own file format for subword tokenizers: versioned JSON, written atomically.
+
+A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "pre_tokenizer": ...,
+"decoder": ...}``. Each stage is stored as its type name and its ``get_config()``, and rebuilt with
+``type(**config)`` from the registry below, so nothing in a file is ever executed. A save writes a
+temporary file in the same folder, flushes it to disk and renames it over the target: a reader sees the
+old file or the new one, never a partial one.
+"""
+
+import json
+import os
+import tempfile
+
+from kvec import decoders, pretokenizers
+from kvec.errors import FormatError
+from kvec.models import BPE, WordPiece
+
+FORMAT_VERSION = 1
+
+_STAGES = {
+    "model": {"BPE": BPE, "WordPiece": WordPiece},
+    "pre_tokenizer": {
+        "ByteLevel": pretokenizers.ByteLevel,
+        "Whitespace": pretokenizers.Whitespace,
+        "WhitespaceSplit": pretokenizers.WhitespaceSplit,
+    },
+    "decoder": {"ByteLevel": decoders.ByteLevel, "WordPiece": decoders.WordPiece},
+}
+
+
+def to_document(tokenizer):
+    """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
+    document = {"kvec_format": FORMAT_VERSION}
+    for stage, registry in _STAGES.items():
+        component = getattr(tokenizer, stage)
+        if component is None:
+            document[stage] = None
+            continue
+        name = type(component).__name__
+        if registry.get(name) is not type(component):
+            raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
+        document[stage] = {"type": name, "config": component.get_config()}
+    return document
+
+
+def from_document(document, source):
+    """Rebuild the stages of a tokenizer from a parsed document; ``source`` names it in errors."""
+    if not isinstance(document, dict):
+        raise FormatError(source, "expected a JSON object")
+    version = document.get("kvec_format")
+    if version != FORMAT_VERSION:
+        raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
+    stages = {}
+    for stage, registry in _STAGES.items():
+        entry = document.get(stage)
+        if entry is None:
+            if stage == "model":
+                raise FormatError(source, "no model")
+            stages[stage] = None
+            continue
+        if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+            raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
+        cls = registry.get(entry.get("type"))
+        if cls is None:
+            raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
+        try:
+            stages[stage] = cls(**entry["config"])
+        except (TypeError, ValueError, AttributeError, KeyError) as e:
+            raise FormatError(source, f"invalid {stage} config ({e})") from None
+    return stages
+
+
+def loads(text, source="kvec tokenizer JSON string"):
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"not valid JSON ({e})") from None
+    return from_document(document, source)
+
+
+def load(path):
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except UnicodeDecodeError as e:
+        raise FormatError(path, f"not UTF-8 text ({e})") from None
+    return loads(text, source=path)
+
+
+def save(document, path):
+    """Write ``document`` as JSON to ``path`` atomically (temporary file, fsync, rename)."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, temporary = tempfile.mkstemp(prefix=".kvec-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(document, f, ensure_ascii=False)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
