@@ -9,7 +9,7 @@ import json
 
 from kvec import serialization
 from kvec.pretokenizers import Piece
-from kvec.progress import progress_bar
+from kvec.trainers.counting import count_words, iterate_files
 
 __all__ = ["Encoding", "Tokenizer"]
 
@@ -89,11 +89,6 @@ class Tokenizer:
             return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text)
 
-    def _words(self, text):
-        if self.pre_tokenizer is None:
-            return [text] if text else []
-        return self.pre_tokenizer.pre_tokenize_words(text)
-
     def encode(self, text):
         """Encode one text into an :class:`Encoding` (ids, tokens, offsets)."""
         if not isinstance(text, str):
@@ -153,18 +148,15 @@ class Tokenizer:
 
     # ---- training ----
 
-    def train_from_iterator(self, iterator, trainer, show_progress=False):
+    def train_from_iterator(self, iterator, trainer, n_jobs=1, show_progress=False):
         """Count the pre-tokenized words of the texts and train ``trainer``; the model is replaced.
 
-        Words are counted in first-occurrence order, in memory proportional to the distinct words.
+        Words are counted in first-occurrence order, streaming, in ``n_jobs`` processes; the result is
+        the same for every ``n_jobs``.
         """
-        counts = {}
-        bar = progress_bar(show_progress, desc="Counting words")
-        for position, text in enumerate(iterator):
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-            for word in self._words(text):
-                counts[word] = counts.get(word, 0) + 1
-            bar.update(1)
-        bar.close()
+        counts = count_words(iterator, self.pre_tokenizer, n_jobs=n_jobs, show_progress=show_progress)
         self.model = trainer.train_from_counts(counts)
+
+    def train(self, files, trainer, n_jobs=1, show_progress=False):
+        """Train on text files, one text per line (see :meth:`train_from_iterator`)."""
+        self.train_from_iterator(iterate_files(files), trainer, n_jobs=n_jobs, show_progress=show_progress)

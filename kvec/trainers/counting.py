@@ -1,0 +1,102 @@
+"""Counting pre-tokenized words, streaming and optionally in parallel processes.
+
+Texts are read in chunks. Each chunk's words are counted (in a worker process when ``n_jobs > 1``)
+into a dict in first-occurrence order, and the chunk counts are merged strictly in chunk order. The
+result, order included, is therefore identical for every ``n_jobs``. At most ``2 * n_jobs`` chunks are
+in flight, so memory is bounded by the distinct words plus a few chunks, not by the corpus.
+"""
+
+import os
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from itertools import islice
+
+from kvec.progress import progress_bar
+
+__all__ = ["count_words", "iterate_files"]
+
+
+def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=False):
+    """``{word: count}`` of the pre-tokenized words of ``texts``, in first-occurrence order.
+
+    Args:
+        texts: any iterable of str.
+        pre_tokenizer: an object with ``pre_tokenize_words(text) -> list of str``, or None to count
+            whole texts.
+        n_jobs: worker processes (1: count in this process; -1: one per CPU).
+        chunk_size: texts per chunk.
+        show_progress: show the number of texts counted.
+
+    Example:
+        >>> from kvec.pretokenizers import WhitespaceSplit
+        >>> count_words(["a b a", "c a"], WhitespaceSplit())
+        {'a': 3, 'b': 1, 'c': 1}
+    """
+    if n_jobs == -1:
+        n_jobs = os.cpu_count() or 1
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+    totals = {}
+    bar = progress_bar(show_progress, desc="Counting words")
+
+    def merge(chunk_counts, size):
+        for word, count in chunk_counts.items():
+            totals[word] = totals.get(word, 0) + count
+        bar.update(size)
+
+    chunks = _chunks(texts, chunk_size)
+    if n_jobs == 1:
+        for first, chunk in chunks:
+            merge(_count_chunk(pre_tokenizer, chunk, first), len(chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=n_jobs) as pool:
+            pending = deque()
+            for first, chunk in chunks:
+                pending.append((pool.submit(_count_chunk, pre_tokenizer, chunk, first), len(chunk)))
+                if len(pending) >= 2 * n_jobs:
+                    future, size = pending.popleft()
+                    merge(future.result(), size)
+            while pending:
+                future, size = pending.popleft()
+                merge(future.result(), size)
+    bar.close()
+    return totals
+
+
+def _chunks(texts, chunk_size):
+    iterator = iter(texts)
+    first = 0
+    while True:
+        chunk = list(islice(iterator, chunk_size))
+        if not chunk:
+            return
+        yield first, chunk
+        first += len(chunk)
+
+
+def _count_chunk(pre_tokenizer, chunk, first):
+    counts = {}
+    for offset, text in enumerate(chunk):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{first + offset}] must be a str, got {type(text).__name__}")
+        for word in pre_tokenizer.pre_tokenize_words(text) if pre_tokenizer is not None else ([text] if text else []):
+            counts[word] = counts.get(word, 0) + 1
+    return counts
+
+
+def iterate_files(paths, encoding="utf-8"):
+    """The lines of the given files, in order, without their line endings (one text per line).
+
+    Example:
+        >>> import os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+        >>> _ = open(path, "w").write("first line\\nsecond\\n")
+        >>> list(iterate_files([path]))
+        ['first line', 'second']
+    """
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    for path in paths:
+        with open(path, encoding=encoding) as f:
+            for line in f:
+                yield line.rstrip("\r\n")
