@@ -1,6 +1,7 @@
-"""A subword tokenizer: pre-tokenizer -> model, and a decoder back.
+"""A subword tokenizer: normalizer -> pre-tokenizer -> model, and a decoder back.
 
-Data flows one way: the pre-tokenizer cuts the text into pieces (words, with the original offsets of
+Data flows one way: the normalizer cleans the text (remembering where each character came from), the
+pre-tokenizer cuts it into pieces (words, with the original offsets of
 each character), the model turns each piece into tokens, and the encoding collects ids, tokens and
 offsets into the original text. The decoder turns tokens back into text.
 """
@@ -8,6 +9,7 @@ offsets into the original text. The decoder turns tokens back into text.
 import json
 
 from kvec import serialization
+from kvec.normalizers import Normalized
 from kvec.pretokenizers import Piece
 from kvec.trainers.counting import count_words, iterate_files
 
@@ -42,11 +44,27 @@ class Encoding:
         return f"Encoding(ids={self.ids!r}, tokens={self.tokens!r})"
 
 
+class WordSource:
+    """Normalize, then pre-tokenize: the words a trainer counts."""
+
+    def __init__(self, normalizer, pre_tokenizer):
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+
+    def pre_tokenize_words(self, text):
+        if self.normalizer is not None:
+            text = self.normalizer.normalize_str(text)
+        if self.pre_tokenizer is None:
+            return [text] if text else []
+        return self.pre_tokenizer.pre_tokenize_words(text)
+
+
 class Tokenizer:
     """A subword tokenizer made of a pre-tokenizer, a model and a decoder.
 
     Args:
         model: a subword model such as :class:`kvec.models.BPE`.
+        normalizer: cleans the text first (offsets still point into the original text).
         pre_tokenizer: splits text into words (for example :class:`kvec.pretokenizers.ByteLevel`);
             None treats the whole text as one word.
         decoder: turns tokens back into text; None joins tokens with spaces.
@@ -63,10 +81,11 @@ class Tokenizer:
         'slow lowly'
     """
 
-    def __init__(self, model, pre_tokenizer=None, decoder=None):
+    def __init__(self, model, pre_tokenizer=None, decoder=None, normalizer=None):
         self.model = model
         self.pre_tokenizer = pre_tokenizer
         self.decoder = decoder
+        self.normalizer = normalizer
 
     # ---- vocabulary ----
 
@@ -89,15 +108,24 @@ class Tokenizer:
             return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text)
 
+    def _words(self):
+        """What training counts: normalized, pre-tokenized words (a picklable object)."""
+        return WordSource(self.normalizer, self.pre_tokenizer)
+
     def encode(self, text):
         """Encode one text into an :class:`Encoding` (ids, tokens, offsets)."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
+        normalized = None
+        if self.normalizer is not None:
+            normalized = self.normalizer.normalize(Normalized.of(text))
+            text = normalized.text
         ids, offsets = [], []
         for piece in self._pieces(text):
             for token_id, start, end in self.model.tokenize_spans(piece.text):
                 ids.append(token_id)
-                offsets.append(piece.offsets(start, end))
+                span = piece.offsets(start, end)
+                offsets.append(span if normalized is None else normalized.original(*span))
         id_to_token = self.model.id_to_token
         return Encoding(ids, [id_to_token[i] for i in ids], offsets)
 
@@ -154,7 +182,7 @@ class Tokenizer:
         Words are counted in first-occurrence order, streaming, in ``n_jobs`` processes; the result is
         the same for every ``n_jobs``.
         """
-        counts = count_words(iterator, self.pre_tokenizer, n_jobs=n_jobs, show_progress=show_progress)
+        counts = count_words(iterator, self._words(), n_jobs=n_jobs, show_progress=show_progress)
         self.model = trainer.train_from_counts(counts)
 
     def train(self, files, trainer, n_jobs=1, show_progress=False):

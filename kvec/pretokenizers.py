@@ -7,7 +7,7 @@ substrings; byte-level pieces spell each UTF-8 byte of the original as one print
 
 import regex
 
-__all__ = ["ByteLevel", "Piece", "Whitespace", "WhitespaceSplit", "byte_level_decode", "bytes_to_unicode"]
+__all__ = ["BertPreTokenizer", "ByteLevel", "Piece", "Whitespace", "WhitespaceSplit", "byte_level_decode", "bytes_to_unicode"]
 
 
 class Piece:
@@ -120,7 +120,22 @@ def _spell(chunk):
     return chunk.encode("utf-8", "surrogatepass").decode("latin-1").translate(_LATIN1_TO_SPELLING)
 
 
-class Whitespace:
+class _RegexWords:
+    """A pre-tokenizer whose words are the matches of one regular expression (``_pattern``)."""
+
+    _pattern = None
+
+    def get_config(self):
+        return {}
+
+    def pre_tokenize(self, text):
+        return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
+
+    def pre_tokenize_words(self, text):
+        return self._pattern.findall(text)
+
+
+class Whitespace(_RegexWords):
     """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``.
 
     Example:
@@ -130,17 +145,8 @@ class Whitespace:
 
     _pattern = regex.compile(r"\w+|[^\w\s]+")
 
-    def get_config(self):
-        return {}
 
-    def pre_tokenize(self, text):
-        return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
-
-    def pre_tokenize_words(self, text):
-        return self._pattern.findall(text)
-
-
-class WhitespaceSplit:
+class WhitespaceSplit(_RegexWords):
     """Split on whitespace only.
 
     Example:
@@ -150,14 +156,17 @@ class WhitespaceSplit:
 
     _pattern = regex.compile(r"\S+")
 
-    def get_config(self):
-        return {}
 
-    def pre_tokenize(self, text):
-        return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
+class BertPreTokenizer(_RegexWords):
+    """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
+    punctuation or ASCII symbol) is a word of its own.
 
-    def pre_tokenize_words(self, text):
-        return self._pattern.findall(text)
+    Example:
+        >>> [p.text for p in BertPreTokenizer().pre_tokenize("Hey, it's $5!")]
+        ['Hey', ',', 'it', "'", 's', '$', '5', '!']
+    """
+
+    _pattern = regex.compile(r"[^\p{White_Space}\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]")
 
 
 def byte_level_decode(text):

@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 
-from kvec import decoders, pretokenizers
+from kvec import decoders, normalizers, pretokenizers
 from kvec.errors import FormatError
 from kvec.models import BPE, WordPiece
 
@@ -19,7 +19,12 @@ FORMAT_VERSION = 1
 
 _STAGES = {
     "model": {"BPE": BPE, "WordPiece": WordPiece},
+    "normalizer": {
+        name: getattr(normalizers, name)
+        for name in ("BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Sequence", "StripAccents")
+    },
     "pre_tokenizer": {
+        "BertPreTokenizer": pretokenizers.BertPreTokenizer,
         "ByteLevel": pretokenizers.ByteLevel,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
@@ -31,16 +36,22 @@ _STAGES = {
 def to_document(tokenizer):
     """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
     document = {"kvec_format": FORMAT_VERSION}
-    for stage, registry in _STAGES.items():
+    for stage in _STAGES:
         component = getattr(tokenizer, stage)
-        if component is None:
-            document[stage] = None
-            continue
-        name = type(component).__name__
-        if registry.get(name) is not type(component):
-            raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
-        document[stage] = {"type": name, "config": component.get_config()}
+        document[stage] = None if component is None else _component_document(stage, component)
     return document
+
+
+def _component_document(stage, component):
+    registry = _STAGES[stage]
+    name = type(component).__name__
+    if registry.get(name) is not type(component):
+        raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
+    if isinstance(component, normalizers.Sequence):
+        config = {"normalizers": [_component_document(stage, n) for n in component.normalizers]}
+    else:
+        config = component.get_config()
+    return {"type": name, "config": config}
 
 
 def from_document(document, source):
@@ -58,16 +69,27 @@ def from_document(document, source):
                 raise FormatError(source, "no model")
             stages[stage] = None
             continue
-        if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
-            raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
-        cls = registry.get(entry.get("type"))
-        if cls is None:
-            raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
-        try:
-            stages[stage] = cls(**entry["config"])
-        except (TypeError, ValueError, AttributeError, KeyError) as e:
-            raise FormatError(source, f"invalid {stage} config ({e})") from None
+        stages[stage] = _component(stage, entry, source)
     return stages
+
+
+def _component(stage, entry, source):
+    registry = _STAGES[stage]
+    if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
+        raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
+    cls = registry.get(entry.get("type"))
+    if cls is None:
+        raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
+    config = entry["config"]
+    if cls is normalizers.Sequence:
+        parts = config.get("normalizers")
+        if not isinstance(parts, list):
+            raise FormatError(source, 'a Sequence normalizer needs a "normalizers" list')
+        config = {"normalizers": [_component(stage, part, source) for part in parts]}
+    try:
+        return cls(**config)
+    except (TypeError, ValueError, AttributeError, KeyError) as e:
+        raise FormatError(source, f"invalid {stage} config ({e})") from None
 
 
 def loads(text, source="kvec tokenizer JSON string"):

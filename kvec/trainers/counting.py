@@ -21,8 +21,8 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
 
     Args:
         texts: any iterable of str.
-        pre_tokenizer: an object with ``pre_tokenize_words(text) -> list of str``, or None to count
-            whole texts.
+        pre_tokenizer: an object with ``pre_tokenize_words(text) -> list of str`` (a pre-tokenizer, or
+            a pipeline's normalizing word source), or None to count whole texts.
         n_jobs: worker processes (1: count in this process; -1: one per CPU).
         chunk_size: texts per chunk.
         show_progress: show the number of texts counted.

@@ -1,0 +1,283 @@
+"""Normalizers: clean up text before pre-tokenization, keeping track of where every character came from.
+
+``normalize(text)`` returns a :class:`Normalized`: the new text and, for each of its characters, the
+``(start, end)`` span of original characters it stands for, so token offsets can point into the
+original text. Every transformation works character by character (decompositions, case mappings and
+removals keep exact spans), following Hugging Face ``tokenizers``' alignment rules for decomposition,
+reordering and composition.
+"""
+
+import unicodedata
+
+import regex
+
+__all__ = [
+    "BertNormalizer",
+    "Lowercase",
+    "NFC",
+    "NFD",
+    "NFKC",
+    "NFKD",
+    "Normalized",
+    "Sequence",
+    "StripAccents",
+]
+
+
+class Normalized:
+    """Normalized text and the original span of each of its characters."""
+
+    __slots__ = ("text", "spans")
+
+    def __init__(self, text, spans):
+        self.text = text
+        self.spans = spans
+
+    @classmethod
+    def of(cls, text):
+        return cls(text, [(i, i + 1) for i in range(len(text))])
+
+    def map(self, function):
+        """Replace each character ``c`` by the string ``function(c)`` (possibly empty)."""
+        chars, spans = [], []
+        for c, span in zip(self.text, self.spans):
+            replacement = function(c)
+            chars.append(replacement)
+            spans.extend([span] * len(replacement))
+        return Normalized("".join(chars), spans)
+
+    def transform(self, stream):
+        """Apply a stream of ``(char, change)`` pairs, with Hugging Face ``tokenizers``' alignment rules.
+
+        Walking the current characters in order: ``change <= 0`` means the char replaces the next
+        current character (taking its span) and removes ``-change`` more after it; ``change > 0`` means
+        the char is inserted and shares the span of the character before it.
+        """
+        chars, spans = [], []
+        position = 0
+        for c, change in stream:
+            if change > 0:
+                spans.append(self.spans[position - 1] if position else (0, 0))
+            else:
+                spans.append(self.spans[position])
+                position += 1 - change
+            chars.append(c)
+        return Normalized("".join(chars), spans)
+
+    def original(self, start, end):
+        """Original offsets of the normalized characters ``start:end``."""
+        return self.spans[start][0], self.spans[end - 1][1]
+
+
+class _Normalizer:
+    def normalize_str(self, text):
+        """The normalized text alone (as ``tokenizers``' ``normalize_str``)."""
+        return self.normalize(Normalized.of(text)).text
+
+    def get_config(self):
+        return {}
+
+
+class Lowercase(_Normalizer):
+    """Lowercase each character (no context rules such as the Greek final sigma, as in HF).
+
+    Example:
+        >>> Lowercase().normalize_str("HELLO Σ")
+        'hello σ'
+    """
+
+    def normalize(self, normalized):
+        return normalized.map(str.lower)
+
+
+class StripAccents(_Normalizer):
+    """Remove combining marks (category Mn); use after NFD or NFKD to strip accents.
+
+    Example:
+        >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
+        'Cafe'
+    """
+
+    def normalize(self, normalized):
+        return normalized.map(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+
+
+class _UnicodeForm(_Normalizer):
+    form = None
+
+    def normalize(self, normalized):
+        stream = []  # (char, change): the first char of a decomposition replaces its source, others are inserted
+        for c in normalized.text:
+            parts = unicodedata.normalize("NFKD" if "K" in self.form else "NFD", c)
+            stream.extend((d, 1 if i else 0) for i, d in enumerate(parts))
+        stream = _canonical_order(stream)
+        if self.form in ("NFC", "NFKC"):
+            stream = _compose(stream)
+        return normalized.transform(stream)
+
+
+class NFD(_UnicodeForm):
+    """Canonical decomposition.
+
+    Example:
+        >>> [hex(ord(c)) for c in NFD().normalize_str("é")]
+        ['0x65', '0x301']
+    """
+
+    form = "NFD"
+
+
+class NFKD(_UnicodeForm):
+    """Compatibility decomposition."""
+
+    form = "NFKD"
+
+
+class NFC(_UnicodeForm):
+    """Canonical decomposition, then canonical composition.
+
+    Example:
+        >>> NFC().normalize_str("e\\u0301") == "\\u00e9"
+        True
+    """
+
+    form = "NFC"
+
+
+class NFKC(_UnicodeForm):
+    """Compatibility decomposition, then canonical composition.
+
+    Example:
+        >>> NFKC().normalize_str("ﬁ①")
+        'fi1'
+    """
+
+    form = "NFKC"
+
+
+def _canonical_order(stream):
+    """Stable sort of each run of combining characters by combining class (changes move with them)."""
+    stream = list(stream)
+    i, n = 0, len(stream)
+    while i < n:
+        if unicodedata.combining(stream[i][0]) == 0:
+            i += 1
+            continue
+        j = i
+        while j < n and unicodedata.combining(stream[j][0]) != 0:
+            j += 1
+        stream[i:j] = sorted(stream[i:j], key=lambda item: unicodedata.combining(item[0]))
+        i = j
+    return stream
+
+
+def _compose(stream):
+    """Canonical composition: a character joins the last starter unless blocked.
+
+    The composite takes over what both consumed: ``change = change(starter) + change(absorbed) - 1``.
+    """
+    out = []
+    starter = None  # index in out of the last starter
+    last_class = 0
+    for c, change in stream:
+        ccc = unicodedata.combining(c)
+        if starter is not None and (last_class < ccc or (last_class == 0 and starter == len(out) - 1)):
+            composite = unicodedata.normalize("NFC", out[starter][0] + c)
+            if len(composite) == 1:
+                out[starter] = (composite, out[starter][1] + change - 1)
+                continue
+        if ccc == 0:
+            starter = len(out)
+            last_class = 0
+        else:
+            last_class = ccc
+        out.append((c, change))
+    return out
+
+
+_CONTROL_CATEGORIES = {"Cc", "Cf", "Cn", "Co"}
+_WHITESPACE = regex.compile(r"\p{White_Space}")
+
+
+def _is_chinese(c):
+    cp = ord(c)
+    return (
+        0x4E00 <= cp <= 0x9FFF
+        or 0x3400 <= cp <= 0x4DBF
+        or 0x20000 <= cp <= 0x2A6DF
+        or 0x2A700 <= cp <= 0x2B73F
+        or 0x2B740 <= cp <= 0x2B81F
+        or 0x2B920 <= cp <= 0x2CEAF
+        or 0xF900 <= cp <= 0xFAFF
+        or 0x2F800 <= cp <= 0x2FA1F
+    )
+
+
+class BertNormalizer(_Normalizer):
+    """BERT's normalizer.
+
+    Args:
+        clean_text: remove control characters and U+FFFD, turn every whitespace into a space.
+        handle_chinese_chars: put spaces around CJK ideographs so each becomes a word.
+        strip_accents: NFD and remove combining marks; None follows ``lowercase``.
+        lowercase: lowercase every character.
+
+    Example:
+        >>> BertNormalizer().normalize_str("Héllo\\tWORLD 中文")
+        'hello world  中  文 '
+    """
+
+    def __init__(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True):
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+
+    def get_config(self):
+        return {
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
+
+    def normalize(self, normalized):
+        if self.clean_text:
+            normalized = normalized.map(_clean)
+        if self.handle_chinese_chars:
+            normalized = normalized.map(lambda c: f" {c} " if _is_chinese(c) else c)
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+        if strip:
+            normalized = StripAccents().normalize(NFD().normalize(normalized))
+        if self.lowercase:
+            normalized = Lowercase().normalize(normalized)
+        return normalized
+
+
+def _clean(c):
+    # Controls go first, even those that are also whitespace (form feed, U+0085); tab, newline and
+    # carriage return are kept as whitespace.
+    if c in ("\0", "\ufffd"):
+        return ""
+    if c not in "\t\n\r" and unicodedata.category(c) in _CONTROL_CATEGORIES:
+        return ""
+    if c in "\t\n\r" or _WHITESPACE.match(c):
+        return " "
+    return c
+
+
+class Sequence(_Normalizer):
+    """Apply normalizers one after the other.
+
+    Example:
+        >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Ångström")
+        'angstrom'
+    """
+
+    def __init__(self, normalizers):
+        self.normalizers = list(normalizers)
+
+    def normalize(self, normalized):
+        for normalizer in self.normalizers:
+            normalized = normalizer.normalize(normalized)
+        return normalized
