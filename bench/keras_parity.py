@@ -27,13 +27,13 @@ vocabulary (``word_index`` and ``word_counts`` in the same order, ``word_docs``,
 """
 
 import argparse
-import gc
 import os
 import platform
 import statistics
-import time
 
 import numpy as np
+
+from harness import interleave, mismatch, positive_int, read_lines, timed
 
 NUM_WORDS = 20000
 OOV_TOKEN = "<OOV>"
@@ -46,13 +46,6 @@ LABEL_WIDTH = 24
 # ---- command line and corpus -------------------------------------------------------------------------
 
 
-def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", help="UTF-8 text file, one document per line")
@@ -63,53 +56,11 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
-def read_lines(path):
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
 def print_header(path, lines):
     megabytes = os.path.getsize(path) / 1e6
     print(f"corpus  {path}  ({len(lines):,} lines, {megabytes:.1f} MB)")
     print(f"python  {platform.python_version()}  numpy {np.__version__}")
     print(flush=True)
-
-
-# ---- timing --------------------------------------------------------------------------------------------
-
-
-def timed(fn):
-    """Run ``fn()`` on a freshly collected heap; return its result and the seconds it took."""
-    gc.collect()
-    start = time.perf_counter()
-    result = fn()
-    return result, time.perf_counter() - start
-
-
-def interleave(kvec_fn, oracle_fn, runs, check, keep=True):
-    """Time ``runs`` interleaved calls of both functions, passing the first run's outputs to ``check``.
-
-    Returns ``(kvec_times, oracle_times, first)`` where ``first`` is the first run's
-    ``(kvec_output, oracle_output)`` if ``keep``, else None. Every other output is dropped as soon as
-    it is no longer needed, so large results (the tf-idf matrices) never pile up.
-    """
-    kvec_times, oracle_times, first = [], [], None
-    for run in range(runs):
-        kvec_out, seconds = timed(kvec_fn)
-        kvec_times.append(seconds)
-        if run > 0:
-            kvec_out = None
-        oracle_out, seconds = timed(oracle_fn)
-        oracle_times.append(seconds)
-        if run == 0:
-            check(kvec_out, oracle_out)
-            if keep:
-                first = (kvec_out, oracle_out)
-        del kvec_out, oracle_out
-    return kvec_times, oracle_times, first
 
 
 def report(label, oracle_name, kvec_times, oracle_times):
@@ -124,10 +75,6 @@ def report(label, oracle_name, kvec_times, oracle_times):
 
 
 # ---- parity checks -------------------------------------------------------------------------------------
-
-
-def mismatch(workload, detail):
-    raise SystemExit(f"MISMATCH in {workload}: {detail}")
 
 
 def check_tokenizers(kvec_tok, oracle_tok):

@@ -18,7 +18,6 @@ a loaded tokenizer can be fitted further, and a failed ``fit_on_texts`` leaves t
 """
 
 import json
-import re
 import warnings
 from collections import Counter, OrderedDict, defaultdict
 from functools import lru_cache, partial

@@ -1,0 +1,415 @@
+"""Benchmark kvec's subword trainers and tokenizers against Hugging Face tokenizers and tensorflow_text.
+
+Usage::
+
+    .venv/bin/python bench/subword.py CORPUS [--runs N] [--lines N] [--skip WORKLOAD ...]
+
+CORPUS is a UTF-8 text file with one document per line; ``--lines N`` keeps only the first N lines.
+Each timed workload runs N times (default 3), kvec and the anchor interleaved (kvec run i, then anchor
+run i) so that machine noise hits both alike. The script prints the median wall-clock seconds
+(``time.perf_counter``) of each side and the ratio kvec / anchor: 1.00x or less means kvec is at least
+as fast.
+
+Workloads (the names are those ``--skip`` takes):
+
+1. ``bytelevel-bpe-train``: a byte-level BPE vocabulary of 8000 tokens, kvec's
+   ``Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())`` with
+   ``BpeTrainer(vocab_size=8000, initial_alphabet=ByteLevel.alphabet())`` vs ``tokenizers``'
+   ``Tokenizer(models.BPE())`` with ``pre_tokenizers.ByteLevel()`` and the same trainer. The
+   vocabularies and merge lists must be identical.
+2. ``bytelevel-bpe-encode``: ``encode_batch(lines)`` to ids with the tokenizers trained in workload 1
+   (trained once, untimed, when workload 1 is skipped). The ids must be identical.
+3. ``wordpiece-train``: a WordPiece vocabulary of 8000 tokens (Whitespace pre-tokenizer, special tokens
+   ``[PAD] [UNK] [CLS] [SEP] [MASK]``). Hugging Face assigns the ids of ``##`` tokens in hash order, so
+   nothing is asserted: the sizes of both vocabularies and the Jaccard overlap of their token sets are
+   printed.
+4. ``bottom-up-learner``: tensorflow_text's bottom-up WordPiece learner (``bert_vocab``'s
+   ``wordpiece_tokenizer_learner_lib.learn``) vs ``kvec.trainers.learn_vocabulary``, vocabulary 8000,
+   on the word counts of the first 20,000 lines after BERT-like basic tokenization (lower case, then
+   ``\\w+|[^\\w\\s]``). The anchor takes about 100 s, so each side runs once whatever ``--runs`` says,
+   and the ratio printed is anchor / kvec ("kvec is N.Nx faster"). The vocabularies must be identical.
+5. ``train-memory``: the peak memory of the trainings of workloads 1 and 3, each library in a fresh
+   subprocess that imports its library, reads the corpus, prints ``ru_maxrss``, trains and prints
+   ``ru_maxrss`` again; the difference (MB) and the ratio kvec / HF are printed. The high-water mark
+   is reset after reading (``/proc/self/clear_refs``), so the baseline is the RSS after imports and
+   reading, not the brief peak of reading the file. Linux carries the
+   parent's peak RSS into a child's ``ru_maxrss`` across the fork and exec, so these subprocesses run
+   first, while this process has not read the corpus yet, and the script stops if a child's baseline
+   is not above the parent's peak.
+
+Only the library calls are timed; reading the corpus, counting words for workload 4, the parity checks
+and garbage collection (run before every timed call) are not. A mismatch in a checked output stops the
+script with ``MISMATCH in WORKLOAD: ...``.
+"""
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+from collections import Counter
+from importlib import metadata
+
+from harness import interleave, mismatch, positive_int, read_lines
+
+VOCAB_SIZE = 8000
+SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+LEARNER_LINES = 20000
+BERT_WORD_PATTERN = r"\w+|[^\w\s]"
+LABEL_WIDTH = 28
+
+BPE_TRAIN = "bytelevel-bpe-train"
+BPE_ENCODE = "bytelevel-bpe-encode"
+WORDPIECE_TRAIN = "wordpiece-train"
+BOTTOM_UP = "bottom-up-learner"
+TRAIN_MEMORY = "train-memory"
+WORKLOADS = (BPE_TRAIN, BPE_ENCODE, WORDPIECE_TRAIN, BOTTOM_UP, TRAIN_MEMORY)
+
+# Modules each side imports before its memory baseline is taken (workload 5).
+LIBRARY_MODULES = {
+    "kvec": ("kvec.pipeline", "kvec.pretokenizers", "kvec.decoders", "kvec.trainers"),
+    "hf": ("tokenizers", "tokenizers.models", "tokenizers.pre_tokenizers", "tokenizers.trainers"),
+}
+
+
+# ---- command line and corpus -------------------------------------------------------------------------
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", help="UTF-8 text file, one document per line")
+    parser.add_argument("--runs", type=positive_int, default=3, help="runs per workload (default 3)")
+    parser.add_argument("--lines", type=positive_int, default=None, help="use only the first N lines (default: all)")
+    parser.add_argument(
+        "--skip", nargs="+", action="extend", default=[], choices=WORKLOADS, metavar="WORKLOAD",
+        help=f"workloads to skip: {', '.join(WORKLOADS)}",
+    )
+    return parser.parse_args(argv)
+
+
+def count_lines(path):
+    """The number of lines ``read_lines`` returns, counted without holding the file in memory."""
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for _ in f)
+
+
+def package_version(name):
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def print_header(path, limit):
+    total = count_lines(path)
+    used = total if limit is None else min(limit, total)
+    shown = f"{total:,} lines" if used == total else f"first {used:,} of {total:,} lines"
+    megabytes = os.path.getsize(path) / 1e6
+    print(f"corpus  {path}  ({shown}, {megabytes:.1f} MB)")
+    print(
+        f"python  {platform.python_version()}  numpy {package_version('numpy')}  "
+        f"tokenizers {package_version('tokenizers')}  tensorflow_text {package_version('tensorflow-text')}  "
+        f"cpus {os.cpu_count()}"
+    )
+    print(flush=True)
+
+
+def report(label, anchor_name, kvec_times, anchor_times, extra=""):
+    kvec_s = statistics.median(kvec_times)
+    anchor_s = statistics.median(anchor_times)
+    ratio = kvec_s / anchor_s if anchor_s else float("inf")
+    print(
+        f"{label:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  {anchor_name} {anchor_s:.3f}s  "
+        f"kvec/anchor {ratio:.2f}x  (median of {len(kvec_times)}){extra}",
+        flush=True,
+    )
+
+
+# ---- parity checks -------------------------------------------------------------------------------------
+
+
+def first_difference(a, b):
+    return next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def check_lists(workload, what, kvec_list, anchor_list):
+    if kvec_list == anchor_list:
+        return
+    i = first_difference(kvec_list, anchor_list)
+    kvec_item = kvec_list[i] if i < len(kvec_list) else "<end>"
+    anchor_item = anchor_list[i] if i < len(anchor_list) else "<end>"
+    mismatch(
+        workload,
+        f"{what}: {len(kvec_list):,} vs {len(anchor_list):,} items, first difference at {i}: "
+        f"kvec {kvec_item!r} vs anchor {anchor_item!r}",
+    )
+
+
+def hf_model_json(hf_tok):
+    return json.loads(hf_tok.to_str())["model"]
+
+
+def hf_merges(hf_tok):
+    """The merge list as ``(a, b)`` tuples, whether the JSON spells a merge "a b" or [a, b]."""
+    return [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in hf_model_json(hf_tok)["merges"]]
+
+
+def check_bpe(kvec_tok, hf_tok):
+    kvec_vocab, hf_vocab = kvec_tok.get_vocab(), hf_model_json(hf_tok)["vocab"]
+    if kvec_vocab != hf_vocab:
+        only_kvec = len(kvec_vocab.keys() - hf_vocab.keys())
+        only_hf = len(hf_vocab.keys() - kvec_vocab.keys())
+        moved = sum(1 for t in kvec_vocab.keys() & hf_vocab.keys() if kvec_vocab[t] != hf_vocab[t])
+        mismatch(
+            BPE_TRAIN,
+            f"vocab differs: {len(kvec_vocab):,} vs {len(hf_vocab):,} tokens, {only_kvec} only in kvec, "
+            f"{only_hf} only in HF, {moved} with different ids",
+        )
+    check_lists(BPE_TRAIN, "merges", list(kvec_tok.model.merges), hf_merges(hf_tok))
+
+
+def check_ids(kvec_ids, hf_ids):
+    if kvec_ids == hf_ids:
+        return
+    if len(kvec_ids) != len(hf_ids):
+        mismatch(BPE_ENCODE, f"{len(kvec_ids):,} sequences vs {len(hf_ids):,}")
+    line = first_difference(kvec_ids, hf_ids)
+    mismatch(BPE_ENCODE, f"first difference at line {line}: kvec {kvec_ids[line]} vs HF {hf_ids[line]}")
+
+
+# ---- the trainings (also run by the memory subprocesses) -----------------------------------------------
+
+
+def train_kvec_bpe(lines):
+    from kvec import decoders
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import ByteLevel
+    from kvec.trainers import BpeTrainer
+
+    tok = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
+    tok.train_from_iterator(lines, BpeTrainer(vocab_size=VOCAB_SIZE, initial_alphabet=ByteLevel.alphabet()))
+    return tok
+
+
+def train_hf_bpe(lines):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=VOCAB_SIZE, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+def train_kvec_wordpiece(lines):
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import Whitespace
+    from kvec.trainers import WordPieceTrainer
+
+    tok = Tokenizer(None, pre_tokenizer=Whitespace())
+    tok.train_from_iterator(lines, WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS))
+    return tok
+
+
+def train_hf_wordpiece(lines):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS, show_progress=False)
+    tok.train_from_iterator(lines, trainer)
+    return tok
+
+
+TRAININGS = {
+    BPE_TRAIN: {"kvec": train_kvec_bpe, "hf": train_hf_bpe},
+    WORDPIECE_TRAIN: {"kvec": train_kvec_wordpiece, "hf": train_hf_wordpiece},
+}
+
+
+# ---- workloads -----------------------------------------------------------------------------------------
+
+
+def bench_bpe_train(lines, runs):
+    """Workload 1; returns the tokenizers trained in the first run (kvec, HF)."""
+    kvec_times, hf_times, tokenizers = interleave(
+        lambda: train_kvec_bpe(lines), lambda: train_hf_bpe(lines), runs, check_bpe
+    )
+    report(BPE_TRAIN, "HF", kvec_times, hf_times)
+    return tokenizers
+
+
+def trained_bpe_untimed(lines):
+    """The tokenizers of workload 1 when it is skipped: trained once, untimed, still checked."""
+    tokenizers = train_kvec_bpe(lines), train_hf_bpe(lines)
+    check_bpe(*tokenizers)
+    return tokenizers
+
+
+def bench_bpe_encode(tokenizers, lines, runs):
+    """Workload 2: each library encodes with its own tokenizer from workload 1."""
+    kvec_tok, hf_tok = tokenizers
+    kvec_times, hf_times, _ = interleave(
+        lambda: [e.ids for e in kvec_tok.encode_batch(lines)],
+        lambda: [e.ids for e in hf_tok.encode_batch(lines)],
+        runs,
+        check_ids,
+        keep=False,
+    )
+    report(BPE_ENCODE, "HF", kvec_times, hf_times)
+
+
+def bench_bpe(lines, runs, skip):
+    """Workloads 1 and 2; the trained tokenizers are freed on return."""
+    if BPE_TRAIN in skip and BPE_ENCODE in skip:
+        return
+    tokenizers = trained_bpe_untimed(lines) if BPE_TRAIN in skip else bench_bpe_train(lines, runs)
+    if BPE_ENCODE not in skip:
+        bench_bpe_encode(tokenizers, lines, runs)
+
+
+def vocabulary_overlap(kvec_tok, hf_tok):
+    """Sizes of both vocabularies and the Jaccard overlap of their token sets."""
+    kvec_tokens, hf_tokens = set(kvec_tok.get_vocab()), set(hf_model_json(hf_tok)["vocab"])
+    jaccard = len(kvec_tokens & hf_tokens) / len(kvec_tokens | hf_tokens)
+    return len(kvec_tokens), len(hf_tokens), jaccard
+
+
+def bench_wordpiece_train(lines, runs):
+    """Workload 3: informational only, the libraries' ids legitimately differ."""
+    kvec_times, hf_times, tokenizers = interleave(
+        lambda: train_kvec_wordpiece(lines), lambda: train_hf_wordpiece(lines), runs, lambda a, b: None
+    )
+    kvec_size, hf_size, jaccard = vocabulary_overlap(*tokenizers)
+    extra = f"  vocab kvec {kvec_size:,} HF {hf_size:,}, Jaccard {jaccard:.4f}"
+    report(WORDPIECE_TRAIN, "HF", kvec_times, hf_times, extra)
+
+
+def bert_word_counts(lines):
+    """Word counts as tensorflow_text's bert_vocab sees them, in first-occurrence order."""
+    import regex
+
+    pattern = regex.compile(BERT_WORD_PATTERN)
+    counts = Counter()
+    for line in lines:
+        counts.update(pattern.findall(line.lower()))
+    return counts
+
+
+def bench_bottom_up(lines):
+    """Workload 4: one run per side (the anchor is slow); the vocabularies must be identical."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib as learner_lib
+
+    from kvec.trainers import learn_vocabulary
+
+    counts = dict(bert_word_counts(lines[:LEARNER_LINES]))
+    kvec_times, tf_times, _ = interleave(
+        lambda: learn_vocabulary(counts, VOCAB_SIZE, SPECIAL_TOKENS),
+        lambda: learner_lib.learn(counts, VOCAB_SIZE, SPECIAL_TOKENS),
+        1,
+        lambda a, b: check_lists(BOTTOM_UP, "vocabulary", a, b),
+        keep=False,
+    )
+    kvec_s, tf_s = kvec_times[0], tf_times[0]
+    speedup = tf_s / kvec_s if kvec_s else float("inf")
+    used = min(LEARNER_LINES, len(lines))
+    print(
+        f"{BOTTOM_UP:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  tensorflow_text {tf_s:.3f}s  kvec is {speedup:.1f}x faster  "
+        f"(1 run, {used:,} lines, {len(counts):,} distinct words)",
+        flush=True,
+    )
+
+
+# ---- workload 5: peak memory in fresh subprocesses -----------------------------------------------------
+
+CHILD_CODE = """\
+import importlib, resource, sys
+
+bench_dir, workload, side, path, limit = sys.argv[1:6]
+sys.path.insert(0, bench_dir)
+import subword
+
+for module in subword.LIBRARY_MODULES[side]:
+    importlib.import_module(module)
+lines = subword.read_lines(path, int(limit) or None)
+subword.reset_peak_rss()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)
+trained = subword.TRAININGS[workload][side](lines)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, flush=True)
+"""
+
+
+def reset_peak_rss():
+    """Lower this process's RSS high-water mark to its current RSS (Linux >= 4.0; else a no-op).
+
+    Reading the corpus briefly holds the file's bytes and text besides the lines; without the reset that
+    freed memory would hide up to twice the file's size of training memory.
+    """
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def max_rss_kb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def child_peak_megabytes(workload, side, path, limit):
+    """Peak minus baseline ``ru_maxrss`` (MB) of one training in a fresh interpreter."""
+    bench_dir = os.path.dirname(os.path.abspath(__file__))
+    parent_kb = max_rss_kb()
+    command = [sys.executable, "-c", CHILD_CODE, bench_dir, workload, side, path, str(limit or 0)]
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TF_CPP_MIN_LOG_LEVEL="3")
+    done = subprocess.run(command, cwd=os.path.dirname(bench_dir), env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{workload} memory ({side}) failed with exit code {done.returncode}:\n{done.stderr}")
+    baseline_kb, peak_kb = (int(word) for word in done.stdout.split()[-2:])
+    if baseline_kb <= parent_kb:
+        raise SystemExit(
+            f"{workload} memory ({side}): the child's baseline ru_maxrss {baseline_kb} KB is not above this "
+            f"process's peak {parent_kb} KB, so it may be inherited; the measurement would be meaningless"
+        )
+    return (peak_kb - baseline_kb) * 1024 / 1e6
+
+
+def bench_train_memory(path, limit):
+    for workload in (BPE_TRAIN, WORDPIECE_TRAIN):
+        kvec_mb = child_peak_megabytes(workload, "kvec", path, limit)
+        hf_mb = child_peak_megabytes(workload, "hf", path, limit)
+        ratio = f"{kvec_mb / hf_mb:.2f}x" if hf_mb > 0 else "n/a"
+        label = f"{workload} memory"
+        print(
+            f"{label:<{LABEL_WIDTH}}kvec {kvec_mb:.1f} MB  HF {hf_mb:.1f} MB  kvec/HF {ratio}  "
+            "(peak minus baseline ru_maxrss, fresh process each)",
+            flush=True,
+        )
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    skip = set(args.skip)
+    print_header(args.corpus, args.lines)
+
+    if TRAIN_MEMORY not in skip:  # first, while this process is small (see the module docstring)
+        bench_train_memory(args.corpus, args.lines)
+
+    lines = read_lines(args.corpus, args.lines)
+    bench_bpe(lines, args.runs, skip)
+    if WORDPIECE_TRAIN not in skip:
+        bench_wordpiece_train(lines, args.runs)
+    if BOTTOM_UP not in skip:
+        bench_bottom_up(lines)
+
+    print("\nall checked outputs identical")
+
+
+if __name__ == "__main__":
+    main()
