@@ -11,15 +11,15 @@ from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import trainers as hf_trainers
 
 from kvec import decoders
+from strategies import STABLE_CHARS
 from kvec.models import BPE
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import ByteLevel, bytes_to_unicode
 from kvec.trainers import BpeTrainer
 
-# Rust strings hold no lone surrogates, so the comparisons with the library use text without them.
-# Code points unassigned in Python's Unicode 14 tables are left out too: the regex module classifies
-# them with a newer Unicode version than the library's regex engine does.
-PIECES = st.characters(blacklist_categories=("Cs", "Cn")) | st.sampled_from([" ", "  ", "\n", "\t", "'s", "'ll", "'re", "é", "中文", "🤗", "ab", "12"])
+# Rust strings hold no lone surrogates, and the two regex engines follow different Unicode versions, so
+# the comparisons with the library use characters whose properties are long settled (see strategies.py).
+PIECES = STABLE_CHARS | st.sampled_from([" ", "  ", "\n", "\t", "'s", "'ll", "'re", "é", "中文", "🤗", "ab", "12"])
 TEXT = st.lists(PIECES, max_size=25).map("".join)
 CORPUS = st.lists(TEXT, min_size=1, max_size=8)
 
