@@ -55,6 +55,8 @@ from importlib import metadata
 
 from harness import interleave, mismatch, positive_int, read_lines
 
+# kvec counts words in this many processes, as HF tokenizers uses its thread pool (2 cores here).
+N_JOBS = 2
 VOCAB_SIZE = 8000
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 LEARNER_LINES = 20000
@@ -190,7 +192,7 @@ def train_kvec_bpe(lines):
     from kvec.trainers import BpeTrainer
 
     tok = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
-    tok.train_from_iterator(lines, BpeTrainer(vocab_size=VOCAB_SIZE, initial_alphabet=ByteLevel.alphabet()))
+    tok.train_from_iterator(lines, BpeTrainer(vocab_size=VOCAB_SIZE, initial_alphabet=ByteLevel.alphabet()), n_jobs=N_JOBS)
     return tok
 
 
@@ -212,7 +214,7 @@ def train_kvec_wordpiece(lines):
     from kvec.trainers import WordPieceTrainer
 
     tok = Tokenizer(None, pre_tokenizer=Whitespace())
-    tok.train_from_iterator(lines, WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS))
+    tok.train_from_iterator(lines, WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS), n_jobs=N_JOBS)
     return tok
 
 

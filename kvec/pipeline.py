@@ -51,12 +51,15 @@ class WordSource:
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
 
-    def pre_tokenize_words(self, text):
+    def split_words(self, text):
         if self.normalizer is not None:
             text = self.normalizer.normalize_str(text)
         if self.pre_tokenizer is None:
             return [text] if text else []
-        return self.pre_tokenizer.pre_tokenize_words(text)
+        return self.pre_tokenizer.split_words(text)
+
+    def spell(self, word):
+        return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
 
 
 class Tokenizer:

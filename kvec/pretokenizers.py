@@ -104,10 +104,21 @@ class ByteLevel:
         return pieces
 
     def pre_tokenize_words(self, text):
-        """Only the byte-spelled words (what training counts), without offsets."""
+        """Only the byte-spelled words, without offsets."""
+        return [_spell(word) for word in self.split_words(text)]
+
+    def split_words(self, text):
+        """The words before spelling; ``spell`` turns each into what the model sees. Counting these
+        and spelling only the distinct ones gives the counts of ``pre_tokenize_words``, faster."""
         if self.add_prefix_space and text and not text.startswith(" "):
             text = " " + text
-        return [_spell(text[start:end]) for start, end in self._matches(text)]
+        if not self.use_regex:
+            return [text] if text else []
+        return _GPT2_PATTERN.findall(text)
+
+    @staticmethod
+    def spell(word):
+        return _spell(word)
 
     def _matches(self, text):
         if not self.use_regex:
@@ -133,6 +144,13 @@ class _RegexWords:
 
     def pre_tokenize_words(self, text):
         return self._pattern.findall(text)
+
+    def split_words(self, text):
+        return self._pattern.findall(text)
+
+    @staticmethod
+    def spell(word):
+        return word
 
 
 class Whitespace(_RegexWords):

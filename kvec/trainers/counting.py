@@ -2,12 +2,14 @@
 
 Texts are read in chunks. Each chunk's words are counted (in a worker process when ``n_jobs > 1``)
 into a dict in first-occurrence order, and the chunk counts are merged strictly in chunk order. The
-result, order included, is therefore identical for every ``n_jobs``. At most ``2 * n_jobs`` chunks are
+result, order included, is therefore identical for every ``n_jobs``. Words are counted as the
+pre-tokenizer splits them and turned into the model's spelling (the byte-level alphabet, say) once
+per distinct word at the end. At most ``2 * n_jobs`` chunks are
 in flight, so memory is bounded by the distinct words plus a few chunks, not by the corpus.
 """
 
 import os
-from collections import deque
+from collections import Counter, deque
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 
@@ -21,8 +23,8 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
 
     Args:
         texts: any iterable of str.
-        pre_tokenizer: an object with ``pre_tokenize_words(text) -> list of str`` (a pre-tokenizer, or
-            a pipeline's normalizing word source), or None to count whole texts.
+        pre_tokenizer: an object with ``split_words(text) -> list of str`` and ``spell(word) -> str``
+            (a pre-tokenizer, or a pipeline's normalizing word source), or None to count whole texts.
         n_jobs: worker processes (1: count in this process; -1: one per CPU).
         chunk_size: texts per chunk.
         show_progress: show the number of texts counted.
@@ -60,7 +62,14 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
                 future, size = pending.popleft()
                 merge(future.result(), size)
     bar.close()
-    return totals
+    if pre_tokenizer is None:
+        return totals
+    spelled = {}
+    spell = pre_tokenizer.spell
+    for word, count in totals.items():
+        key = spell(word)
+        spelled[key] = spelled.get(key, 0) + count
+    return spelled
 
 
 def _chunks(texts, chunk_size):
@@ -75,12 +84,14 @@ def _chunks(texts, chunk_size):
 
 
 def _count_chunk(pre_tokenizer, chunk, first):
-    counts = {}
+    counts = Counter()
     for offset, text in enumerate(chunk):
         if not isinstance(text, str):
             raise TypeError(f"texts[{first + offset}] must be a str, got {type(text).__name__}")
-        for word in pre_tokenizer.pre_tokenize_words(text) if pre_tokenizer is not None else ([text] if text else []):
-            counts[word] = counts.get(word, 0) + 1
+        if pre_tokenizer is None:
+            counts.update([text] if text else [])
+        else:
+            counts.update(pre_tokenizer.split_words(text))
     return counts
 
 
