@@ -9,6 +9,8 @@
  *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
  *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
  *                              .result() -> (words, counts, document_counts) in first-occurrence order
+ *   bpe_merge_loop(words, counts, vocab_size, current_size, min_frequency, max_length, add_merge)
+ *       Hugging Face's BpeTrainer merge loop over id words, calling back for each new token's id
  *   fill_padded(out, sequences, pre_padding, pre_truncating) -> bool
  *       copies a list of int/float lists into a 2-D C-contiguous int32/int64/float32/float64 buffer;
  *       returns False without promising anything about `out` when an element needs NumPy's own
@@ -744,8 +746,394 @@ fill_padded(PyObject *module, PyObject *args)
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* bpe_merge_loop: the merge loop of Hugging Face tokenizers' BpeTrainer                             */
+/*                                                                                                   */
+/* Words are id arrays (with each symbol's length in characters). Pair counts are 64-bit and kept up  */
+/* to date from the deltas of every word merge. A max-heap orders entries by count, then by the      */
+/* smallest (a, b); every entry carries the words it was pushed for, a stale count is refreshed and   */
+/* pushed back, and a merge never decrements the merged pair's own count: all as the library does.   */
+
+typedef struct {
+    uint64_t key; /* (a << 32) | b; EMPTY_KEY when free */
+    int64_t value;
+} PairSlot;
+
+#define EMPTY_KEY UINT64_MAX
+
+typedef struct {
+    PairSlot *slots;
+    size_t mask, used;
+} PairMap;
+
+static int
+pairmap_init(PairMap *m, size_t capacity)
+{
+    size_t size = 1024;
+    while (size < capacity * 2) size <<= 1;
+    m->slots = PyMem_Malloc(size * sizeof(PairSlot));
+    if (!m->slots) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < size; i++) m->slots[i].key = EMPTY_KEY;
+    m->mask = size - 1;
+    m->used = 0;
+    return 0;
+}
+
+static inline size_t
+pair_hash(uint64_t key)
+{
+    return (size_t)mix64(key);
+}
+
+/* The slot of key, inserted with value 0 when missing; NULL on memory error. */
+static PairSlot *
+pairmap_slot(PairMap *m, uint64_t key)
+{
+    size_t i = pair_hash(key) & m->mask;
+    while (m->slots[i].key != EMPTY_KEY && m->slots[i].key != key) i = (i + 1) & m->mask;
+    if (m->slots[i].key == key) return &m->slots[i];
+    if ((m->used + 1) * 2 > m->mask) {
+        PairMap bigger;
+        if (pairmap_init(&bigger, m->mask + 1) < 0) return NULL;
+        for (size_t j = 0; j <= m->mask; j++) {
+            if (m->slots[j].key == EMPTY_KEY) continue;
+            size_t k = pair_hash(m->slots[j].key) & bigger.mask;
+            while (bigger.slots[k].key != EMPTY_KEY) k = (k + 1) & bigger.mask;
+            bigger.slots[k] = m->slots[j];
+        }
+        bigger.used = m->used;
+        PyMem_Free(m->slots);
+        *m = bigger;
+        return pairmap_slot(m, key);
+    }
+    m->slots[i].key = key;
+    m->slots[i].value = 0;
+    m->used++;
+    return &m->slots[i];
+}
+
+typedef struct {
+    int32_t *items;
+    Py_ssize_t size, capacity;
+} IntVec;
+
+static int
+intvec_push(IntVec *v, int32_t x)
+{
+    if (v->size == v->capacity) {
+        Py_ssize_t capacity = v->capacity ? v->capacity * 2 : 4;
+        int32_t *items = PyMem_Realloc(v->items, capacity * sizeof(int32_t));
+        if (!items) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        v->items = items;
+        v->capacity = capacity;
+    }
+    v->items[v->size++] = x;
+    return 0;
+}
+
+typedef struct {
+    int64_t count;
+    uint64_t pair;
+    IntVec words;
+} HeapEntry;
+
+typedef struct {
+    HeapEntry *entries;
+    Py_ssize_t size, capacity;
+} Heap;
+
+/* Higher count first; on equal counts the smaller (a, b) first. */
+static inline int
+heap_before(const HeapEntry *x, const HeapEntry *y)
+{
+    if (x->count != y->count) return x->count > y->count;
+    return x->pair < y->pair;
+}
+
+static int
+heap_push(Heap *h, HeapEntry e)
+{
+    if (h->size == h->capacity) {
+        Py_ssize_t capacity = h->capacity ? h->capacity * 2 : 1024;
+        HeapEntry *entries = PyMem_Realloc(h->entries, capacity * sizeof(HeapEntry));
+        if (!entries) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        h->entries = entries;
+        h->capacity = capacity;
+    }
+    Py_ssize_t i = h->size++;
+    while (i > 0) {
+        Py_ssize_t parent = (i - 1) / 2;
+        if (!heap_before(&e, &h->entries[parent])) break;
+        h->entries[i] = h->entries[parent];
+        i = parent;
+    }
+    h->entries[i] = e;
+    return 0;
+}
+
+static HeapEntry
+heap_pop(Heap *h)
+{
+    HeapEntry top = h->entries[0];
+    HeapEntry last = h->entries[--h->size];
+    Py_ssize_t i = 0;
+    for (;;) {
+        Py_ssize_t child = 2 * i + 1;
+        if (child >= h->size) break;
+        if (child + 1 < h->size && heap_before(&h->entries[child + 1], &h->entries[child])) child++;
+        if (!heap_before(&h->entries[child], &last)) break;
+        h->entries[i] = h->entries[child];
+        i = child;
+    }
+    if (h->size) h->entries[i] = last;
+    return top;
+}
+
+/* Pairs whose count grew in one merge round, with the words they grew in. */
+typedef struct {
+    PairMap index; /* pair -> position in lists + 1 */
+    uint64_t *pairs;
+    IntVec *lists;
+    Py_ssize_t size, capacity;
+} Pending;
+
+static int
+pending_add(Pending *p, uint64_t pair, int32_t word)
+{
+    PairSlot *slot = pairmap_slot(&p->index, pair);
+    if (!slot) return -1;
+    if (slot->value == 0) {
+        if (p->size == p->capacity) {
+            Py_ssize_t capacity = p->capacity ? p->capacity * 2 : 64;
+            uint64_t *pairs = PyMem_Realloc(p->pairs, capacity * sizeof(uint64_t));
+            if (!pairs) goto nomem;
+            p->pairs = pairs;
+            IntVec *lists = PyMem_Realloc(p->lists, capacity * sizeof(IntVec));
+            if (!lists) goto nomem;
+            p->lists = lists;
+            p->capacity = capacity;
+        }
+        p->pairs[p->size] = pair;
+        p->lists[p->size] = (IntVec){NULL, 0, 0};
+        slot->value = ++p->size;
+    }
+    IntVec *list = &p->lists[slot->value - 1];
+    if (list->size && list->items[list->size - 1] == word) return 0; /* same word, same round */
+    return intvec_push(list, word);
+nomem:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static void
+pending_clear(Pending *p)
+{
+    for (size_t i = 0; i <= p->index.mask; i++) p->index.slots[i].key = EMPTY_KEY;
+    p->index.used = 0;
+    p->size = 0;
+}
+
+typedef struct {
+    int32_t *ids;     /* all words' symbols, word w at ids[start[w] : start[w] + length[w]] */
+    int64_t *lengths; /* characters per symbol, parallel to ids */
+    Py_ssize_t *start, *length;
+    int64_t *counts;
+    Py_ssize_t n_words;
+} Words;
+
+#define PAIR(a, b) (((uint64_t)(uint32_t)(a) << 32) | (uint32_t)(b))
+
+static int
+apply_change(PairMap *pair_counts, Pending *pending, uint64_t pair, int delta, int64_t count, int32_t word)
+{
+    PairSlot *slot = pairmap_slot(pair_counts, pair);
+    if (!slot) return -1;
+    slot->value += delta * count;
+    return delta > 0 ? pending_add(pending, pair, word) : 0;
+}
+
+/* Merge every non-overlapping (a, b) of word w, left to right, reporting count changes. */
+static int
+merge_word(Words *ws, int32_t w, int32_t a, int32_t b, int32_t new_id, int64_t max_length, PairMap *pair_counts,
+           Pending *pending)
+{
+    int32_t *ids = ws->ids + ws->start[w];
+    int64_t *lens = ws->lengths + ws->start[w];
+    Py_ssize_t n = ws->length[w];
+    int64_t count = ws->counts[w];
+    for (Py_ssize_t i = 0; i + 1 < n; i++) {
+        if (ids[i] != a || ids[i + 1] != b) continue;
+        int64_t length = lens[i] + lens[i + 1];
+        if (i > 0) {
+            if (apply_change(pair_counts, pending, PAIR(ids[i - 1], a), -1, count, w) < 0) return -1;
+            if (lens[i - 1] + length < max_length &&
+                apply_change(pair_counts, pending, PAIR(ids[i - 1], new_id), 1, count, w) < 0)
+                return -1;
+        }
+        ids[i] = new_id;
+        lens[i] = length;
+        memmove(ids + i + 1, ids + i + 2, (n - i - 2) * sizeof(int32_t));
+        memmove(lens + i + 1, lens + i + 2, (n - i - 2) * sizeof(int64_t));
+        n--;
+        if (i + 1 < n) {
+            if (apply_change(pair_counts, pending, PAIR(b, ids[i + 1]), -1, count, w) < 0) return -1;
+            if (lens[i + 1] + length < max_length &&
+                apply_change(pair_counts, pending, PAIR(new_id, ids[i + 1]), 1, count, w) < 0)
+                return -1;
+        }
+    }
+    ws->length[w] = n;
+    return 0;
+}
+
+static int
+load_words(PyObject *words, PyObject *counts, Words *ws)
+{
+    Py_ssize_t n = PyList_GET_SIZE(words), total = 0;
+    if (PyList_GET_SIZE(counts) != n) {
+        PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
+        return -1;
+    }
+    for (Py_ssize_t w = 0; w < n; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        if (!PyList_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "each word must be a list of ids");
+            return -1;
+        }
+        total += PyList_GET_SIZE(word);
+    }
+    ws->n_words = n;
+    ws->ids = PyMem_Malloc((total + 1) * sizeof(int32_t));
+    ws->lengths = PyMem_Malloc((total + 1) * sizeof(int64_t));
+    ws->start = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    ws->length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    ws->counts = PyMem_Malloc((n + 1) * sizeof(int64_t));
+    if (!ws->ids || !ws->lengths || !ws->start || !ws->length || !ws->counts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t w = 0; w < n; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        ws->start[w] = at;
+        ws->length[w] = PyList_GET_SIZE(word);
+        for (Py_ssize_t i = 0; i < ws->length[w]; i++) {
+            long id = PyLong_AsLong(PyList_GET_ITEM(word, i));
+            if (id == -1 && PyErr_Occurred()) return -1;
+            ws->ids[at] = (int32_t)id;
+            ws->lengths[at++] = 1;
+        }
+        ws->counts[w] = PyLong_AsLongLong(PyList_GET_ITEM(counts, w));
+        if (ws->counts[w] == -1 && PyErr_Occurred()) return -1;
+    }
+    return 0;
+}
+
+static PyObject *
+bpe_merge_loop(PyObject *module, PyObject *args)
+{
+    PyObject *words, *counts, *add_merge;
+    Py_ssize_t vocab_size, current_size;
+    long long min_frequency, max_length;
+    if (!PyArg_ParseTuple(args, "O!O!nnLLO", &PyList_Type, &words, &PyList_Type, &counts, &vocab_size,
+                          &current_size, &min_frequency, &max_length, &add_merge))
+        return NULL;
+    Words ws = {0};
+    PairMap pair_counts = {0};
+    Pending pending = {0};
+    Heap heap = {0};
+    PyObject *merges = PyList_New(0);
+    int ok = merges && load_words(words, counts, &ws) == 0 && pairmap_init(&pair_counts, 1024) == 0 &&
+             pairmap_init(&pending.index, 1024) == 0;
+
+    /* Count every pair and the words it occurs in (the initial entries). */
+    for (Py_ssize_t w = 0; ok && w < ws.n_words; w++) {
+        int32_t *ids = ws.ids + ws.start[w];
+        for (Py_ssize_t i = 0; ok && i + 1 < ws.length[w]; i++)
+            ok = apply_change(&pair_counts, &pending, PAIR(ids[i], ids[i + 1]), 1, ws.counts[w], (int32_t)w) == 0;
+    }
+    for (Py_ssize_t k = 0; ok && k < pending.size; k++) {
+        int64_t count = pairmap_slot(&pair_counts, pending.pairs[k])->value;
+        if (count > 0) {
+            ok = heap_push(&heap, (HeapEntry){count, pending.pairs[k], pending.lists[k]}) == 0;
+            pending.lists[k] = (IntVec){NULL, 0, 0};
+        } else {
+            PyMem_Free(pending.lists[k].items);
+        }
+    }
+    if (ok) pending_clear(&pending);
+
+    while (ok && current_size < vocab_size && heap.size) {
+        HeapEntry top = heap_pop(&heap);
+        int64_t current = pairmap_slot(&pair_counts, top.pair)->value;
+        if (top.count != current) {
+            top.count = current;
+            ok = heap_push(&heap, top) == 0;
+            continue;
+        }
+        if (current < 1 || min_frequency > current) {
+            PyMem_Free(top.words.items);
+            break;
+        }
+        int32_t a = (int32_t)(top.pair >> 32), b = (int32_t)(top.pair & 0xffffffffu);
+        PyObject *result = PyObject_CallFunction(add_merge, "ii", a, b);
+        long new_id = -1;
+        if (result && PyArg_ParseTuple(result, "ln", &new_id, &current_size)) {
+            PyObject *pair = Py_BuildValue("(ii)", a, b);
+            ok = pair && PyList_Append(merges, pair) == 0;
+            Py_XDECREF(pair);
+        } else {
+            ok = 0;
+        }
+        Py_XDECREF(result);
+        for (Py_ssize_t k = 0; ok && k < top.words.size; k++)
+            ok = merge_word(&ws, top.words.items[k], a, b, (int32_t)new_id, max_length, &pair_counts, &pending) == 0;
+        PyMem_Free(top.words.items);
+        for (Py_ssize_t k = 0; ok && k < pending.size; k++) {
+            int64_t count = pairmap_slot(&pair_counts, pending.pairs[k])->value;
+            if (count > 0) {
+                ok = heap_push(&heap, (HeapEntry){count, pending.pairs[k], pending.lists[k]}) == 0;
+                pending.lists[k] = (IntVec){NULL, 0, 0};
+            } else {
+                PyMem_Free(pending.lists[k].items);
+            }
+        }
+        if (ok) pending_clear(&pending);
+    }
+
+    for (Py_ssize_t k = 0; k < heap.size; k++) PyMem_Free(heap.entries[k].words.items);
+    for (Py_ssize_t k = 0; k < pending.size; k++) PyMem_Free(pending.lists[k].items);
+    PyMem_Free(heap.entries);
+    PyMem_Free(pending.index.slots);
+    PyMem_Free(pending.pairs);
+    PyMem_Free(pending.lists);
+    PyMem_Free(pair_counts.slots);
+    PyMem_Free(ws.ids);
+    PyMem_Free(ws.lengths);
+    PyMem_Free(ws.start);
+    PyMem_Free(ws.length);
+    PyMem_Free(ws.counts);
+    if (!ok) {
+        Py_XDECREF(merges);
+        return NULL;
+    }
+    return merges;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
+    {"bpe_merge_loop", bpe_merge_loop, METH_VARARGS,
+     "bpe_merge_loop(words, counts, vocab_size, current_size, min_frequency, max_length, add_merge) -> "
+     "merged pairs in order; add_merge(a, b) -> (new_id, vocabulary size) names each new token"},
     {"fill_padded", fill_padded, METH_VARARGS,
      "fill_padded(out, sequences, pre_padding, pre_truncating) -> bool: copy int/float lists into a "
      "padded 2-D buffer; False when an element needs NumPy's conversion rules"},

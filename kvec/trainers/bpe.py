@@ -22,6 +22,7 @@ import heapq
 import sys
 from collections.abc import Mapping
 
+from kvec._native import bpe_merge_loop
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
 
@@ -202,41 +203,23 @@ def _count_pairs(words, counts):
 
 
 def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
-    """The merge loop of Hugging Face's BpeTrainer, entry sets and lazy refresh included."""
-    max_length = trainer.max_token_length or sys.maxsize
-    pair_counts, where = _count_pairs(words, counts)
-    heap, sequence = [], 0
-
-    def push(pending):
-        nonlocal sequence
-        for pair, positions in pending.items():
-            count = pair_counts[pair]
-            if count > 0:
-                heapq.heappush(heap, (-count, pair, sequence, positions))
-                sequence += 1
-
-    push(where)
-    merges = []
+    """The merge loop of Hugging Face's BpeTrainer (native: entry word sets and lazy refresh included)."""
     bar = progress_bar(trainer.show_progress, total=trainer.vocab_size, initial=len(vocab), desc="BPE merges")
-    while len(vocab) < trainer.vocab_size and heap:
-        negative, pair, seq, positions = heapq.heappop(heap)
-        current = pair_counts[pair]
-        if -negative != current:
-            heapq.heappush(heap, (-current, pair, seq, positions))
-            continue
-        if current < 1 or trainer.min_frequency > current:
-            break
-        a, b = pair
+
+    def add_merge(a, b):
         new = add(trainer._new_token(tokens, a, b))
-        merges.append(pair)
-        pending = {}
-        for w in sorted(positions):
-            for changed, delta in words[w].merge(a, b, new, max_length):
-                pair_counts[changed] = pair_counts.get(changed, 0) + delta * counts[w]
-                if delta > 0:
-                    pending.setdefault(changed, set()).add(w)
-        push(pending)
         bar.update(len(vocab) - bar.n)
+        return new, len(vocab)
+
+    merges = bpe_merge_loop(
+        [word.ids for word in words],
+        counts,
+        trainer.vocab_size,
+        len(vocab),
+        trainer.min_frequency,
+        trainer.max_token_length or sys.maxsize,
+        add_merge,
+    )
     bar.close()
     # A pair merged twice keeps its last rank, as in the library's merge map.
     last_rank = {pair: rank for rank, pair in enumerate(merges)}
