@@ -91,7 +91,7 @@ class Lowercase(_Normalizer):
 
 
 class StripAccents(_Normalizer):
-    """Remove combining marks (category Mn); use after NFD or NFKD to strip accents.
+    """Remove every mark (categories Mn, Mc and Me, as HF's StripAccents); use after NFD or NFKD.
 
     Example:
         >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
@@ -99,7 +99,7 @@ class StripAccents(_Normalizer):
     """
 
     def normalize(self, normalized):
-        return normalized.map(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+        return normalized.map(lambda c: "" if unicodedata.category(c).startswith("M") else c)
 
 
 class _UnicodeForm(_Normalizer):
@@ -219,7 +219,7 @@ class BertNormalizer(_Normalizer):
     Args:
         clean_text: remove control characters and U+FFFD, turn every whitespace into a space.
         handle_chinese_chars: put spaces around CJK ideographs so each becomes a word.
-        strip_accents: NFD and remove combining marks; None follows ``lowercase``.
+        strip_accents: NFD and remove nonspacing marks (Mn); None follows ``lowercase``.
         lowercase: lowercase every character.
 
     Example:
@@ -247,8 +247,8 @@ class BertNormalizer(_Normalizer):
         if self.handle_chinese_chars:
             normalized = normalized.map(lambda c: f" {c} " if _is_chinese(c) else c)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
-        if strip:
-            normalized = StripAccents().normalize(NFD().normalize(normalized))
+        if strip:  # BERT removes nonspacing marks (Mn) only, unlike StripAccents
+            normalized = NFD().normalize(normalized).map(lambda c: "" if unicodedata.category(c) == "Mn" else c)
         if self.lowercase:
             normalized = Lowercase().normalize(normalized)
         return normalized
