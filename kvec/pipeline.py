@@ -7,6 +7,7 @@ offsets into the original text. The decoder turns tokens back into text.
 """
 
 import json
+from itertools import chain
 
 from kvec import serialization
 from kvec.normalizers import Normalized
@@ -24,14 +25,32 @@ class Encoding:
         tokens: token strings.
         offsets: ``(start, end)`` character offsets of each token in the original text.
         attention_mask: 1 for every token.
+
+    ``encode_batch`` fills only ``ids`` up front; ``tokens`` and ``offsets`` are worked out on first
+    access, so pipelines that only need ids never pay for them.
     """
 
-    __slots__ = ("ids", "tokens", "offsets")
+    __slots__ = ("ids", "_tokens", "_offsets", "_source")
 
-    def __init__(self, ids, tokens, offsets):
+    def __init__(self, ids, tokens=None, offsets=None, source=None):
         self.ids = ids
-        self.tokens = tokens
-        self.offsets = offsets
+        self._tokens = tokens
+        self._offsets = offsets
+        self._source = source  # (tokenizer, text) to work out tokens and offsets later
+
+    @property
+    def tokens(self):
+        if self._tokens is None:
+            id_to_token = self._source[0].model.id_to_token
+            self._tokens = [id_to_token[i] for i in self.ids]
+        return self._tokens
+
+    @property
+    def offsets(self):
+        if self._offsets is None:
+            tokenizer, text = self._source
+            self._offsets = tokenizer.encode(text).offsets
+        return self._offsets
 
     @property
     def attention_mask(self):
@@ -42,6 +61,9 @@ class Encoding:
 
     def __repr__(self):
         return f"Encoding(ids={self.ids!r}, tokens={self.tokens!r})"
+
+
+_WORD_CACHE_SIZE = 1 << 18
 
 
 class WordSource:
@@ -90,6 +112,12 @@ class Tokenizer:
         self.decoder = decoder
         self.normalizer = normalizer
 
+    def __setattr__(self, name, value):
+        if name in ("model", "pre_tokenizer", "normalizer"):
+            # encode_batch's cache of word -> ids holds only while these stages stay the same
+            self.__dict__["_word_ids"] = {}
+        object.__setattr__(self, name, value)
+
     # ---- vocabulary ----
 
     def get_vocab(self):
@@ -133,12 +161,28 @@ class Tokenizer:
         return Encoding(ids, [id_to_token[i] for i in ids], offsets)
 
     def encode_batch(self, texts):
-        """Encode a list of texts."""
+        """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
+        words_of = self._words()
+        spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
+        cache = self._word_ids if not getattr(self.model, "dropout", None) else None
         encodings = []
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-            encodings.append(self.encode(text))
+            words = words_of.split_words(text)
+            if cache is None:
+                ids = [i for word in words for i in tokenize_ids(spell(word))]
+            else:
+                try:
+                    ids = list(chain.from_iterable(map(cache.__getitem__, words)))
+                except KeyError:
+                    if len(cache) > _WORD_CACHE_SIZE:
+                        cache.clear()
+                    for word in words:
+                        if word not in cache:
+                            cache[word] = tokenize_ids(spell(word))
+                    ids = list(chain.from_iterable(map(cache.__getitem__, words)))
+            encodings.append(Encoding(ids, source=(self, text)))
         return encodings
 
     def decode(self, ids):

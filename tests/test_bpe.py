@@ -147,3 +147,11 @@ def test_trainer_argument_errors():
         BpeTrainer().train_from_counts({"x": -1})
     with pytest.raises(ValueError, match=r"merges\[0\]: the merged token 'ab' is not in the vocabulary"):
         BPE({"a": 0, "b": 1}, [("a", "b")])
+
+
+@given(word_counts=WORD_COUNTS, vocab_size=st.integers(5, 40), words=st.lists(WORDS, max_size=10))
+def test_native_merge_equals_the_reference_merge(word_counts, vocab_size, words):
+    model = BpeTrainer(vocab_size=vocab_size).train_from_counts(word_counts)
+    for word in list(word_counts) + words:
+        symbols = model._symbols(word)
+        assert model._merge_native(symbols) == model._merge(symbols, None)

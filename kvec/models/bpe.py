@@ -14,6 +14,8 @@ import heapq
 import random
 from collections import OrderedDict
 
+from kvec._native import BpeRanks
+
 __all__ = ["BPE"]
 
 
@@ -79,6 +81,8 @@ class BPE:
             if merged not in self.vocab:
                 raise ValueError(f"merges[{rank}]: the merged token {merged!r} is not in the vocabulary")
             self._ranks[(self.vocab[a], self.vocab[self.merges[rank][1]])] = (rank, self.vocab[merged])
+        # the native table mirrors _ranks: a pair listed twice keeps its last rank, as in the library
+        self._native = BpeRanks([(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])])
 
     def get_vocab(self):
         """The ``{token: id}`` dictionary (a copy)."""
@@ -122,7 +126,7 @@ class BPE:
             return self._merge(self._symbols(word), self.dropout)
         cached = self._cache.get(word)
         if cached is None:
-            cached = self._merge(self._symbols(word), None)
+            cached = self._merge_native(self._symbols(word))
             if self.cache_capacity and len(word) < 256:
                 if len(self._cache) >= self.cache_capacity:
                     self._cache.popitem(last=False)
@@ -167,6 +171,12 @@ class BPE:
         if unk is not None:
             symbols.append(tuple(unk))
         return symbols
+
+    def _merge_native(self, symbols):
+        """The deterministic merge (no dropout) in native code: same result as ``_merge``."""
+        ids, starts = self._native.merge([symbol[0] for symbol in symbols])
+        ends = starts[1:] + [len(symbols)]
+        return [(i, symbols[s][1], symbols[e - 1][2]) for i, s, e in zip(ids, starts, ends)]
 
     def _merge(self, symbols, dropout):
         """Apply merges lowest rank first, leftmost on ties (a heap of (rank, position))."""
