@@ -8,6 +8,7 @@
  *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
  *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
  *   BpeRanks(merges)           .merge(ids) -> (ids, starts): a BPE model's rank-ordered merging
+ *   BottomUpLearner(words, counts, joiner)  .tokens(thresh, rounds): the bottom-up WordPiece rounds
  *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
  *                              .result() -> (words, counts, document_counts) in first-occurrence order
  *   bpe_merge_loop(words, counts, vocab_size, current_size, min_frequency, max_length, add_merge)
@@ -1295,6 +1296,393 @@ static PyTypeObject BpeRanksType = {
 };
 
 /* ------------------------------------------------------------------------------------------------ */
+/* BottomUpLearner: the rounds of Google's bottom-up WordPiece learner for one word list             */
+/*                                                                                                   */
+/* A token is (joined, code points): a substring of a word, marked "joined" when it starts inside the */
+/* word and the joiner is in use. Callers guarantee no word contains the joiner, so joined and plain  */
+/* tokens never spell the same string.                                                               */
+
+typedef struct {
+    uint64_t hash;
+    int64_t count;
+    int32_t word, start, end; /* the code points words[word][start:end] */
+    int8_t joined;
+    int8_t used;
+} TokenSlot;
+
+typedef struct {
+    TokenSlot *slots;
+    size_t mask, used;
+    Py_ssize_t *order; /* slot indices in insertion order */
+} TokenTable;
+
+typedef struct {
+    PyObject_HEAD
+    uint32_t *cps;
+    Py_ssize_t *offset, *length;
+    int64_t *counts;
+    Py_ssize_t n_words;
+    PyObject *joiner; /* str or None */
+    int has_joiner;
+    TokenTable first_round; /* discounted counts of round one (threshold-independent) */
+    int first_ready;
+} BottomUpLearner;
+
+static inline uint64_t
+token_hash_step(uint64_t h, uint32_t c)
+{
+    return (h ^ c) * 0x100000001b3ULL;
+}
+
+static inline uint64_t
+token_hash_start(int joined)
+{
+    return 0xcbf29ce484222325ULL ^ (joined ? 0x9e3779b97f4a7c15ULL : 0);
+}
+
+static int
+tokentable_init(TokenTable *t, size_t capacity)
+{
+    size_t size = 1024;
+    while (size < capacity * 2) size <<= 1;
+    t->slots = PyMem_Calloc(size, sizeof(TokenSlot));
+    t->order = PyMem_Malloc((size / 2 + 1) * sizeof(Py_ssize_t));
+    if (!t->slots || !t->order) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    t->mask = size - 1;
+    t->used = 0;
+    return 0;
+}
+
+static void
+tokentable_free(TokenTable *t)
+{
+    PyMem_Free(t->slots);
+    PyMem_Free(t->order);
+    t->slots = NULL;
+    t->order = NULL;
+}
+
+static inline int
+same_token(BottomUpLearner *L, const TokenSlot *slot, int joined, const uint32_t *cps, Py_ssize_t n)
+{
+    if (slot->joined != joined || slot->end - slot->start != n) return 0;
+    return memcmp(L->cps + L->offset[slot->word] + slot->start, cps, n * sizeof(uint32_t)) == 0;
+}
+
+static int tokentable_grow(TokenTable *t);
+
+/* The slot for (joined, words[w][start:end]) with the given hash; inserted (count 0) if `insert`. */
+static TokenSlot *
+tokentable_find(BottomUpLearner *L, TokenTable *t, uint64_t hash, int joined, Py_ssize_t w, Py_ssize_t start,
+                Py_ssize_t end, int insert)
+{
+    const uint32_t *cps = L->cps + L->offset[w] + start;
+    size_t i = (size_t)mix64(hash) & t->mask;
+    while (t->slots[i].used) {
+        if (t->slots[i].hash == hash && same_token(L, &t->slots[i], joined, cps, end - start)) return &t->slots[i];
+        i = (i + 1) & t->mask;
+    }
+    if (!insert) return NULL;
+    if ((t->used + 1) * 2 > t->mask) {
+        if (tokentable_grow(t) < 0) return NULL;
+        return tokentable_find(L, t, hash, joined, w, start, end, insert);
+    }
+    TokenSlot *slot = &t->slots[i];
+    *slot = (TokenSlot){hash, 0, (int32_t)w, (int32_t)start, (int32_t)end, (int8_t)joined, 1};
+    t->order[t->used++] = (Py_ssize_t)i;
+    return slot;
+}
+
+static int
+tokentable_grow(TokenTable *t)
+{
+    TokenTable bigger;
+    if (tokentable_init(&bigger, t->mask + 1) < 0) return -1;
+    for (size_t k = 0; k < t->used; k++) {
+        TokenSlot *old = &t->slots[t->order[k]];
+        size_t i = (size_t)mix64(old->hash) & bigger.mask;
+        while (bigger.slots[i].used) i = (i + 1) & bigger.mask;
+        bigger.slots[i] = *old;
+        bigger.order[bigger.used++] = (Py_ssize_t)i;
+    }
+    tokentable_free(t);
+    *t = bigger;
+    return 0;
+}
+
+/* Count every substring starting at a wordpiece start: all positions when `tokens` is NULL, else the
+ * starts of the greedy longest-match split by `tokens` (words that cannot be split are skipped). */
+static int
+count_substrings(BottomUpLearner *L, TokenTable *tokens, TokenTable *table)
+{
+    Py_ssize_t *starts = NULL;
+    uint64_t *hashes = NULL;
+    Py_ssize_t longest = 0;
+    for (Py_ssize_t w = 0; w < L->n_words; w++)
+        if (L->length[w] > longest) longest = L->length[w];
+    starts = PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t));
+    hashes = PyMem_Malloc((longest + 2) * sizeof(uint64_t));
+    if (!starts || !hashes) {
+        PyMem_Free(starts);
+        PyMem_Free(hashes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int rc = 0;
+    for (Py_ssize_t w = 0; rc == 0 && w < L->n_words; w++) {
+        Py_ssize_t n = L->length[w], n_starts = 0;
+        const uint32_t *cps = L->cps + L->offset[w];
+        if (!tokens) {
+            for (Py_ssize_t i = 0; i < n; i++) starts[n_starts++] = i;
+        } else {
+            Py_ssize_t start = 0;
+            while (start < n) {
+                int joined = start > 0 && L->has_joiner;
+                uint64_t h = token_hash_start(joined);
+                for (Py_ssize_t end = start + 1; end <= n; end++) hashes[end] = h = token_hash_step(h, cps[end - 1]);
+                Py_ssize_t end = n;
+                while (end > start && !tokentable_find(L, tokens, hashes[end], joined, w, start, end, 0)) end--;
+                if (end == start) {
+                    n_starts = -1;
+                    break;
+                }
+                starts[n_starts++] = start;
+                start = end;
+            }
+            if (n_starts < 0) continue;
+        }
+        for (Py_ssize_t k = 0; k < n_starts; k++) {
+            Py_ssize_t start = starts[k];
+            int joined = start > 0 && L->has_joiner;
+            uint64_t h = token_hash_start(joined);
+            for (Py_ssize_t end = start + 1; end <= n; end++) {
+                h = token_hash_step(h, cps[end - 1]);
+                TokenSlot *slot = tokentable_find(L, table, h, joined, w, start, end, 1);
+                if (!slot) {
+                    rc = -1;
+                    break;
+                }
+                slot->count += L->counts[w];
+            }
+        }
+    }
+    PyMem_Free(starts);
+    PyMem_Free(hashes);
+    return rc;
+}
+
+/* Longest first, subtract each token's count from its shorter prefixes (in the same table). */
+static int
+discount(BottomUpLearner *L, TokenTable *table)
+{
+    Py_ssize_t n = (Py_ssize_t)table->used, longest = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        TokenSlot *slot = &table->slots[table->order[k]];
+        if (slot->end - slot->start > longest) longest = slot->end - slot->start;
+    }
+    /* entries grouped by length (a counting sort keeps insertion order inside each length) */
+    Py_ssize_t *first = PyMem_Calloc(longest + 2, sizeof(Py_ssize_t));
+    Py_ssize_t *by_length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    if (!first || !by_length) {
+        PyMem_Free(first);
+        PyMem_Free(by_length);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        TokenSlot *slot = &table->slots[table->order[k]];
+        first[slot->end - slot->start + 1]++;
+    }
+    for (Py_ssize_t length = 1; length <= longest + 1; length++) first[length] += first[length - 1];
+    for (Py_ssize_t k = 0; k < n; k++) {
+        TokenSlot *slot = &table->slots[table->order[k]];
+        by_length[first[slot->end - slot->start]++] = table->order[k];
+    }
+    /* first[length] is now the end of that length's group; walk groups from the longest down */
+    for (Py_ssize_t length = longest; length > 1; length--) {
+        for (Py_ssize_t k = first[length - 1]; k < first[length]; k++) {
+            TokenSlot *slot = &table->slots[by_length[k]];
+            int64_t count = slot->count;
+            Py_ssize_t w = slot->word, start = slot->start;
+            int joined = slot->joined;
+            const uint32_t *cps = L->cps + L->offset[w] + start;
+            uint64_t h = token_hash_start(joined);
+            for (Py_ssize_t i = 1; i < length; i++) {
+                h = token_hash_step(h, cps[i - 1]);
+                TokenSlot *prefix = tokentable_find(L, table, h, joined, w, start, start + i, 0);
+                if (prefix) prefix->count -= count;
+            }
+        }
+    }
+    PyMem_Free(first);
+    PyMem_Free(by_length);
+    return 0;
+}
+
+/* tokens := entries of `table` counted at least `thresh`, plus every character (and joined
+ * character) with count 1 when absent. */
+static int
+select_tokens(BottomUpLearner *L, TokenTable *table, int64_t thresh, TokenTable *tokens)
+{
+    if (table) {
+        for (size_t k = 0; k < table->used; k++) {
+            TokenSlot *slot = &table->slots[table->order[k]];
+            if (slot->count < thresh) continue;
+            TokenSlot *kept = tokentable_find(L, tokens, slot->hash, slot->joined, slot->word, slot->start, slot->end, 1);
+            if (!kept) return -1;
+            kept->count = slot->count;
+        }
+    }
+    for (Py_ssize_t w = 0; w < L->n_words; w++) {
+        const uint32_t *cps = L->cps + L->offset[w];
+        for (Py_ssize_t i = 0; i < L->length[w]; i++) {
+            for (int joined = 0; joined <= L->has_joiner; joined++) {
+                uint64_t h = token_hash_step(token_hash_start(joined), cps[i]);
+                size_t before = tokens->used;
+                TokenSlot *slot = tokentable_find(L, tokens, h, joined, w, i, i + 1, 1);
+                if (!slot) return -1;
+                if (tokens->used != before) slot->count = 1; /* absent: added with count 1 */
+            }
+        }
+    }
+    return 0;
+}
+
+static int
+BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"words", "counts", "joiner", NULL};
+    PyObject *words, *counts, *joiner;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O", kwlist, &PyList_Type, &words, &PyList_Type, &counts,
+                                     &joiner))
+        return -1;
+    Py_ssize_t n = PyList_GET_SIZE(words), total = 0;
+    if (PyList_GET_SIZE(counts) != n) {
+        PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
+        return -1;
+    }
+    for (Py_ssize_t w = 0; w < n; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        if (!PyUnicode_Check(word)) {
+            PyErr_SetString(PyExc_TypeError, "words must be str");
+            return -1;
+        }
+        total += PyUnicode_GET_LENGTH(word);
+    }
+    self->cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
+    self->offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    self->length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    self->counts = PyMem_Malloc((n + 1) * sizeof(int64_t));
+    if (!self->cps || !self->offset || !self->length || !self->counts) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t w = 0; w < n; w++) {
+        PyObject *word = PyList_GET_ITEM(words, w);
+        int kind = PyUnicode_KIND(word);
+        const void *data = PyUnicode_DATA(word);
+        self->offset[w] = at;
+        self->length[w] = PyUnicode_GET_LENGTH(word);
+        for (Py_ssize_t i = 0; i < self->length[w]; i++) self->cps[at++] = PyUnicode_READ(kind, data, i);
+        self->counts[w] = PyLong_AsLongLong(PyList_GET_ITEM(counts, w));
+        if (self->counts[w] == -1 && PyErr_Occurred()) return -1;
+    }
+    self->n_words = n;
+    Py_INCREF(joiner);
+    self->joiner = joiner;
+    self->has_joiner = joiner != Py_None;
+    return 0;
+}
+
+static void
+BottomUpLearner_dealloc(BottomUpLearner *self)
+{
+    PyMem_Free(self->cps);
+    PyMem_Free(self->offset);
+    PyMem_Free(self->length);
+    PyMem_Free(self->counts);
+    Py_XDECREF(self->joiner);
+    tokentable_free(&self->first_round);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+token_str(BottomUpLearner *L, const TokenSlot *slot)
+{
+    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->cps + L->offset[slot->word] + slot->start,
+                                                slot->end - slot->start);
+    if (!piece || !slot->joined) return piece;
+    PyObject *joined = PyUnicode_Concat(L->joiner, piece);
+    Py_DECREF(piece);
+    return joined;
+}
+
+/* tokens(thresh, num_iterations) -> {token: count} after the rounds, characters included */
+static PyObject *
+BottomUpLearner_tokens(BottomUpLearner *self, PyObject *args)
+{
+    long long thresh;
+    int iterations;
+    if (!PyArg_ParseTuple(args, "Li", &thresh, &iterations)) return NULL;
+    TokenTable tokens = {0}, table = {0};
+    PyObject *result = NULL;
+    if (tokentable_init(&tokens, 1024) < 0) goto done;
+    if (select_tokens(self, NULL, 0, &tokens) < 0) goto done;
+    for (int round = 0; round < iterations; round++) {
+        TokenTable *counted;
+        if (round == 0) {
+            if (!self->first_ready) {
+                if (tokentable_init(&self->first_round, 1024) < 0 ||
+                    count_substrings(self, NULL, &self->first_round) < 0 || discount(self, &self->first_round) < 0)
+                    goto done;
+                self->first_ready = 1;
+            }
+            counted = &self->first_round;
+        } else {
+            if (tokentable_init(&table, tokens.used) < 0 || count_substrings(self, &tokens, &table) < 0 ||
+                discount(self, &table) < 0)
+                goto done;
+            counted = &table;
+        }
+        tokentable_free(&tokens);
+        if (tokentable_init(&tokens, counted->used) < 0 || select_tokens(self, counted, thresh, &tokens) < 0) goto done;
+        if (counted == &table) tokentable_free(&table);
+    }
+    result = PyDict_New();
+    for (size_t k = 0; result && k < tokens.used; k++) {
+        TokenSlot *slot = &tokens.slots[tokens.order[k]];
+        PyObject *key = token_str(self, slot), *value = PyLong_FromLongLong(slot->count);
+        if (!key || !value || PyDict_SetItem(result, key, value) < 0) Py_CLEAR(result);
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+    }
+done:
+    tokentable_free(&tokens);
+    tokentable_free(&table);
+    return result;
+}
+
+static PyMethodDef BottomUpLearner_methods[] = {
+    {"tokens", (PyCFunction)BottomUpLearner_tokens, METH_VARARGS,
+     "tokens(thresh, num_iterations) -> {token: count} after the learning rounds, characters included"},
+    {NULL}};
+
+static PyTypeObject BottomUpLearnerType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.BottomUpLearner",
+    .tp_basicsize = sizeof(BottomUpLearner),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "BottomUpLearner(words, counts, joiner): the rounds of the bottom-up WordPiece learner.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)BottomUpLearner_init,
+    .tp_dealloc = (destructor)BottomUpLearner_dealloc,
+    .tp_methods = BottomUpLearner_methods,
+};
+
+/* ------------------------------------------------------------------------------------------------ */
 
 static PyMethodDef module_methods[] = {
     {"bpe_merge_loop", bpe_merge_loop, METH_VARARGS,
@@ -1314,7 +1702,8 @@ PyInit__native(void)
     str_lower = PyUnicode_InternFromString("lower");
     if (!str_lower) return NULL;
     if (PyType_Ready(&WordSplitterType) < 0 || PyType_Ready(&WordCounterType) < 0 ||
-        PyType_Ready(&WordLookupType) < 0 || PyType_Ready(&BpeRanksType) < 0)
+        PyType_Ready(&WordLookupType) < 0 || PyType_Ready(&BpeRanksType) < 0 ||
+        PyType_Ready(&BottomUpLearnerType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;
@@ -1322,7 +1711,9 @@ PyInit__native(void)
     Py_INCREF(&WordCounterType);
     Py_INCREF(&WordLookupType);
     Py_INCREF(&BpeRanksType);
+    Py_INCREF(&BottomUpLearnerType);
     if (PyModule_AddObject(m, "WordSplitter", (PyObject *)&WordSplitterType) < 0 ||
+        PyModule_AddObject(m, "BottomUpLearner", (PyObject *)&BottomUpLearnerType) < 0 ||
         PyModule_AddObject(m, "BpeRanks", (PyObject *)&BpeRanksType) < 0 ||
         PyModule_AddObject(m, "WordLookup", (PyObject *)&WordLookupType) < 0 ||
         PyModule_AddObject(m, "WordCounter", (PyObject *)&WordCounterType) < 0) {

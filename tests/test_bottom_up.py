@@ -63,3 +63,12 @@ def test_bad_input():
         learn_vocabulary({}, 10)
     with pytest.raises(TypeError, match="the count of 'a' must be an int, got str"):
         learn_vocabulary({"a": "3"}, 10)
+
+
+@settings(max_examples=60)
+@given(word_counts=st.dictionaries(st.text(alphabet="ab#@", min_size=1, max_size=6), st.integers(1, 40), min_size=1, max_size=25),
+       joiner=st.sampled_from(["##", "#", "a"]), vocab_size=st.integers(1, 30))
+def test_words_containing_the_joiner_equal_tensorflow_text(word_counts, joiner, vocab_size):
+    # such words can spell a joined token, so these take the string-keyed rounds
+    options = dict(vocab_size=vocab_size, reserved_tokens=[], lower_thresh=1, joiner=joiner)
+    assert learn_vocabulary(word_counts, **options) == learner.learn(dict(word_counts), **options)

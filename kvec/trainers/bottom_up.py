@@ -9,11 +9,14 @@ current wordpiece starts (every position in the first round), keeps those seen a
 produces for the same word counts and parameters.
 
 The first round does not depend on the threshold, so it is computed once and shared by every step of
-the binary search.
+the binary search. The rounds run natively (tokens keyed by their characters and whether they carry the
+joiner); a word list in which some word contains the joiner itself takes the Python rounds, where
+tokens are plain strings as in tensorflow_text.
 """
 
 from collections.abc import Mapping
 
+from kvec._native import BottomUpLearner
 from kvec.models.wordpiece import WordPiece
 
 __all__ = ["BottomUpWordPieceTrainer", "learn_vocabulary"]
@@ -101,14 +104,27 @@ class _ThresholdLearner:
         self.joiner = joiner if include_joiner_token else None
         self.reserved_tokens = reserved_tokens
         self.chars = {c for word, _ in words for c in word}
-        # Round one starts a substring at every position: its discounted counts fit every threshold.
-        self.first_round = self._discounted(self._count_substrings(None)) if num_iterations else None
+        self._first = None
+        # The native rounds key tokens by (joined, characters): exact unless a word contains the joiner.
+        if joiner == "" or (include_joiner_token and any(joiner in word for word, _ in words)):
+            self.native = None
+        else:
+            self.native = BottomUpLearner([w for w, _ in words], [c for _, c in words], self.joiner)
+
+    def _first_round(self):
+        """Round one starts a substring at every position: its discounted counts fit every threshold."""
+        if self._first is None:
+            self._first = self._discounted(self._count_substrings(None))
+        return self._first
 
     def vocabulary(self, thresh):
-        tokens = self._with_chars({})
-        for iteration in range(self.num_iterations):
-            table = self.first_round if iteration == 0 else self._discounted(self._count_substrings(tokens))
-            tokens = self._with_chars({t: c for by_token in reversed(table) for t, c in by_token.items() if c >= thresh})
+        if self.native is not None:
+            tokens = self.native.tokens(thresh, self.num_iterations)
+        else:
+            tokens = self._with_chars({})
+            for iteration in range(self.num_iterations):
+                table = self._first_round() if iteration == 0 else self._discounted(self._count_substrings(tokens))
+                tokens = self._with_chars({t: c for by_token in reversed(table) for t, c in by_token.items() if c >= thresh})
         ordered = sorted(sorted(tokens.items()), key=lambda item: item[1], reverse=True)
         vocab = list(dict.fromkeys(self.reserved_tokens + sorted(self.chars) + [t for t, _ in ordered]))
         return vocab
