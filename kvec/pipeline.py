@@ -7,6 +7,7 @@ offsets into the original text. The decoder turns tokens back into text.
 """
 
 import json
+import re
 from itertools import chain
 
 from kvec import serialization
@@ -23,26 +24,32 @@ class Encoding:
     Attributes:
         ids: token ids.
         tokens: token strings.
-        offsets: ``(start, end)`` character offsets of each token in the original text.
+        offsets: ``(start, end)`` character offsets of each token in its original text (``(0, 0)`` for
+            special tokens added by the post-processor).
+        type_ids: the segment of each token (0 for the first sequence, 1 for the second, or as the
+            post-processor's template says).
+        special_tokens_mask: 1 for special tokens added by the post-processor.
         attention_mask: 1 for every token.
 
     ``encode_batch`` fills only ``ids`` up front; ``tokens`` and ``offsets`` are worked out on first
     access, so pipelines that only need ids never pay for them.
     """
 
-    __slots__ = ("ids", "_tokens", "_offsets", "_source")
+    __slots__ = ("ids", "_tokens", "_offsets", "_source", "type_ids", "special_tokens_mask")
 
-    def __init__(self, ids, tokens=None, offsets=None, source=None):
+    def __init__(self, ids, tokens=None, offsets=None, source=None, type_ids=None, special_tokens_mask=None):
         self.ids = ids
         self._tokens = tokens
         self._offsets = offsets
         self._source = source  # (tokenizer, text) to work out tokens and offsets later
+        self.type_ids = type_ids if type_ids is not None else [0] * len(ids)
+        self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else [0] * len(ids)
 
     @property
     def tokens(self):
         if self._tokens is None:
-            id_to_token = self._source[0].model.id_to_token
-            self._tokens = [id_to_token[i] for i in self.ids]
+            tokenizer = self._source[0]
+            self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
         return self._tokens
 
     @property
@@ -67,18 +74,24 @@ _WORD_CACHE_SIZE = 1 << 18
 
 
 class WordSource:
-    """Normalize, then pre-tokenize: the words a trainer counts."""
+    """Cut out special tokens, normalize, then pre-tokenize: the words a trainer counts."""
 
-    def __init__(self, normalizer, pre_tokenizer):
+    def __init__(self, normalizer, pre_tokenizer, special_pattern=None):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
+        self.special_pattern = special_pattern
 
     def split_words(self, text):
-        if self.normalizer is not None:
-            text = self.normalizer.normalize_str(text)
-        if self.pre_tokenizer is None:
-            return [text] if text else []
-        return self.pre_tokenizer.split_words(text)
+        segments = [text] if self.special_pattern is None else self.special_pattern.split(text)
+        words = []
+        for segment in segments:
+            if self.normalizer is not None:
+                segment = self.normalizer.normalize_str(segment)
+            if self.pre_tokenizer is None:
+                words += [segment] if segment else []
+            else:
+                words += self.pre_tokenizer.split_words(segment)
+        return words
 
     def spell(self, word):
         return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
@@ -106,11 +119,14 @@ class Tokenizer:
         'slow lowly'
     """
 
-    def __init__(self, model, pre_tokenizer=None, decoder=None, normalizer=None):
+    def __init__(self, model, pre_tokenizer=None, decoder=None, normalizer=None, post_processor=None):
         self.model = model
         self.pre_tokenizer = pre_tokenizer
         self.decoder = decoder
         self.normalizer = normalizer
+        self.post_processor = post_processor
+        self._special = {}  # special token -> id: never split, matched in the raw text
+        self._special_pattern = None
 
     def __setattr__(self, name, value):
         if name in ("model", "pre_tokenizer", "normalizer"):
@@ -120,17 +136,56 @@ class Tokenizer:
 
     # ---- vocabulary ----
 
-    def get_vocab(self):
-        return self.model.get_vocab()
+    def get_vocab(self, with_added_tokens=True):
+        vocab = self.model.get_vocab()
+        if with_added_tokens:
+            vocab.update(self._special)
+        return vocab
 
-    def get_vocab_size(self):
-        return len(self.model.vocab)
+    def get_vocab_size(self, with_added_tokens=True):
+        return len(self.get_vocab(with_added_tokens))
 
     def token_to_id(self, token):
-        return self.model.vocab.get(token)
+        found = self.model.vocab.get(token)
+        return self._special.get(token) if found is None else found
 
     def id_to_token(self, token_id):
-        return self.model.id_to_token.get(token_id)
+        found = self.model.id_to_token.get(token_id)
+        if found is None:
+            found = next((t for t, i in self._special.items() if i == token_id), None)
+        return found
+
+    def add_special_tokens(self, tokens):
+        """Register special tokens: never split, matched case-sensitively in the raw text (the longest
+        first), and left out by ``decode(skip_special_tokens=True)``. A token missing from the model's
+        vocabulary gets the next id after it. Returns how many tokens were new to the vocabulary.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "a": 1}))
+            >>> tok.add_special_tokens(["<mask>"]), tok.token_to_id("<mask>")
+            (1, 2)
+        """
+        added = 0
+        for position, token in enumerate(tokens):
+            if not isinstance(token, str) or not token:
+                raise TypeError(f"tokens[{position}] must be a non-empty str, got {token!r}")
+            if token in self._special:
+                continue
+            token_id = self.model.vocab.get(token)
+            if token_id is None:
+                token_id = self.get_vocab_size()
+                added += 1
+            self._special[token] = token_id
+        self._restore_special(self._special)
+        return added
+
+    def _restore_special(self, special):
+        """Install ``{token: id}`` as the special tokens (also used when loading a saved tokenizer)."""
+        self._special = dict(special)
+        alternatives = sorted(self._special, key=len, reverse=True)  # leftmost, then longest
+        self._special_pattern = re.compile("|".join(map(re.escape, alternatives))) if alternatives else None
+        self._word_ids = {}
 
     # ---- encoding ----
 
@@ -141,27 +196,68 @@ class Tokenizer:
 
     def _words(self):
         """What training counts: normalized, pre-tokenized words (a picklable object)."""
-        return WordSource(self.normalizer, self.pre_tokenizer)
+        return WordSource(self.normalizer, self.pre_tokenizer, self._special_pattern)
 
-    def encode(self, text):
-        """Encode one text into an :class:`Encoding` (ids, tokens, offsets)."""
+    def encode(self, sequence, pair=None, add_special_tokens=True):
+        """Encode one text (or a pair) into an :class:`Encoding`.
+
+        Special tokens registered with :meth:`add_special_tokens` are cut out of the raw text first;
+        the rest goes through normalizer, pre-tokenizer and model. The post-processor (if any) then adds
+        its special tokens and type ids; without one, a pair's second text gets type id 1.
+        """
+        first = self._encode_text(sequence, "sequence")
+        second = None if pair is None else self._encode_text(pair, "pair")
+        if self.post_processor is not None:
+            combined = self.post_processor.apply(first, second, add_special_tokens)
+        else:
+            combined = [(t, i, o, 0, 0) for t, i, o in first]
+            if second is not None:
+                combined += [(t, i, o, 1, 0) for t, i, o in second]
+        return Encoding(
+            [c[1] for c in combined],
+            tokens=[c[0] for c in combined],
+            offsets=[c[2] for c in combined],
+            type_ids=[c[3] for c in combined],
+            special_tokens_mask=[c[4] for c in combined],
+        )
+
+    def _encode_text(self, text, name):
+        """``[(token, id, offsets), ...]`` for one raw text."""
         if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+            raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+        if self._special_pattern is None:
+            return self._encode_segment(text, 0)
+        encoded, position = [], 0
+        for match in self._special_pattern.finditer(text):
+            encoded += self._encode_segment(text[position : match.start()], position)
+            encoded.append((match.group(), self._special[match.group()], match.span()))
+            position = match.end()
+        return encoded + self._encode_segment(text[position:], position)
+
+    def _encode_segment(self, text, shift):
         normalized = None
         if self.normalizer is not None:
             normalized = self.normalizer.normalize(Normalized.of(text))
             text = normalized.text
-        ids, offsets = [], []
+        id_to_token = self.model.id_to_token
+        encoded = []
         for piece in self._pieces(text):
             for token_id, start, end in self.model.tokenize_spans(piece.text):
-                ids.append(token_id)
                 span = piece.offsets(start, end)
-                offsets.append(span if normalized is None else normalized.original(*span))
-        id_to_token = self.model.id_to_token
-        return Encoding(ids, [id_to_token[i] for i in ids], offsets)
+                if normalized is not None:
+                    span = normalized.original(*span)
+                encoded.append((id_to_token[token_id], token_id, (span[0] + shift, span[1] + shift)))
+        return encoded
 
     def encode_batch(self, texts):
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
+        if self._special_pattern is not None or self.post_processor is not None:
+            encodings = []
+            for position, text in enumerate(texts):
+                if not isinstance(text, str):
+                    raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+                encodings.append(self.encode(text))
+            return encodings
         words_of = self._words()
         spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
         cache = self._word_ids if not getattr(self.model, "dropout", None) else None
@@ -185,21 +281,22 @@ class Tokenizer:
             encodings.append(Encoding(ids, source=(self, text)))
         return encodings
 
-    def decode(self, ids):
-        """Turn ids back into text with the decoder."""
-        id_to_token = self.model.id_to_token
+    def decode(self, ids, skip_special_tokens=True):
+        """Turn ids back into text with the decoder (special tokens left out unless asked)."""
+        special_ids = set(self._special.values()) if skip_special_tokens else ()
         tokens = []
         for position, token_id in enumerate(ids):
-            token = id_to_token.get(token_id)
+            token = self.id_to_token(token_id)
             if token is None:
                 raise ValueError(f"ids[{position}] = {token_id!r} is not in the vocabulary")
-            tokens.append(token)
+            if token_id not in special_ids:
+                tokens.append(token)
         if self.decoder is None:
             return " ".join(tokens)
         return self.decoder.decode(tokens)
 
-    def decode_batch(self, sequences):
-        return [self.decode(ids) for ids in sequences]
+    def decode_batch(self, sequences, skip_special_tokens=True):
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     # ---- saving and loading ----
 
@@ -210,7 +307,14 @@ class Tokenizer:
     @classmethod
     def from_str(cls, text):
         """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
-        return cls(**serialization.loads(text))
+        return cls._from_stages(serialization.loads(text))
+
+    @classmethod
+    def _from_stages(cls, stages):
+        special = stages.pop("special_tokens", {})
+        tokenizer = cls(**stages)
+        tokenizer._restore_special(special)
+        return tokenizer
 
     def save(self, path):
         """Write the tokenizer to ``path`` atomically: the old file or the new one, never a partial one."""
@@ -219,7 +323,7 @@ class Tokenizer:
     @classmethod
     def from_file(cls, path):
         """Load a tokenizer written by :meth:`save`; a corrupt file raises ``FormatError`` naming it."""
-        return cls(**serialization.load(path))
+        return cls._from_stages(serialization.load(path))
 
     # ---- training ----
 
@@ -227,10 +331,13 @@ class Tokenizer:
         """Count the pre-tokenized words of the texts and train ``trainer``; the model is replaced.
 
         Words are counted in first-occurrence order, streaming, in ``n_jobs`` processes; the result is
-        the same for every ``n_jobs``.
+        the same for every ``n_jobs``. Special tokens are cut out of the texts first, and the trainer's
+        special tokens are registered with :meth:`add_special_tokens` afterwards.
         """
         counts = count_words(iterator, self._words(), n_jobs=n_jobs, show_progress=show_progress)
         self.model = trainer.train_from_counts(counts)
+        # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's
+        self.add_special_tokens(getattr(trainer, "special_tokens", ()))
 
     def train(self, files, trainer, n_jobs=1, show_progress=False):
         """Train on text files, one text per line (see :meth:`train_from_iterator`)."""

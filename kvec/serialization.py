@@ -1,7 +1,7 @@
 """kvec's own file format for subword tokenizers: versioned JSON, written atomically.
 
-A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "pre_tokenizer": ...,
-"decoder": ...}``. Each stage is stored as its type name and its ``get_config()``, and rebuilt with
+A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "normalizer": ...,
+"pre_tokenizer": ..., "decoder": ..., "post_processor": ..., "special_tokens": [[token, id], ...]}``. Each stage is stored as its type name and its ``get_config()``, and rebuilt with
 ``type(**config)`` from the registry below, so nothing in a file is ever executed. A save writes a
 temporary file in the same folder, flushes it to disk and renames it over the target: a reader sees the
 old file or the new one, never a partial one.
@@ -11,7 +11,7 @@ import json
 import os
 import tempfile
 
-from kvec import decoders, normalizers, pretokenizers
+from kvec import decoders, normalizers, pretokenizers, processors
 from kvec.errors import FormatError
 from kvec.models import BPE, WordPiece
 
@@ -30,6 +30,7 @@ _STAGES = {
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },
     "decoder": {"ByteLevel": decoders.ByteLevel, "WordPiece": decoders.WordPiece},
+    "post_processor": {"TemplateProcessing": processors.TemplateProcessing},
 }
 
 
@@ -39,6 +40,7 @@ def to_document(tokenizer):
     for stage in _STAGES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else _component_document(stage, component)
+    document["special_tokens"] = [[token, token_id] for token, token_id in tokenizer._special.items()]
     return document
 
 
@@ -70,6 +72,12 @@ def from_document(document, source):
             stages[stage] = None
             continue
         stages[stage] = _component(stage, entry, source)
+    special = document.get("special_tokens", [])
+    if not isinstance(special, list) or not all(
+        isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int) for e in special
+    ):
+        raise FormatError(source, 'special_tokens must be a list of [token, id] pairs')
+    stages["special_tokens"] = dict(special)
     return stages
 
 

@@ -211,6 +211,10 @@ class BottomUpWordPieceTrainer:
         self.joiner = joiner
         self.options = options
 
+    @property
+    def special_tokens(self):
+        return self.reserved_tokens
+
     def train_from_counts(self, word_counts):
         vocab = learn_vocabulary(word_counts, self.vocab_size, self.reserved_tokens, joiner=self.joiner, **self.options)
         return WordPiece({t: i for i, t in enumerate(vocab)}, unk_token=self.unk_token, continuing_subword_prefix=self.joiner)

@@ -69,6 +69,10 @@ class WordPieceTrainer:
         self.scoring = scoring
         self.unk_token = unk_token
 
+    @property
+    def special_tokens(self):
+        return self._bpe.special_tokens
+
     def train_from_counts(self, word_counts):
         """Train on a ``{word: count}`` mapping (or ``(word, count)`` pairs), words in corpus order."""
         if self.scoring == "frequency":

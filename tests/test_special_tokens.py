@@ -1,0 +1,81 @@
+"""Special tokens and templates: Hugging Face tokenizers' ids, tokens, offsets, type ids and masks."""
+
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+from tokenizers import Tokenizer as HFTokenizer
+from tokenizers import decoders as hf_decoders
+from tokenizers import models as hf_models
+from tokenizers import normalizers as hf_normalizers
+from tokenizers import pre_tokenizers as hf_pre_tokenizers
+from tokenizers import processors as hf_processors
+from tokenizers import trainers as hf_trainers
+
+from kvec import decoders, normalizers
+from kvec.models import WordPiece
+from kvec.pipeline import Tokenizer
+from kvec.pretokenizers import BertPreTokenizer, ByteLevel
+from kvec.processors import TemplateProcessing
+from kvec.trainers import BpeTrainer
+
+SPECIALS = ["[CLS]", "[SEP]", "[MASK]", "[SEP]x", "<|endoftext|>"]
+TEXT = st.lists(st.sampled_from(SPECIALS + ["a", "b", "ab", " ", "A", "[", "]", "é", "中", "cls", "\n"]), max_size=12).map("".join)
+VOCAB = {t: i for i, t in enumerate(["[UNK]", "a", "b", "ab", "c", "[CLS]", "[SEP]", "[", "]", "é", "中", "##b", "##a"])}
+SINGLE, PAIR = "[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1"
+
+
+def bert_pair():
+    theirs = HFTokenizer(hf_models.WordPiece(VOCAB, unk_token="[UNK]"))
+    theirs.normalizer = hf_normalizers.BertNormalizer()
+    theirs.pre_tokenizer = hf_pre_tokenizers.BertPreTokenizer()
+    ours = Tokenizer(WordPiece(VOCAB), pre_tokenizer=BertPreTokenizer(), normalizer=normalizers.BertNormalizer())
+    for tokenizer in (theirs, ours):
+        tokenizer.add_special_tokens(SPECIALS)
+    return theirs, ours
+
+
+def view(encoding):
+    return encoding.ids, encoding.tokens, encoding.offsets, encoding.type_ids, encoding.special_tokens_mask
+
+
+@given(first=TEXT, second=st.none() | TEXT, template=st.booleans(), add=st.booleans())
+def test_special_tokens_and_templates_equal_hf(first, second, template, add):
+    theirs, ours = bert_pair()
+    if template:
+        ids = [("[CLS]", 5), ("[SEP]", 6)]
+        theirs.post_processor = hf_processors.TemplateProcessing(single=SINGLE, pair=PAIR, special_tokens=ids)
+        ours.post_processor = TemplateProcessing(SINGLE, PAIR, special_tokens=ids)
+    expected = theirs.encode(first, second, add_special_tokens=add)
+    got = ours.encode(first, second, add_special_tokens=add)
+    assert view(got) == view(expected)
+    for skip in (True, False):
+        assert ours.decode(got.ids, skip_special_tokens=skip) == theirs.decode(expected.ids, skip_special_tokens=skip)
+    assert [view(e) for e in ours.encode_batch([first, first + "a"])] == [view(e) for e in theirs.encode_batch([first, first + "a"])]
+
+
+@given(corpus=st.lists(TEXT, min_size=1, max_size=6), probe=TEXT)
+def test_byte_level_training_cuts_out_special_tokens_like_hf(corpus, probe):
+    alphabet = ByteLevel.alphabet()
+    theirs = HFTokenizer(hf_models.BPE())
+    theirs.pre_tokenizer = hf_pre_tokenizers.ByteLevel()
+    theirs.decoder = hf_decoders.ByteLevel()
+    theirs.train_from_iterator(
+        corpus, hf_trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"], show_progress=False)
+    )
+    ours = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
+    ours.train_from_iterator(corpus, BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"]))
+    assert ours.get_vocab() == json.loads(theirs.to_str())["model"]["vocab"]
+    assert view(ours.encode(probe)) == view(theirs.encode(probe))
+    assert ours.decode(ours.encode(probe).ids) == theirs.decode(theirs.encode(probe).ids)
+
+
+def test_special_tokens_and_template_survive_save_and_load(tmp_path):
+    _, ours = bert_pair()
+    ours.post_processor = TemplateProcessing(SINGLE, PAIR, special_tokens=[("[CLS]", 5), ("[SEP]", 6)])
+    path = tmp_path / "bert.json"
+    ours.save(path)
+    loaded = Tokenizer.from_file(path)
+    for first, second in (("ab [MASK] c", "b"), ("<|endoftext|>a", None)):
+        assert view(loaded.encode(first, second)) == view(ours.encode(first, second))
+    assert loaded.get_vocab() == ours.get_vocab()
