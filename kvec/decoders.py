@@ -2,7 +2,7 @@
 
 from kvec.pretokenizers import byte_level_decode
 
-__all__ = ["ByteLevel", "WordPiece"]
+__all__ = ["ByteLevel", "Metaspace", "WordPiece"]
 
 
 class ByteLevel:
@@ -54,4 +54,30 @@ class WordPiece:
                 for before, after in self._CLEANUPS:
                     token = token.replace(before, after)
             parts.append(token)
+        return "".join(parts)
+
+
+class Metaspace:
+    """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
+    prepended space), unless ``prepend_scheme`` is ``never``.
+
+    Example:
+        >>> Metaspace().decode(["▁Hey", "▁my", "▁", "▁friend"])
+        'Hey my  friend'
+    """
+
+    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+
+    def get_config(self):
+        return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+    def decode(self, tokens):
+        parts = []
+        for i, token in enumerate(tokens):
+            # As in Hugging Face tokenizers, every replacement character of the first token is dropped.
+            drop = i == 0 and self.prepend_scheme != "never"
+            parts.append(token.replace(self.replacement, "" if drop else " "))
         return "".join(parts)

@@ -84,13 +84,13 @@ class WordSource:
     def split_words(self, text):
         segments = [text] if self.special_pattern is None else self.special_pattern.split(text)
         words = []
-        for segment in segments:
+        for index, segment in enumerate(segments):
             if self.normalizer is not None:
                 segment = self.normalizer.normalize_str(segment)
             if self.pre_tokenizer is None:
                 words += [segment] if segment else []
             else:
-                words += self.pre_tokenizer.split_words(segment)
+                words += self.pre_tokenizer.split_words(segment, index == 0)
         return words
 
     def spell(self, word):
@@ -189,10 +189,10 @@ class Tokenizer:
 
     # ---- encoding ----
 
-    def _pieces(self, text):
+    def _pieces(self, text, first=True):
         if self.pre_tokenizer is None:
             return [Piece(text, 0)] if text else []
-        return self.pre_tokenizer.pre_tokenize(text)
+        return self.pre_tokenizer.pre_tokenize(text, first)
 
     def _words(self):
         """What training counts: normalized, pre-tokenized words (a picklable object)."""
@@ -241,7 +241,7 @@ class Tokenizer:
             text = normalized.text
         id_to_token = self.model.id_to_token
         encoded = []
-        for piece in self._pieces(text):
+        for piece in self._pieces(text, shift == 0):  # "first": the segment starts the original text
             for token_id, start, end in self.model.tokenize_spans(piece.text):
                 span = piece.offsets(start, end)
                 if normalized is not None:

@@ -7,7 +7,18 @@ substrings; byte-level pieces spell each UTF-8 byte of the original as one print
 
 import regex
 
-__all__ = ["BertPreTokenizer", "ByteLevel", "Piece", "Whitespace", "WhitespaceSplit", "byte_level_decode", "bytes_to_unicode"]
+__all__ = [
+    "BertPreTokenizer",
+    "ByteLevel",
+    "Digits",
+    "Metaspace",
+    "Piece",
+    "Punctuation",
+    "Whitespace",
+    "WhitespaceSplit",
+    "byte_level_decode",
+    "bytes_to_unicode",
+]
 
 
 class Piece:
@@ -85,7 +96,7 @@ class ByteLevel:
         """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
         return sorted(_BYTE_TO_CHAR.values())
 
-    def pre_tokenize(self, text):
+    def pre_tokenize(self, text, first=True):
         prefix = self.add_prefix_space and text and not text.startswith(" ")
         source = " " + text if prefix else text
         shift = 1 if prefix else 0
@@ -107,7 +118,7 @@ class ByteLevel:
         """Only the byte-spelled words, without offsets."""
         return [_spell(word) for word in self.split_words(text)]
 
-    def split_words(self, text):
+    def split_words(self, text, first=True):
         """The words before spelling; ``spell`` turns each into what the model sees. Counting these
         and spelling only the distinct ones gives the counts of ``pre_tokenize_words``, faster."""
         if self.add_prefix_space and text and not text.startswith(" "):
@@ -139,13 +150,13 @@ class _RegexWords:
     def get_config(self):
         return {}
 
-    def pre_tokenize(self, text):
+    def pre_tokenize(self, text, first=True):
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
 
     def pre_tokenize_words(self, text):
         return self._pattern.findall(text)
 
-    def split_words(self, text):
+    def split_words(self, text, first=True):
         return self._pattern.findall(text)
 
     @staticmethod
@@ -185,6 +196,176 @@ class BertPreTokenizer(_RegexWords):
     """
 
     _pattern = regex.compile(r"[^\p{White_Space}\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]")
+
+
+_PUNCTUATION = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")
+_DIGIT = regex.compile(r"\p{N}")
+BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+
+
+def _split_spans(text, pattern, behavior):
+    """Cut ``text`` at each single-character match of ``pattern`` with Hugging Face's delimiter rules."""
+    segments, position = [], 0  # (start, end, is_match)
+    for m in pattern.finditer(text):
+        if m.start() > position:
+            segments.append((position, m.start(), False))
+        segments.append((m.start(), m.end(), True))
+        position = m.end()
+    if position < len(text):
+        segments.append((position, len(text), False))
+    if behavior == "removed":
+        return [(a, b) for a, b, match in segments if not match]
+    if behavior == "isolated":
+        return [(a, b) for a, b, _ in segments]
+    merged = []
+    if behavior == "contiguous":
+        for a, b, match in segments:
+            if match and merged and merged[-1][2]:
+                merged[-1] = (merged[-1][0], b, True)
+            else:
+                merged.append((a, b, match))
+    elif behavior == "merged_with_previous":
+        previous_match = False
+        for a, b, match in segments:
+            if match and not previous_match and merged:
+                merged[-1] = (merged[-1][0], b, False)
+            else:
+                merged.append((a, b, match))
+            previous_match = match
+    else:  # merged_with_next
+        next_match = False
+        for a, b, match in reversed(segments):
+            if match and not next_match and merged:
+                merged[-1] = (a, merged[-1][1], False)
+            else:
+                merged.append((a, b, match))
+            next_match = match
+        merged.reverse()
+    return [(a, b) for a, b, _ in merged]
+
+
+class _DelimiterSplit:
+    """Split at single characters matched by ``_pattern``, with a Hugging Face delimiter behavior."""
+
+    _pattern = None
+
+    def __init__(self, behavior="isolated"):
+        if behavior not in BEHAVIORS:
+            raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
+        self.behavior = behavior
+
+    def get_config(self):
+        return {"behavior": self.behavior}
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior)]
+
+    def pre_tokenize_words(self, text):
+        return self.split_words(text)
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
+
+    @staticmethod
+    def spell(word):
+        return word
+
+
+class Punctuation(_DelimiterSplit):
+    """Split at punctuation (Unicode punctuation and ASCII symbols), each mark handled by ``behavior``:
+    ``removed``, ``isolated`` (default), ``merged_with_previous``, ``merged_with_next``, ``contiguous``.
+
+    Example:
+        >>> [p.text for p in Punctuation().pre_tokenize("Hey, you!")]
+        ['Hey', ',', ' you', '!']
+    """
+
+    _pattern = _PUNCTUATION
+
+
+class Digits:
+    """Split digits (``\\p{N}``) from the rest, as runs or one digit at a time.
+
+    Example:
+        >>> [p.text for p in Digits().pre_tokenize("a123b4")], [p.text for p in Digits(True).pre_tokenize("a12")]
+        (['a', '123', 'b', '4'], ['a', '1', '2'])
+    """
+
+    def __init__(self, individual_digits=False):
+        self.individual_digits = individual_digits
+
+    def get_config(self):
+        return {"individual_digits": self.individual_digits}
+
+    def _spans(self, text):
+        return _split_spans(text, _DIGIT, "isolated" if self.individual_digits else "contiguous")
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
+
+    def pre_tokenize_words(self, text):
+        return self.split_words(text)
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in self._spans(text)]
+
+    @staticmethod
+    def spell(word):
+        return word
+
+
+PREPEND_SCHEMES = ("always", "first", "never")
+
+
+class Metaspace:
+    """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
+    (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
+    and with ``split`` every ``▁`` starts a new word.
+
+    Example:
+        >>> [p.text for p in Metaspace().pre_tokenize("Hey  my friend")]
+        ['▁Hey', '▁', '▁my', '▁friend']
+    """
+
+    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
+        if not isinstance(replacement, str) or len(replacement) != 1:
+            raise ValueError(f"replacement must be one character, got {replacement!r}")
+        if prepend_scheme not in PREPEND_SCHEMES:
+            raise ValueError(f"prepend_scheme must be one of {PREPEND_SCHEMES}, got {prepend_scheme!r}")
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+        self._split_pattern = regex.compile(regex.escape(replacement))
+
+    def get_config(self):
+        return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+    def _spelled(self, text, first):
+        spelled = text.replace(" ", self.replacement)
+        prepend = bool(spelled) and not spelled.startswith(self.replacement) and (
+            self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first)
+        )
+        return (self.replacement + spelled, -1) if prepend else (spelled, 0)
+
+    def _spans(self, spelled):
+        if not self.split:
+            return [(0, len(spelled))] if spelled else []
+        return _split_spans(spelled, self._split_pattern, "merged_with_next")
+
+    def pre_tokenize(self, text, first=True):
+        spelled, base = self._spelled(text, first)
+        return [Piece(spelled[a:b], a + base) for a, b in self._spans(spelled)]
+
+    def pre_tokenize_words(self, text):
+        return self.split_words(text)
+
+    def split_words(self, text, first=True):
+        spelled, _ = self._spelled(text, first)
+        return [spelled[a:b] for a, b in self._spans(spelled)]
+
+    @staticmethod
+    def spell(word):
+        return word
 
 
 def byte_level_decode(text):

@@ -26,10 +26,13 @@ _STAGES = {
     "pre_tokenizer": {
         "BertPreTokenizer": pretokenizers.BertPreTokenizer,
         "ByteLevel": pretokenizers.ByteLevel,
+        "Digits": pretokenizers.Digits,
+        "Metaspace": pretokenizers.Metaspace,
+        "Punctuation": pretokenizers.Punctuation,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },
-    "decoder": {"ByteLevel": decoders.ByteLevel, "WordPiece": decoders.WordPiece},
+    "decoder": {"ByteLevel": decoders.ByteLevel, "Metaspace": decoders.Metaspace, "WordPiece": decoders.WordPiece},
     "post_processor": {"TemplateProcessing": processors.TemplateProcessing},
 }
 
