@@ -11,6 +11,7 @@ __all__ = [
     "BertPreTokenizer",
     "ByteLevel",
     "Digits",
+    "KerasFilters",
     "Metaspace",
     "Piece",
     "Punctuation",
@@ -312,6 +313,31 @@ class Digits:
     @staticmethod
     def spell(word):
         return word
+
+
+class KerasFilters(_RegexWords):
+    """The legacy Keras word rule as a pipeline stage: every ``filters`` character and ``split`` separates
+    words, and separators are dropped (lowercasing belongs to a normalizer such as ``Lowercase``).
+
+    Args:
+        filters: the separator characters (default: the Keras filters).
+        split: one more separator character (the Keras ``split``; one character).
+
+    Example:
+        >>> [p.text for p in KerasFilters().pre_tokenize("Hello, world! It's me.")]
+        ['Hello', 'world', "It's", 'me']
+    """
+
+    def __init__(self, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n', split=" "):
+        if not isinstance(split, str) or len(split) != 1:
+            raise ValueError(f"split must be one character here, got {split!r} (kvec.Tokenizer takes longer ones)")
+        self.filters = filters
+        self.split = split
+        separators = sorted(set(filters) | {split})
+        self._pattern = regex.compile("[^" + "".join(regex.escape(c) for c in separators) + "]+")
+
+    def get_config(self):
+        return {"filters": self.filters, "split": self.split}
 
 
 PREPEND_SCHEMES = ("always", "first", "never")

@@ -27,6 +27,7 @@ _STAGES = {
         "BertPreTokenizer": pretokenizers.BertPreTokenizer,
         "ByteLevel": pretokenizers.ByteLevel,
         "Digits": pretokenizers.Digits,
+        "KerasFilters": pretokenizers.KerasFilters,
         "Metaspace": pretokenizers.Metaspace,
         "Punctuation": pretokenizers.Punctuation,
         "Whitespace": pretokenizers.Whitespace,

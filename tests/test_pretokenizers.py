@@ -70,3 +70,14 @@ def test_bad_arguments():
         Metaspace(prepend_scheme="sometimes")
     with pytest.raises(ValueError, match="replacement must be one character"):
         Metaspace(replacement="__")
+
+
+@given(text=TEXT | st.text(max_size=20), filters=st.sampled_from(['!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n', "", ",.", "a", "中，"]),
+       split=st.sampled_from([" ", ",", "a"]))
+def test_keras_filters_words_are_text_to_word_sequence(text, filters, split):
+    from kvec import text_to_word_sequence
+    from kvec.pretokenizers import KerasFilters
+
+    found = KerasFilters(filters, split).pre_tokenize(text)
+    assert [p.text for p in found] == text_to_word_sequence(text, filters, lower=False, split=split)
+    assert all(text[slice(*p.offsets(0, len(p.text)))] == p.text for p in found)
