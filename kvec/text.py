@@ -4,11 +4,9 @@ A drop-in for ``keras.preprocessing.text`` (``keras_preprocessing`` 1.1.2 and th
 copy): the same names, arguments, attributes and outputs, including the quirks existing scripts rely on,
 but with the per-word Python loops replaced by C-level counting and lookups.
 
-Migrating a Keras script means changing its import lines only::
+Migrating a Keras script means changing its import lines only: the script's
+``keras.preprocessing.text`` import of ``Tokenizer`` and ``tokenizer_from_json`` becomes::
 
-    # before
-    from keras.preprocessing.text import Tokenizer, tokenizer_from_json
-    # after
     from kvec.text import Tokenizer, tokenizer_from_json
 
 Differences from the legacy code are limited to inputs it could not handle: texts that are not strings
