@@ -103,10 +103,8 @@ class BPE:
         }
 
     def token_to_id(self, token):
+        """The id of ``token``, or None."""
         return self.vocab.get(token)
-
-    def id_to_token_str(self, token_id):
-        return self.id_to_token.get(token_id)
 
     def tokenize(self, word):
         """The tokens of one pre-tokenized word."""

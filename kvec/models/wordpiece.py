@@ -33,7 +33,12 @@ class WordPiece:
         self._longest = max((len(t) for t in self.vocab), default=0)
 
     def get_vocab(self):
+        """The ``{token: id}`` dictionary (a copy)."""
         return dict(self.vocab)
+
+    def token_to_id(self, token):
+        """The id of ``token``, or None."""
+        return self.vocab.get(token)
 
     def get_config(self):
         return {
