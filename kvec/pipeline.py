@@ -134,6 +134,19 @@ class Tokenizer:
             self.__dict__["_word_ids"] = {}
         object.__setattr__(self, name, value)
 
+    def __call__(self, text):
+        """The tokens of ``text`` (no post-processing): a pipeline is an ``analyzer`` for
+        :class:`kvec.Tokenizer`, which then counts and indexes subword tokens with the Keras rules.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pretokenizers import Whitespace
+            >>> wordpiece = Tokenizer(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
+            >>> wordpiece("unable")
+            ['un', '##able']
+        """
+        return self.encode(text, add_special_tokens=False).tokens
+
     # ---- vocabulary ----
 
     def get_vocab(self, with_added_tokens=True):
