@@ -1313,7 +1313,8 @@ typedef struct {
 typedef struct {
     TokenSlot *slots;
     size_t mask, used;
-    Py_ssize_t *order; /* slot indices in insertion order */
+    Py_ssize_t *order;  /* slot indices in insertion order */
+    Py_ssize_t longest; /* the most code points of any entry */
 } TokenTable;
 
 typedef struct {
@@ -1353,6 +1354,7 @@ tokentable_init(TokenTable *t, size_t capacity)
     }
     t->mask = size - 1;
     t->used = 0;
+    t->longest = 0;
     return 0;
 }
 
@@ -1393,6 +1395,7 @@ tokentable_find(BottomUpLearner *L, TokenTable *t, uint64_t hash, int joined, Py
     TokenSlot *slot = &t->slots[i];
     *slot = (TokenSlot){hash, 0, (int32_t)w, (int32_t)start, (int32_t)end, (int8_t)joined, 1};
     t->order[t->used++] = (Py_ssize_t)i;
+    if (end - start > t->longest) t->longest = end - start;
     return slot;
 }
 
@@ -1408,6 +1411,7 @@ tokentable_grow(TokenTable *t)
         bigger.slots[i] = *old;
         bigger.order[bigger.used++] = (Py_ssize_t)i;
     }
+    bigger.longest = t->longest;
     tokentable_free(t);
     *t = bigger;
     return 0;
@@ -1443,7 +1447,8 @@ count_substrings(BottomUpLearner *L, TokenTable *tokens, TokenTable *table)
                 int joined = start > 0 && L->has_joiner;
                 uint64_t h = token_hash_start(joined);
                 for (Py_ssize_t end = start + 1; end <= n; end++) hashes[end] = h = token_hash_step(h, cps[end - 1]);
-                Py_ssize_t end = n;
+                /* nothing longer than the longest token can match, so the search starts there */
+                Py_ssize_t end = start + tokens->longest < n ? start + tokens->longest : n;
                 while (end > start && !tokentable_find(L, tokens, hashes[end], joined, w, start, end, 0)) end--;
                 if (end == start) {
                     n_starts = -1;
