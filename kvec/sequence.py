@@ -52,10 +52,14 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
     if not hasattr(sequences, "__len__"):
         raise ValueError("`sequences` must be iterable.")
     num_samples = len(sequences)
-    if maxlen is not None and type(sequences) is list and padding in _PADDING and truncating in _PADDING:
+    # Lists of plain numbers fill natively in one pass: at once when maxlen is known (no lengths
+    # needed), else after the general checks below, but never tried twice.
+    native = type(sequences) is list and padding in _PADDING and truncating in _PADDING
+    if native and maxlen is not None:
         x = _native_padded(sequences, maxlen, dtype, padding, truncating, value)
         if x is not None:
             return x
+        native = False
     lengths = _lengths(sequences)
     sample_shape = _sample_shape(sequences)
 
@@ -77,7 +81,7 @@ def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncati
     if truncating not in _PADDING:
         raise ValueError(f'Truncating type "{truncating}" not understood')
     fast = padding in _PADDING and sample_shape == () and dtype is not None and x.dtype.kind in "biufc"
-    if not (fast and _place_flat(x, sequences, lengths, maxlen, dtype, padding, truncating, value)):
+    if not (fast and _place_flat(x, sequences, lengths, maxlen, dtype, padding, truncating, value, native)):
         _place_each(x, sequences, maxlen, dtype, padding, truncating, sample_shape)
     return x
 
@@ -98,9 +102,9 @@ def _native_padded(sequences, maxlen, dtype, padding, truncating, value):
     try:
         if _sample_shape(sequences) != ():
             return None
+        x = np.full((len(sequences), maxlen), value, dtype=dtype)
     except Exception:
-        return None
-    x = np.full((len(sequences), maxlen), value, dtype=dtype)
+        return None  # the general path raises it, after the checks Keras makes first
     return x if fill_padded(x, sequences, padding == "pre", truncating == "pre") else None
 
 
@@ -127,7 +131,7 @@ def _sample_shape(sequences):
     return ()
 
 
-def _place_flat(x, sequences, lengths, maxlen, dtype, padding, truncating, value):
+def _place_flat(x, sequences, lengths, maxlen, dtype, padding, truncating, value, native):
     """Convert every kept value in one pass and scatter them with a boolean mask.
 
     Returns False (leaving ``x`` untouched) when the values are not plain scalars, so the per-sequence
@@ -135,7 +139,7 @@ def _place_flat(x, sequences, lengths, maxlen, dtype, padding, truncating, value
     """
     if maxlen == 0 and truncating == "pre":
         return False  # s[-0:] keeps the whole sequence in Keras, which then fails to broadcast
-    if type(sequences) is list and x.dtype in _NATIVE_DTYPES:
+    if native and x.dtype in _NATIVE_DTYPES:
         if fill_padded(x, sequences, padding == "pre", truncating == "pre"):
             return True
         np.copyto(x, value, casting="unsafe")  # undo the partial fill, as np.full filled it

@@ -102,6 +102,9 @@ def test_edge_cases(sequences, maxlen):
 def test_not_a_sequence():
     assert_same(5)
     assert_same(iter([[1]]))
+    # the non-iterable element is reported before the padding value is tried
+    assert_same([[1], 5], maxlen=2, value=None)
+    assert_same([[1], [2]], maxlen=2, value=None)
     with pytest.raises(ValueError, match="non-iterable"):
         pad_sequences([[1], 2])
 
