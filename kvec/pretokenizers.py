@@ -115,13 +115,9 @@ class ByteLevel:
             pieces.append(Piece(spelled, start - shift, spans))
         return pieces
 
-    def pre_tokenize_words(self, text):
-        """Only the byte-spelled words, without offsets."""
-        return [_spell(word) for word in self.split_words(text)]
-
     def split_words(self, text, first=True):
-        """The words before spelling; ``spell`` turns each into what the model sees. Counting these
-        and spelling only the distinct ones gives the counts of ``pre_tokenize_words``, faster."""
+        """The words without offsets and before spelling; ``spell`` turns each into what the model
+        sees. Training counts these and spells only the distinct ones."""
         if self.add_prefix_space and text and not text.startswith(" "):
             text = " " + text
         if not self.use_regex:
@@ -153,9 +149,6 @@ class _RegexWords:
 
     def pre_tokenize(self, text, first=True):
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
-
-    def pre_tokenize_words(self, text):
-        return self._pattern.findall(text)
 
     def split_words(self, text, first=True):
         return self._pattern.findall(text)
@@ -261,9 +254,6 @@ class _DelimiterSplit:
     def pre_tokenize(self, text, first=True):
         return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior)]
 
-    def pre_tokenize_words(self, text):
-        return self.split_words(text)
-
     def split_words(self, text, first=True):
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
 
@@ -303,9 +293,6 @@ class Digits:
 
     def pre_tokenize(self, text, first=True):
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
-
-    def pre_tokenize_words(self, text):
-        return self.split_words(text)
 
     def split_words(self, text, first=True):
         return [text[a:b] for a, b in self._spans(text)]
@@ -381,9 +368,6 @@ class Metaspace:
     def pre_tokenize(self, text, first=True):
         spelled, base = self._spelled(text, first)
         return [Piece(spelled[a:b], a + base) for a, b in self._spans(spelled)]
-
-    def pre_tokenize_words(self, text):
-        return self.split_words(text)
 
     def split_words(self, text, first=True):
         spelled, _ = self._spelled(text, first)
