@@ -98,14 +98,16 @@ class WordSource:
 
 
 class Tokenizer:
-    """A subword tokenizer made of a pre-tokenizer, a model and a decoder.
+    """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
 
     Args:
         model: a subword model such as :class:`kvec.models.BPE`.
-        normalizer: cleans the text first (offsets still point into the original text).
         pre_tokenizer: splits text into words (for example :class:`kvec.pretokenizers.ByteLevel`);
             None treats the whole text as one word.
         decoder: turns tokens back into text; None joins tokens with spaces.
+        normalizer: cleans the text first (offsets still point into the original text).
+        post_processor: adds special tokens and type ids (for example
+            :class:`kvec.processors.TemplateProcessing`).
 
     Example:
         >>> from kvec.pretokenizers import ByteLevel
@@ -264,13 +266,8 @@ class Tokenizer:
 
     def encode_batch(self, texts):
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
-        if self._special_pattern is not None or self.post_processor is not None:
-            encodings = []
-            for position, text in enumerate(texts):
-                if not isinstance(text, str):
-                    raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-                encodings.append(self.encode(text))
-            return encodings
+        # the word cache holds plain texts only: special tokens and templates take the full path
+        plain = self._special_pattern is None and self.post_processor is None
         words_of = self._words()
         spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
         cache = self._word_ids if not getattr(self.model, "dropout", None) else None
@@ -278,6 +275,9 @@ class Tokenizer:
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+            if not plain:
+                encodings.append(self.encode(text))
+                continue
             words = words_of.split_words(text)
             if cache is None:
                 ids = [i for word in words for i in tokenize_ids(spell(word))]
