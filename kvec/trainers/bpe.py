@@ -202,6 +202,24 @@ def _count_pairs(words, counts):
     return pair_counts, where
 
 
+def merge_everywhere(words, counts, where, pair_counts, a, b, new, max_length):
+    """Merge ``(a, b)`` into ``new`` in every word ``where`` lists for it, applying the count deltas.
+
+    Returns the pairs whose count changed and the number of occurrences merged (weighted by count).
+    """
+    changed_pairs, merged = set(), 0
+    for w in sorted(where.pop((a, b))):
+        word, count = words[w], counts[w]
+        before = len(word.ids)
+        for changed, delta in word.merge(a, b, new, max_length):
+            pair_counts[changed] = pair_counts.get(changed, 0) + delta * count
+            changed_pairs.add(changed)
+            if delta > 0:
+                where.setdefault(changed, set()).add(w)
+        merged += (before - len(word.ids)) * count
+    return changed_pairs, merged
+
+
 def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
     """The merge loop of Hugging Face's BpeTrainer (native: entry word sets and lazy refresh included)."""
     bar = progress_bar(trainer.show_progress, total=trainer.vocab_size, initial=len(vocab), desc="BPE merges")
@@ -242,13 +260,7 @@ def _merge_first_in_corpus(trainer, words, counts, vocab, tokens, add):
         new = add(trainer._new_token(tokens, a, b))
         merges.append(best)
         del pair_counts[best]
-        changed_pairs = set()
-        for w in sorted(where.pop(best)):
-            for changed, delta in words[w].merge(a, b, new, max_length):
-                pair_counts[changed] = pair_counts.get(changed, 0) + delta * counts[w]
-                changed_pairs.add(changed)
-                if delta > 0:
-                    where.setdefault(changed, set()).add(w)
+        changed_pairs, _ = merge_everywhere(words, counts, where, pair_counts, a, b, new, max_length)
         for pair in changed_pairs:
             count = pair_counts.get(pair, 0)
             if count > 0:

@@ -14,7 +14,15 @@ merged until the vocabulary reaches ``vocab_size``. Two ways to choose the next 
 
 from kvec.models.wordpiece import WordPiece
 from kvec.progress import progress_bar
-from kvec.trainers.bpe import BpeTrainer, _count_pairs, _Word, first_in_corpus, new_vocabulary, word_count_items
+from kvec.trainers.bpe import (
+    BpeTrainer,
+    _count_pairs,
+    _Word,
+    first_in_corpus,
+    merge_everywhere,
+    new_vocabulary,
+    word_count_items,
+)
 
 SCORINGS = ("frequency", "likelihood")
 
@@ -113,17 +121,10 @@ class WordPieceTrainer:
             top = max(scores.values())
             a, b = first_in_corpus(words, {pair for pair, score in scores.items() if score == top})
             new = add(bpe._new_token(tokens, a, b))
-            for w in sorted(where.pop((a, b))):
-                word, count = words[w], counts[w]
-                before = len(word.ids)
-                for changed, delta in word.merge(a, b, new, float("inf")):
-                    pair_counts[changed] = pair_counts.get(changed, 0) + delta * count
-                    if delta > 0:
-                        where.setdefault(changed, set()).add(w)
-                merged = (before - len(word.ids)) * count
-                symbol_counts[a] -= merged
-                symbol_counts[b] -= merged
-                symbol_counts[new] = symbol_counts.get(new, 0) + merged
+            _, merged = merge_everywhere(words, counts, where, pair_counts, a, b, new, float("inf"))
+            symbol_counts[a] -= merged
+            symbol_counts[b] -= merged
+            symbol_counts[new] = symbol_counts.get(new, 0) + merged
             del pair_counts[(a, b)]
             bar.update(len(vocab) - bar.n)
         bar.close()
