@@ -1417,10 +1417,21 @@ tokentable_grow(TokenTable *t)
     return 0;
 }
 
-/* Count every substring starting at a wordpiece start: all positions when `tokens` is NULL, else the
- * starts of the greedy longest-match split by `tokens` (words that cannot be split are skipped). */
+/* The rounds' discounted counts, without the discounting.
+ *
+ * A round counts c(v), the occurrences of token v starting at a wordpiece start, then walks tokens
+ * longest first subtracting each one's (already discounted) count d(u) from its shorter prefixes. The
+ * table is closed under prefixes, so by induction from the longest tokens the counts in the subtree
+ * under v add up to c(v), and d(v) = c(v) - sum of c over v's one-longer extensions: the occurrences
+ * of v that reach the end of their word. So a round only adds each word's count to the suffixes that
+ * start at its piece starts, one table probe per start instead of one per substring plus a discount.
+ * Tokens that are never such a suffix have d = 0; they matter only for a threshold <= 0, and
+ * `with_prefixes` then also enters every shorter substring with count 0.
+ *
+ * The starts are every position when `tokens` is NULL, else those of the greedy longest-match split by
+ * `tokens` (words that cannot be split are skipped). */
 static int
-count_substrings(BottomUpLearner *L, TokenTable *tokens, TokenTable *table)
+count_suffixes(BottomUpLearner *L, TokenTable *tokens, int with_prefixes, TokenTable *table)
 {
     Py_ssize_t *starts = NULL;
     uint64_t *hashes = NULL;
@@ -1445,10 +1456,10 @@ count_substrings(BottomUpLearner *L, TokenTable *tokens, TokenTable *table)
             Py_ssize_t start = 0;
             while (start < n) {
                 int joined = start > 0 && L->has_joiner;
-                uint64_t h = token_hash_start(joined);
-                for (Py_ssize_t end = start + 1; end <= n; end++) hashes[end] = h = token_hash_step(h, cps[end - 1]);
                 /* nothing longer than the longest token can match, so the search starts there */
                 Py_ssize_t end = start + tokens->longest < n ? start + tokens->longest : n;
+                uint64_t h = token_hash_start(joined);
+                for (Py_ssize_t i = start + 1; i <= end; i++) hashes[i] = h = token_hash_step(h, cps[i - 1]);
                 while (end > start && !tokentable_find(L, tokens, hashes[end], joined, w, start, end, 0)) end--;
                 if (end == start) {
                     n_starts = -1;
@@ -1459,72 +1470,25 @@ count_substrings(BottomUpLearner *L, TokenTable *tokens, TokenTable *table)
             }
             if (n_starts < 0) continue;
         }
-        for (Py_ssize_t k = 0; k < n_starts; k++) {
+        for (Py_ssize_t k = 0; rc == 0 && k < n_starts; k++) {
             Py_ssize_t start = starts[k];
             int joined = start > 0 && L->has_joiner;
             uint64_t h = token_hash_start(joined);
             for (Py_ssize_t end = start + 1; end <= n; end++) {
                 h = token_hash_step(h, cps[end - 1]);
+                if (end < n && !with_prefixes) continue;
                 TokenSlot *slot = tokentable_find(L, table, h, joined, w, start, end, 1);
                 if (!slot) {
                     rc = -1;
                     break;
                 }
-                slot->count += L->counts[w];
+                if (end == n) slot->count += L->counts[w];
             }
         }
     }
     PyMem_Free(starts);
     PyMem_Free(hashes);
     return rc;
-}
-
-/* Longest first, subtract each token's count from its shorter prefixes (in the same table). */
-static int
-discount(BottomUpLearner *L, TokenTable *table)
-{
-    Py_ssize_t n = (Py_ssize_t)table->used, longest = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        TokenSlot *slot = &table->slots[table->order[k]];
-        if (slot->end - slot->start > longest) longest = slot->end - slot->start;
-    }
-    /* entries grouped by length (a counting sort keeps insertion order inside each length) */
-    Py_ssize_t *first = PyMem_Calloc(longest + 2, sizeof(Py_ssize_t));
-    Py_ssize_t *by_length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    if (!first || !by_length) {
-        PyMem_Free(first);
-        PyMem_Free(by_length);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < n; k++) {
-        TokenSlot *slot = &table->slots[table->order[k]];
-        first[slot->end - slot->start + 1]++;
-    }
-    for (Py_ssize_t length = 1; length <= longest + 1; length++) first[length] += first[length - 1];
-    for (Py_ssize_t k = 0; k < n; k++) {
-        TokenSlot *slot = &table->slots[table->order[k]];
-        by_length[first[slot->end - slot->start]++] = table->order[k];
-    }
-    /* first[length] is now the end of that length's group; walk groups from the longest down */
-    for (Py_ssize_t length = longest; length > 1; length--) {
-        for (Py_ssize_t k = first[length - 1]; k < first[length]; k++) {
-            TokenSlot *slot = &table->slots[by_length[k]];
-            int64_t count = slot->count;
-            Py_ssize_t w = slot->word, start = slot->start;
-            int joined = slot->joined;
-            const uint32_t *cps = L->cps + L->offset[w] + start;
-            uint64_t h = token_hash_start(joined);
-            for (Py_ssize_t i = 1; i < length; i++) {
-                h = token_hash_step(h, cps[i - 1]);
-                TokenSlot *prefix = tokentable_find(L, table, h, joined, w, start, start + i, 0);
-                if (prefix) prefix->count -= count;
-            }
-        }
-    }
-    PyMem_Free(first);
-    PyMem_Free(by_length);
-    return 0;
 }
 
 /* tokens := entries of `table` counted at least `thresh`, plus every character (and joined
@@ -1637,19 +1601,20 @@ BottomUpLearner_tokens(BottomUpLearner *self, PyObject *args)
     PyObject *result = NULL;
     if (tokentable_init(&tokens, 1024) < 0) goto done;
     if (select_tokens(self, NULL, 0, &tokens) < 0) goto done;
+    /* a threshold <= 0 also keeps tokens counted 0, so those rounds enter every prefix (not cached) */
+    int with_prefixes = thresh <= 0;
     for (int round = 0; round < iterations; round++) {
         TokenTable *counted;
-        if (round == 0) {
+        if (round == 0 && !with_prefixes) {
             if (!self->first_ready) {
                 if (tokentable_init(&self->first_round, 1024) < 0 ||
-                    count_substrings(self, NULL, &self->first_round) < 0 || discount(self, &self->first_round) < 0)
+                    count_suffixes(self, NULL, 0, &self->first_round) < 0)
                     goto done;
                 self->first_ready = 1;
             }
             counted = &self->first_round;
         } else {
-            if (tokentable_init(&table, tokens.used) < 0 || count_substrings(self, &tokens, &table) < 0 ||
-                discount(self, &table) < 0)
+            if (tokentable_init(&table, tokens.used) < 0 || count_suffixes(self, round ? &tokens : NULL, with_prefixes, &table) < 0)
                 goto done;
             counted = &table;
         }

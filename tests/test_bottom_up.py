@@ -11,12 +11,12 @@ from kvec.trainers import BottomUpWordPieceTrainer, learn_vocabulary
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 learner = pytest.importorskip("tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib")
 
-WORD_COUNTS = st.dictionaries(st.text(alphabet="abcdé中", min_size=1, max_size=7), st.integers(1, 60), min_size=1, max_size=40)
+WORD_COUNTS = st.dictionaries(st.text(alphabet="abcdé中", min_size=1, max_size=7), st.integers(0, 60), min_size=1, max_size=40)
 OPTIONS = st.fixed_dictionaries(
     dict(
         vocab_size=st.integers(1, 60),
         reserved_tokens=st.sampled_from([[], ["[UNK]", "[PAD]"], ["ab", "[UNK]"]]),
-        lower_thresh=st.sampled_from([None, 1, 5, 10]),
+        lower_thresh=st.sampled_from([None, 0, 1, 5, 10]),
         upper_thresh=st.sampled_from([None, 50, 10_000_000]),
         num_iterations=st.integers(0, 4),
         max_token_length=st.sampled_from([2, 3, 50]),
@@ -72,3 +72,11 @@ def test_words_containing_the_joiner_equal_tensorflow_text(word_counts, joiner, 
     # such words can spell a joined token, so these take the string-keyed rounds
     options = dict(vocab_size=vocab_size, reserved_tokens=[], lower_thresh=1, joiner=joiner)
     assert learn_vocabulary(word_counts, **options) == learner.learn(dict(word_counts), **options)
+
+
+@pytest.mark.parametrize("word_counts", [{"abcd": 0, "bc": 0}, {"abcd": 0, "bcd": 1}, {"abcd": 1, "abx": 2}])
+def test_threshold_zero_keeps_prefixes_counted_zero_as_tensorflow_text(word_counts):
+    # at a threshold <= 0 the prefixes whose discounted count is 0 ("ab", "abc") are tokens too
+    for bounds in (dict(lower_thresh=0, upper_thresh=None), dict(lower_thresh=None, upper_thresh=0)):
+        options = dict(vocab_size=3, reserved_tokens=[], **bounds)
+        assert learn_vocabulary(word_counts, **options) == learner.learn(dict(word_counts), **options)
