@@ -6,7 +6,7 @@ __all__ = ["ByteLevel", "Metaspace", "WordPiece"]
 
 
 class ByteLevel:
-    """Undo the byte-level spelling: join the tokens and read their characters back as UTF-8 bytes.
+    """Undo the byte-level spelling: read the tokens' characters back as UTF-8 bytes.
 
     Example:
         >>> ByteLevel().decode(["ĠHello", "Ġw", "orld"])
@@ -17,7 +17,7 @@ class ByteLevel:
         return {}
 
     def decode(self, tokens):
-        return byte_level_decode("".join(tokens))
+        return byte_level_decode(tokens)
 
 
 class WordPiece:

@@ -7,10 +7,10 @@ offsets into the original text. The decoder turns tokens back into text.
 """
 
 import json
-import re
 from itertools import chain
 
 from kvec import serialization
+from kvec.added_vocabulary import AddedVocabulary
 from kvec.normalizers import Normalized
 from kvec.pretokenizers import Piece
 from kvec.trainers.counting import count_words, iterate_files
@@ -74,24 +74,33 @@ _WORD_CACHE_SIZE = 1 << 18
 
 
 class WordSource:
-    """Cut out special tokens, normalize, then pre-tokenize: the words a trainer counts."""
+    """Cut out special tokens, normalize, cut out added tokens, then pre-tokenize: the words a
+    trainer counts (tokens the tokenizer already matches whole are not counted)."""
 
-    def __init__(self, normalizer, pre_tokenizer, special_pattern=None):
+    def __init__(self, normalizer, pre_tokenizer, added=None):
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
-        self.special_pattern = special_pattern
+        self.added = added if added else None
 
     def split_words(self, text):
-        segments = [text] if self.special_pattern is None else self.special_pattern.split(text)
+        if self.added is None:
+            return self._words(self.normalizer.normalize_str(text) if self.normalizer else text, True)
         words = []
-        for index, segment in enumerate(segments):
+        for start, end, special_id in self.added.split_raw(text):
+            if special_id is not None:
+                continue
+            segment = text[start:end]
             if self.normalizer is not None:
                 segment = self.normalizer.normalize_str(segment)
-            if self.pre_tokenizer is None:
-                words += [segment] if segment else []
-            else:
-                words += self.pre_tokenizer.split_words(segment, index == 0)
+            for part_start, part_end, added_id in self.added.split_normalized(segment):
+                if added_id is None:
+                    words += self._words(segment[part_start:part_end], start == 0 and part_start == 0)
         return words
+
+    def _words(self, text, first):
+        if self.pre_tokenizer is None:
+            return [text] if text else []
+        return self.pre_tokenizer.split_words(text, first)
 
     def spell(self, word):
         return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
@@ -127,14 +136,15 @@ class Tokenizer:
         self.decoder = decoder
         self.normalizer = normalizer
         self.post_processor = post_processor
-        self._special = {}  # special token -> id: never split, matched in the raw text
-        self._special_pattern = None
+        self.added_vocabulary = AddedVocabulary()
 
     def __setattr__(self, name, value):
         if name in ("model", "pre_tokenizer", "normalizer"):
             # encode_batch's cache of word -> ids holds only while these stages stay the same
             self.__dict__["_word_ids"] = {}
         object.__setattr__(self, name, value)
+        if name == "normalizer" and "added_vocabulary" in self.__dict__:
+            self.added_vocabulary.refresh(value)  # added tokens match in their normalized form
 
     def __call__(self, text):
         """The tokens of ``text`` (no post-processing): a pipeline is an ``analyzer`` for
@@ -154,26 +164,24 @@ class Tokenizer:
     def get_vocab(self, with_added_tokens=True):
         vocab = self.model.get_vocab()
         if with_added_tokens:
-            vocab.update(self._special)
+            vocab.update(self.added_vocabulary.ids)
         return vocab
 
     def get_vocab_size(self, with_added_tokens=True):
         return len(self.get_vocab(with_added_tokens))
 
     def token_to_id(self, token):
-        found = self.model.vocab.get(token)
-        return self._special.get(token) if found is None else found
+        found = self.added_vocabulary.ids.get(token)
+        return self.model.vocab.get(token) if found is None else found
 
     def id_to_token(self, token_id):
-        found = self.model.id_to_token.get(token_id)
-        if found is None:
-            found = next((t for t, i in self._special.items() if i == token_id), None)
-        return found
+        found = self.added_vocabulary.id_to_token(token_id)
+        return self.model.id_to_token.get(token_id) if found is None else found
 
     def add_special_tokens(self, tokens):
         """Register special tokens: never split, matched case-sensitively in the raw text (the longest
         first), and left out by ``decode(skip_special_tokens=True)``. A token missing from the model's
-        vocabulary gets the next id after it. Returns how many tokens were new to the vocabulary.
+        vocabulary gets the next free id. Returns how many tokens were not registered before.
 
         Example:
             >>> from kvec.models import WordPiece
@@ -181,26 +189,33 @@ class Tokenizer:
             >>> tok.add_special_tokens(["<mask>"]), tok.token_to_id("<mask>")
             (1, 2)
         """
-        added = 0
-        for position, token in enumerate(tokens):
-            if not isinstance(token, str) or not token:
-                raise TypeError(f"tokens[{position}] must be a non-empty str, got {token!r}")
-            if token in self._special:
-                continue
-            token_id = self.model.vocab.get(token)
-            if token_id is None:
-                token_id = self.get_vocab_size()
-                added += 1
-            self._special[token] = token_id
-        self._restore_special(self._special)
-        return added
+        return self._register(tokens, special=True)
 
-    def _restore_special(self, special):
-        """Install ``{token: id}`` as the special tokens (also used when loading a saved tokenizer)."""
-        self._special = dict(special)
-        alternatives = sorted(self._special, key=len, reverse=True)  # leftmost, then longest
-        self._special_pattern = re.compile("|".join(map(re.escape, alternatives))) if alternatives else None
+    def add_tokens(self, tokens):
+        """Register tokens the model must never split, matched in the normalized text against their
+        normalized form (so with a lowercasing normalizer ``"Hello"`` also matches ``"HELLO"``), and
+        always decoded. A token missing from the model's vocabulary gets the next free id. Returns how
+        many tokens were not registered before.
+
+        Where several added tokens normalize to the same text, that text takes the id of the first one
+        registered (Hugging Face's choice there depends on hash order).
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.normalizers import Lowercase
+            >>> from kvec.pretokenizers import Whitespace
+            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace(), normalizer=Lowercase())
+            >>> tok.add_tokens(["Keras3"])
+            1
+            >>> tok.encode("a KERAS3 a").tokens, tok.token_to_id("Keras3")
+            (['a', 'keras3', 'a'], 2)
+        """
+        return self._register(tokens, special=False)
+
+    def _register(self, tokens, special):
+        registered = self.added_vocabulary.add(tokens, special, self.model, self.normalizer)
         self._word_ids = {}
+        return registered
 
     # ---- encoding ----
 
@@ -211,13 +226,14 @@ class Tokenizer:
 
     def _words(self):
         """What training counts: normalized, pre-tokenized words (a picklable object)."""
-        return WordSource(self.normalizer, self.pre_tokenizer, self._special_pattern)
+        return WordSource(self.normalizer, self.pre_tokenizer, self.added_vocabulary)
 
     def encode(self, sequence, pair=None, add_special_tokens=True):
         """Encode one text (or a pair) into an :class:`Encoding`.
 
-        Special tokens registered with :meth:`add_special_tokens` are cut out of the raw text first;
-        the rest goes through normalizer, pre-tokenizer and model. The post-processor (if any) then adds
+        Special tokens registered with :meth:`add_special_tokens` are cut out of the raw text first,
+        and tokens registered with :meth:`add_tokens` out of the normalized text; the rest goes through
+        pre-tokenizer and model. The post-processor (if any) then adds
         its special tokens and type ids; without one, a pair's second text gets type id 1.
         """
         first = self._encode_text(sequence, "sequence")
@@ -240,14 +256,13 @@ class Tokenizer:
         """``[(token, id, offsets), ...]`` for one raw text."""
         if not isinstance(text, str):
             raise TypeError(f"{name} must be a str, got {type(text).__name__}")
-        if self._special_pattern is None:
-            return self._encode_segment(text, 0)
-        encoded, position = [], 0
-        for match in self._special_pattern.finditer(text):
-            encoded += self._encode_segment(text[position : match.start()], position)
-            encoded.append((match.group(), self._special[match.group()], match.span()))
-            position = match.end()
-        return encoded + self._encode_segment(text[position:], position)
+        encoded = []
+        for start, end, special_id in self.added_vocabulary.split_raw(text):
+            if special_id is None:
+                encoded += self._encode_segment(text[start:end], start)
+            else:
+                encoded.append((text[start:end], special_id, (start, end)))
+        return encoded
 
     def _encode_segment(self, text, shift):
         normalized = None
@@ -256,18 +271,26 @@ class Tokenizer:
             text = normalized.text
         id_to_token = self.model.id_to_token
         encoded = []
-        for piece in self._pieces(text, shift == 0):  # "first": the segment starts the original text
-            for token_id, start, end in self.model.tokenize_spans(piece.text):
-                span = piece.offsets(start, end)
-                if normalized is not None:
-                    span = normalized.original(*span)
-                encoded.append((id_to_token[token_id], token_id, (span[0] + shift, span[1] + shift)))
+
+        def original(start, end):
+            span = (start, end) if normalized is None else normalized.original(start, end)
+            return span[0] + shift, span[1] + shift
+
+        for part_start, part_end, added_id in self.added_vocabulary.split_normalized(text):
+            if added_id is not None:
+                encoded.append((text[part_start:part_end], added_id, original(part_start, part_end)))
+                continue
+            # "first": the part starts the original text
+            for piece in self._pieces(text[part_start:part_end], shift == 0 and part_start == 0):
+                for token_id, start, end in self.model.tokenize_spans(piece.text):
+                    start, end = piece.offsets(start, end)
+                    encoded.append((id_to_token[token_id], token_id, original(start + part_start, end + part_start)))
         return encoded
 
     def encode_batch(self, texts):
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
         # the word cache holds plain texts only: special tokens and templates take the full path
-        plain = self._special_pattern is None and self.post_processor is None
+        plain = not self.added_vocabulary and self.post_processor is None
         words_of = self._words()
         spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
         cache = self._word_ids if not getattr(self.model, "dropout", None) else None
@@ -296,13 +319,14 @@ class Tokenizer:
 
     def decode(self, ids, skip_special_tokens=True):
         """Turn ids back into text with the decoder (special tokens left out unless asked)."""
-        special_ids = set(self._special.values()) if skip_special_tokens else ()
+        # as in Hugging Face, a token is left out when it spells a special token, whatever its id
+        special = self.added_vocabulary.special if skip_special_tokens else {}
         tokens = []
         for position, token_id in enumerate(ids):
             token = self.id_to_token(token_id)
             if token is None:
                 raise ValueError(f"ids[{position}] = {token_id!r} is not in the vocabulary")
-            if token_id not in special_ids:
+            if token not in special:
                 tokens.append(token)
         if self.decoder is None:
             return " ".join(tokens)
@@ -324,9 +348,9 @@ class Tokenizer:
 
     @classmethod
     def _from_stages(cls, stages):
-        special = stages.pop("special_tokens", {})
+        special, added = stages.pop("special_tokens", {}), stages.pop("added_tokens", {})
         tokenizer = cls(**stages)
-        tokenizer._restore_special(special)
+        tokenizer.added_vocabulary.restore(special, added, tokenizer.normalizer)
         return tokenizer
 
     def save(self, path):

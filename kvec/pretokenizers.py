@@ -378,13 +378,19 @@ class Metaspace:
         return word
 
 
-def byte_level_decode(text):
-    """Turn byte-spelled text back into the original string.
+def byte_level_decode(tokens):
+    """Turn byte-spelled tokens back into the original string.
 
-    Lone surrogates round-trip; a byte sequence that is not UTF-8 (from ids that split a character)
-    decodes with U+FFFD in its place.
+    A token with a character outside the byte alphabet (an added token such as ``"héllo wörld"``)
+    stands for its own UTF-8 bytes, as in Hugging Face's decoder. Lone surrogates round-trip; a byte
+    sequence that is not UTF-8 (from ids that split a character) decodes with U+FFFD in its place.
     """
-    data = bytes(_CHAR_TO_BYTE[c] for c in text if c in _CHAR_TO_BYTE)
+    data = bytearray()
+    for token in tokens:
+        try:
+            data += bytes(map(_CHAR_TO_BYTE.__getitem__, token))
+        except KeyError:
+            data += token.encode("utf-8", "surrogatepass")
     try:
         return data.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:

@@ -1,7 +1,8 @@
 """kvec's own file format for subword tokenizers: versioned JSON, written atomically.
 
 A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "normalizer": ...,
-"pre_tokenizer": ..., "decoder": ..., "post_processor": ..., "special_tokens": [[token, id], ...]}``. Each stage is stored as its type name and its ``get_config()``, and rebuilt with
+"pre_tokenizer": ..., "decoder": ..., "post_processor": ..., "special_tokens": [[token, id], ...],
+"added_tokens": [[token, id], ...]}`` (a file without ``added_tokens`` has none). Each stage is stored as its type name and its ``get_config()``, and rebuilt with
 ``type(**config)`` from the registry below, so nothing in a file is ever executed. A save writes a
 temporary file in the same folder, flushes it to disk and renames it over the target: a reader sees the
 old file or the new one, never a partial one.
@@ -44,7 +45,9 @@ def to_document(tokenizer):
     for stage in _STAGES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else _component_document(stage, component)
-    document["special_tokens"] = [[token, token_id] for token, token_id in tokenizer._special.items()]
+    added = tokenizer.added_vocabulary
+    document["special_tokens"] = [[token, token_id] for token, token_id in added.special.items()]
+    document["added_tokens"] = [[token, token_id] for token, token_id in added.added.items()]
     return document
 
 
@@ -76,12 +79,13 @@ def from_document(document, source):
             stages[stage] = None
             continue
         stages[stage] = _component(stage, entry, source)
-    special = document.get("special_tokens", [])
-    if not isinstance(special, list) or not all(
-        isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int) for e in special
-    ):
-        raise FormatError(source, 'special_tokens must be a list of [token, id] pairs')
-    stages["special_tokens"] = dict(special)
+    for key in ("special_tokens", "added_tokens"):
+        pairs = document.get(key, [])
+        if not isinstance(pairs, list) or not all(
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int) for e in pairs
+        ):
+            raise FormatError(source, f"{key} must be a list of [token, id] pairs")
+        stages[key] = dict(pairs)
     return stages
 
 
