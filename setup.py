@@ -1,5 +1,10 @@
-"""Build script for kvec's C extension; all metadata lives in pyproject.toml."""
+"""Build script for kvec's C extensions; all metadata lives in pyproject.toml."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("kvec._native", sources=["kvec/_native.c"], extra_compile_args=["-O3"])])
+setup(
+    ext_modules=[
+        Extension("kvec._native", sources=["kvec/_native.c"], extra_compile_args=["-O3"]),
+        Extension("kvec._unigram", sources=["kvec/_unigram.c"], extra_compile_args=["-O3"]),
+    ]
+)

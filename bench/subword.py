@@ -28,7 +28,16 @@ Workloads (the names are those ``--skip`` takes):
    on the word counts of the first 20,000 lines after BERT-like basic tokenization (lower case, then
    ``\\w+|[^\\w\\s]``). The anchor takes about 100 s, so each side runs once whatever ``--runs`` says,
    and the ratio printed is anchor / kvec ("kvec is N.Nx faster"). The vocabularies must be identical.
-5. ``train-memory``: the peak memory of the trainings of workloads 1 and 3, each library in a fresh
+5. ``unigram-train``: a Unigram vocabulary of 8000 pieces trained on the first 90% of the lines, kvec's
+   ``Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())`` with
+   ``UnigramTrainer(vocab_size=8000, character_coverage=C)`` vs sentencepiece's unigram trainer with its
+   defaults (``nmt_nfkc`` normalization, ``num_threads=2``, the same ``character_coverage``), each run
+   ``--runs`` times interleaved, and Hugging Face's ``UnigramTrainer`` (Metaspace pre-tokenizer) once, as
+   it takes minutes. Each side's held-out compression is printed: UTF-8 bytes of the last 10% of the
+   lines per token its model encodes them into (higher is better), and kvec's relative to each anchor.
+   ``--character-coverage C`` defaults to sentencepiece's 0.9995.
+6. ``train-memory``: the peak memory of the trainings of workloads 1, 3 and 5 (5 against sentencepiece;
+   a training skipped with ``--skip`` is skipped here too), each library in a fresh
    subprocess that imports its library, reads the corpus, prints ``ru_maxrss``, trains and prints
    ``ru_maxrss`` again; the difference (MB) and the ratio kvec / HF are printed. The high-water mark
    is reset after reading (``/proc/self/clear_refs``), so the baseline is the RSS after imports and
@@ -53,7 +62,7 @@ import sys
 from collections import Counter
 from importlib import metadata
 
-from harness import interleave, mismatch, positive_int, read_lines
+from harness import interleave, mismatch, positive_int, read_lines, timed
 
 # kvec counts words in this many processes, as HF tokenizers uses its thread pool (2 cores here).
 # The memory workload trains kvec with 1, so its whole peak is in the process it measures.
@@ -68,13 +77,17 @@ BPE_TRAIN = "bytelevel-bpe-train"
 BPE_ENCODE = "bytelevel-bpe-encode"
 WORDPIECE_TRAIN = "wordpiece-train"
 BOTTOM_UP = "bottom-up-learner"
+UNIGRAM_TRAIN = "unigram-train"
 TRAIN_MEMORY = "train-memory"
-WORKLOADS = (BPE_TRAIN, BPE_ENCODE, WORDPIECE_TRAIN, BOTTOM_UP, TRAIN_MEMORY)
+WORKLOADS = (BPE_TRAIN, BPE_ENCODE, WORDPIECE_TRAIN, BOTTOM_UP, UNIGRAM_TRAIN, TRAIN_MEMORY)
+HELD_OUT = 0.1  # the share of lines (at the end) the Unigram models are measured on
+CHARACTER_COVERAGE = 0.9995
 
 # Modules each side imports before its memory baseline is taken (workload 5).
 LIBRARY_MODULES = {
     "kvec": ("kvec.pipeline", "kvec.pretokenizers", "kvec.decoders", "kvec.trainers"),
     "hf": ("tokenizers", "tokenizers.models", "tokenizers.pre_tokenizers", "tokenizers.trainers"),
+    "sentencepiece": ("sentencepiece",),
 }
 
 
@@ -89,6 +102,10 @@ def parse_args(argv=None):
     parser.add_argument(
         "--skip", nargs="+", action="extend", default=[], choices=WORKLOADS, metavar="WORKLOAD",
         help=f"workloads to skip: {', '.join(WORKLOADS)}",
+    )
+    parser.add_argument(
+        "--character-coverage", type=float, default=CHARACTER_COVERAGE,
+        help=f"character_coverage of both Unigram trainers (default {CHARACTER_COVERAGE})",
     )
     return parser.parse_args(argv)
 
@@ -115,6 +132,7 @@ def print_header(path, limit):
     print(
         f"python  {platform.python_version()}  numpy {package_version('numpy')}  "
         f"tokenizers {package_version('tokenizers')}  tensorflow_text {package_version('tensorflow-text')}  "
+        f"sentencepiece {package_version('sentencepiece')}  "
         f"cpus {os.cpu_count()}"
     )
     print(flush=True)
@@ -229,9 +247,49 @@ def train_hf_wordpiece(lines):
     return tok
 
 
+def training_lines(lines):
+    return lines[: len(lines) - int(len(lines) * HELD_OUT)]
+
+
+def train_kvec_unigram(lines):
+    from kvec import decoders
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import Metaspace
+    from kvec.trainers import UnigramTrainer
+
+    tok = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
+    trainer = UnigramTrainer(vocab_size=VOCAB_SIZE, character_coverage=CHARACTER_COVERAGE)
+    tok.train_from_iterator(training_lines(lines), trainer, n_jobs=N_JOBS)
+    return tok
+
+
+def train_sentencepiece_unigram(lines):
+    import io
+
+    import sentencepiece as spm
+
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(training_lines(lines)), model_writer=model, model_type="unigram",
+        vocab_size=VOCAB_SIZE, character_coverage=CHARACTER_COVERAGE, num_threads=N_JOBS, minloglevel=2,
+    )
+    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+
+
+def train_hf_unigram(lines):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.UnigramTrainer(vocab_size=VOCAB_SIZE, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False)
+    tok.train_from_iterator(training_lines(lines), trainer)
+    return tok
+
+
 TRAININGS = {
     BPE_TRAIN: {"kvec": train_kvec_bpe, "hf": train_hf_bpe},
     WORDPIECE_TRAIN: {"kvec": train_kvec_wordpiece, "hf": train_hf_wordpiece},
+    UNIGRAM_TRAIN: {"kvec": train_kvec_unigram, "sentencepiece": train_sentencepiece_unigram},
 }
 
 
@@ -293,6 +351,32 @@ def bench_wordpiece_train(lines, runs):
     report(WORDPIECE_TRAIN, "HF", kvec_times, hf_times, extra)
 
 
+def held_out_compression(lines, encode):
+    """UTF-8 bytes per token of the held-out lines; ``encode(lines)`` gives one id list per line."""
+    held_out = lines[len(lines) - int(len(lines) * HELD_OUT) :]
+    tokens = sum(len(ids) for ids in encode(held_out))
+    return sum(len(line.encode("utf-8")) for line in held_out) / tokens
+
+
+def bench_unigram_train(lines, runs):
+    """Workload 5: time against sentencepiece (interleaved) and Hugging Face (once), and compression."""
+    kvec_times, sp_times, (kvec_tok, sp) = interleave(
+        lambda: train_kvec_unigram(lines), lambda: train_sentencepiece_unigram(lines), runs, lambda a, b: None
+    )
+    kvec_bpt = held_out_compression(lines, lambda held: [e.ids for e in kvec_tok.encode_batch(held)])
+    sp_bpt = held_out_compression(lines, sp.encode)
+    extra = f"  bytes/token kvec {kvec_bpt:.3f} sentencepiece {sp_bpt:.3f} ({kvec_bpt / sp_bpt:.3f}x)"
+    report(UNIGRAM_TRAIN, "sentencepiece", kvec_times, sp_times, extra)
+    hf_tok, hf_s = timed(lambda: train_hf_unigram(lines))
+    hf_bpt = held_out_compression(lines, lambda held: [e.ids for e in hf_tok.encode_batch(held)])
+    kvec_s = statistics.median(kvec_times)
+    print(
+        f"{UNIGRAM_TRAIN + ' vs HF':<{LABEL_WIDTH}}kvec {kvec_s:.3f}s (median)  HF {hf_s:.3f}s (1 run)  "
+        f"kvec/anchor {kvec_s / hf_s:.2f}x  bytes/token HF {hf_bpt:.3f} (kvec {kvec_bpt / hf_bpt:.3f}x)",
+        flush=True,
+    )
+
+
 def bert_word_counts(lines):
     """Word counts as tensorflow_text's bert_vocab sees them, in first-occurrence order."""
     import regex
@@ -334,10 +418,11 @@ def bench_bottom_up(lines):
 CHILD_CODE = """\
 import importlib, resource, sys
 
-bench_dir, workload, side, path, limit = sys.argv[1:6]
+bench_dir, workload, side, path, limit, coverage = sys.argv[1:7]
 sys.path.insert(0, bench_dir)
 import subword
 
+subword.CHARACTER_COVERAGE = float(coverage)
 for module in subword.LIBRARY_MODULES[side]:
     importlib.import_module(module)
 lines = subword.read_lines(path, int(limit) or None)
@@ -371,7 +456,7 @@ def child_peak_megabytes(workload, side, path, limit):
     """Peak minus baseline ``ru_maxrss`` (MB) of one training in a fresh interpreter."""
     bench_dir = os.path.dirname(os.path.abspath(__file__))
     parent_kb = max_rss_kb()
-    command = [sys.executable, "-c", CHILD_CODE, bench_dir, workload, side, path, str(limit or 0)]
+    command = [sys.executable, "-c", CHILD_CODE, bench_dir, workload, side, path, str(limit or 0), str(CHARACTER_COVERAGE)]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TF_CPP_MIN_LOG_LEVEL="3")
     done = subprocess.run(command, cwd=os.path.dirname(bench_dir), env=env, capture_output=True, text=True)
     if done.returncode != 0:
@@ -385,26 +470,31 @@ def child_peak_megabytes(workload, side, path, limit):
     return (peak_kb - baseline_kb) * 1024 / 1e6
 
 
-def bench_train_memory(path, limit):
-    for workload in (BPE_TRAIN, WORDPIECE_TRAIN):
+def bench_train_memory(path, limit, skip):
+    for workload in (BPE_TRAIN, WORDPIECE_TRAIN, UNIGRAM_TRAIN):
+        if workload in skip:
+            continue
+        anchor = "sentencepiece" if workload == UNIGRAM_TRAIN else "hf"
         kvec_mb = child_peak_megabytes(workload, "kvec", path, limit)
-        hf_mb = child_peak_megabytes(workload, "hf", path, limit)
-        ratio = f"{kvec_mb / hf_mb:.2f}x" if hf_mb > 0 else "n/a"
+        anchor_mb = child_peak_megabytes(workload, anchor, path, limit)
+        ratio = f"{kvec_mb / anchor_mb:.2f}x" if anchor_mb > 0 else "n/a"
         label = f"{workload} memory"
         print(
-            f"{label:<{LABEL_WIDTH}}kvec {kvec_mb:.1f} MB  HF {hf_mb:.1f} MB  kvec/HF {ratio}  "
+            f"{label:<{LABEL_WIDTH}}kvec {kvec_mb:.1f} MB  {anchor} {anchor_mb:.1f} MB  kvec/anchor {ratio}  "
             "(peak minus baseline ru_maxrss, fresh process each)",
             flush=True,
         )
 
 
 def main(argv=None):
+    global CHARACTER_COVERAGE
     args = parse_args(argv)
     skip = set(args.skip)
+    CHARACTER_COVERAGE = args.character_coverage
     print_header(args.corpus, args.lines)
 
     if TRAIN_MEMORY not in skip:  # first, while this process is small (see the module docstring)
-        bench_train_memory(args.corpus, args.lines)
+        bench_train_memory(args.corpus, args.lines, skip)
 
     lines = read_lines(args.corpus, args.lines)
     bench_bpe(lines, args.runs, skip)
@@ -412,6 +502,8 @@ def main(argv=None):
         bench_wordpiece_train(lines, args.runs)
     if BOTTOM_UP not in skip:
         bench_bottom_up(lines)
+    if UNIGRAM_TRAIN not in skip:
+        bench_unigram_train(lines, args.runs)
 
     print("\nall checked outputs identical")
 

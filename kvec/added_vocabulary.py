@@ -5,7 +5,8 @@ Two kinds, as in Hugging Face ``tokenizers``:
 * special tokens (``add_special_tokens``) are matched case-sensitively in the raw text, before the
   normalizer, and ``decode(skip_special_tokens=True)`` leaves them out;
 * added tokens (``add_tokens``) are matched in the normalized text, against their own normalized form
-  (with a lowercasing normalizer ``"Hello"`` matches ``"HELLO"``), and are always decoded.
+  (with a lowercasing normalizer ``"Hello"`` matches ``"HELLO"``), and are always decoded. A
+  ``Prepend`` normalizer does not prefix a token's form: it belongs to the start of a text.
 
 Matching is leftmost, then longest. A matched span is never pre-tokenized or split by the model.
 A token already in the model's vocabulary keeps its id; any other token gets the next free id.
@@ -36,21 +37,30 @@ class AddedVocabulary:
         for position, token in enumerate(tokens):
             if not isinstance(token, str) or not token:
                 raise TypeError(f"{argument}[{position}] must be a non-empty str, got {token!r}")
+        registered = self._assign([t for t in dict.fromkeys(tokens) if t not in self.ids], special, model)
+        self.refresh(normalizer)
+        return registered
+
+    def reassign(self, model, normalizer):
+        """Give every registered token its id again, in registration order, for a new ``model`` (after
+        training): a token the model knows takes the model's id, any other the next free one."""
+        registered, special = list(self.ids), set(self.special)
+        self.ids, self.special = {}, {}
+        for token in registered:
+            self._assign([token], token in special, model)
+        self.refresh(normalizer)
+
+    def _assign(self, tokens, special, model):
         vocab = {} if model is None else model.vocab
         next_id = self._next_id(vocab)
-        registered = 0
         for token in tokens:
-            if token in self.ids:
-                continue
             token_id = vocab.get(token)
             if token_id is None:
                 token_id, next_id = next_id, next_id + 1
             self.ids[token] = token_id
             if special:
                 self.special[token] = token_id
-            registered += 1
-        self.refresh(normalizer)
-        return registered
+        return len(tokens)
 
     def _next_id(self, vocab):
         """Hugging Face's rule: after the model's ids, or after the highest added id beyond them."""
@@ -67,7 +77,7 @@ class AddedVocabulary:
             if token in self.special:
                 self._by_id.setdefault(token_id, token)
                 continue
-            form = token if normalizer is None else normalizer.normalize_str(token)
+            form = token if normalizer is None else normalizer.normalize_token(token)
             self._by_id.setdefault(token_id, form)
             if form:  # a token that normalizes to nothing can never match
                 self._normalized_ids.setdefault(form, token_id)

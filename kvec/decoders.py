@@ -2,7 +2,7 @@
 
 from kvec.pretokenizers import byte_level_decode
 
-__all__ = ["ByteLevel", "Metaspace", "WordPiece"]
+__all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
 
 class ByteLevel:
@@ -81,3 +81,37 @@ class Metaspace:
             drop = i == 0 and self.prepend_scheme != "never"
             parts.append(token.replace(self.replacement, "" if drop else " "))
         return "".join(parts)
+
+
+class SentencePiece:
+    """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
+    surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of ``add_dummy_prefix`` at the start goes.
+    Together with :class:`kvec.pretokenizers.SentencePiece` and byte fallback, ``decode(encode(x)) == x``
+    for every text without ``▁`` (which sentencepiece reads as a space too).
+
+    Example:
+        >>> SentencePiece().decode(["▁H", "<0xC3>", "<0xA9>", "y", "▁", "▁you"])
+        'Héy  you'
+    """
+
+    def __init__(self, add_dummy_prefix=True):
+        self.add_dummy_prefix = add_dummy_prefix
+
+    def get_config(self):
+        return {"add_dummy_prefix": self.add_dummy_prefix}
+
+    def decode(self, tokens):
+        data = bytearray()
+        for token in tokens:
+            if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+                try:
+                    data.append(int(token[3:5], 16))
+                    continue
+                except ValueError:
+                    pass
+            data += token.replace("▁", " ").encode("utf-8", "surrogatepass")
+        try:
+            text = data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", "replace")
+        return text[1:] if self.add_dummy_prefix and text.startswith(" ") else text

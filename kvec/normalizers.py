@@ -19,6 +19,8 @@ __all__ = [
     "NFKC",
     "NFKD",
     "Normalized",
+    "Prepend",
+    "Replace",
     "Sequence",
     "StripAccents",
 ]
@@ -74,6 +76,11 @@ class _Normalizer:
         """The normalized text alone (as ``tokenizers``' ``normalize_str``)."""
         return self.normalize(Normalized.of(text)).text
 
+    def normalize_token(self, text):
+        """The form an added token is matched in: the normalized text, less what only belongs at the
+        start of a whole text (:class:`Prepend`)."""
+        return self.normalize_str(text)
+
     def get_config(self):
         return {}
 
@@ -88,6 +95,67 @@ class Lowercase(_Normalizer):
 
     def normalize(self, normalized):
         return normalized.map(str.lower)
+
+
+class Prepend(_Normalizer):
+    """Put ``prepend`` before a non-empty text (its characters stand for the first character's span).
+
+    Example:
+        >>> Prepend("▁").normalize_str("Hey")
+        '▁Hey'
+    """
+
+    def __init__(self, prepend):
+        if not isinstance(prepend, str):
+            raise TypeError(f"prepend must be a str, got {type(prepend).__name__}")
+        self.prepend = prepend
+
+    def get_config(self):
+        return {"prepend": self.prepend}
+
+    def normalize_token(self, text):
+        return text  # a token inside a text gets no prefix (unlike Hugging Face, which adds it)
+
+    def normalize(self, normalized):
+        if not normalized.text:
+            return normalized
+        return Normalized(self.prepend + normalized.text, [normalized.spans[0]] * len(self.prepend) + normalized.spans)
+
+
+class Replace(_Normalizer):
+    """Replace every occurrence of the string ``pattern`` by ``content``, left to right; the new
+    characters stand for the span of the replaced ones.
+
+    Example:
+        >>> Replace(" ", "▁").normalize_str("Hey you")
+        'Hey▁you'
+    """
+
+    def __init__(self, pattern, content):
+        if not isinstance(pattern, str) or not pattern:
+            raise ValueError(f"pattern must be a non-empty str, got {pattern!r}")
+        if not isinstance(content, str):
+            raise TypeError(f"content must be a str, got {type(content).__name__}")
+        self.pattern = pattern
+        self.content = content
+
+    def get_config(self):
+        return {"pattern": self.pattern, "content": self.content}
+
+    def normalize(self, normalized):
+        text, spans = normalized.text, normalized.spans
+        chars, new_spans, position = [], [], 0
+        while True:
+            found = text.find(self.pattern, position)
+            end = len(text) if found < 0 else found
+            chars.append(text[position:end])
+            new_spans.extend(spans[position:end])
+            if found < 0:
+                break
+            position = found + len(self.pattern)
+            chars.append(self.content)
+            new_spans.extend([(spans[found][0], spans[position - 1][1])] * len(self.content))
+        return Normalized("".join(chars), new_spans)
 
 
 class StripAccents(_Normalizer):
@@ -281,3 +349,8 @@ class Sequence(_Normalizer):
         for normalizer in self.normalizers:
             normalized = normalizer.normalize(normalized)
         return normalized
+
+    def normalize_token(self, text):
+        for normalizer in self.normalizers:
+            text = normalizer.normalize_token(text)
+        return text

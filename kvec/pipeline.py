@@ -6,6 +6,7 @@ each character), the model turns each piece into tokens, and the encoding collec
 offsets into the original text. The decoder turns tokens back into text.
 """
 
+import inspect
 import json
 from itertools import chain
 
@@ -254,6 +255,7 @@ class Tokenizer:
 
     def _encode_text(self, text, name):
         """``[(token, id, offsets), ...]`` for one raw text."""
+        self._check_model()
         if not isinstance(text, str):
             raise TypeError(f"{name} must be a str, got {type(text).__name__}")
         encoded = []
@@ -287,13 +289,20 @@ class Tokenizer:
                     encoded.append((id_to_token[token_id], token_id, original(start + part_start, end + part_start)))
         return encoded
 
+    def _check_model(self):
+        if self.model is None:
+            raise ValueError("this tokenizer has no model yet: pass one, or train it with train_from_iterator")
+
     def encode_batch(self, texts):
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
+        self._check_model()
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None
         words_of = self._words()
         spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
-        cache = self._word_ids if not getattr(self.model, "dropout", None) else None
+        # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
+        sampled = getattr(self.model, "dropout", None) or getattr(self.model, "nbest_size", None) is not None
+        cache = None if sampled else self._word_ids
         encodings = []
         for position, text in enumerate(texts):
             if not isinstance(text, str):
@@ -368,11 +377,16 @@ class Tokenizer:
         """Count the pre-tokenized words of the texts and train ``trainer``; the model is replaced.
 
         Words are counted in first-occurrence order, streaming, in ``n_jobs`` processes; the result is
-        the same for every ``n_jobs``. Special tokens are cut out of the texts first, and the trainer's
-        special tokens are registered with :meth:`add_special_tokens` afterwards.
+        the same for every ``n_jobs``. Tokens registered before (special and added) are cut out of the
+        texts and get their ids from the new model; then the trainer's special tokens are registered
+        with :meth:`add_special_tokens`.
         """
         counts = count_words(iterator, self._words(), n_jobs=n_jobs, show_progress=show_progress)
-        self.model = trainer.train_from_counts(counts)
+        train = trainer.train_from_counts
+        # trainers with parallel work of their own (Unigram's lattices) take n_jobs too
+        self.model = train(counts, n_jobs=n_jobs) if "n_jobs" in inspect.signature(train).parameters else train(counts)
+        # tokens registered before training get their ids from the new model (HF keeps stale ones)
+        self.added_vocabulary.reassign(self.model, self.normalizer)
         # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's
         self.add_special_tokens(getattr(trainer, "special_tokens", ()))
 

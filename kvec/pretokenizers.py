@@ -15,6 +15,7 @@ __all__ = [
     "Metaspace",
     "Piece",
     "Punctuation",
+    "SentencePiece",
     "Whitespace",
     "WhitespaceSplit",
     "byte_level_decode",
@@ -376,6 +377,24 @@ class Metaspace:
     @staticmethod
     def spell(word):
         return word
+
+
+class SentencePiece(_RegexWords):
+    """sentencepiece's words in text already spelled with ``▁`` for spaces (by the normalizers of
+    :func:`kvec.presets.sentencepiece_style`): each ``▁`` starts a new word, as no piece holds ``▁``
+    elsewhere than first. With ``split_digits`` each digit 0-9 is a word of its own.
+
+    Example:
+        >>> [p.text for p in SentencePiece(split_digits=True).pre_tokenize("▁▁Hey▁42x")]
+        ['▁', '▁Hey', '▁', '4', '2', 'x']
+    """
+
+    def __init__(self, split_digits=False):
+        self.split_digits = split_digits
+        self._pattern = regex.compile("[0-9]|▁[^▁0-9]*|[^▁0-9]+" if split_digits else "▁[^▁]*|[^▁]+")
+
+    def get_config(self):
+        return {"split_digits": self.split_digits}
 
 
 def byte_level_decode(tokens):

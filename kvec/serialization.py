@@ -14,15 +14,17 @@ import tempfile
 
 from kvec import decoders, normalizers, pretokenizers, processors
 from kvec.errors import FormatError
-from kvec.models import BPE, WordPiece
+from kvec.models import BPE, Unigram, WordPiece
 
 FORMAT_VERSION = 1
 
 _STAGES = {
-    "model": {"BPE": BPE, "WordPiece": WordPiece},
+    "model": {"BPE": BPE, "Unigram": Unigram, "WordPiece": WordPiece},
     "normalizer": {
         name: getattr(normalizers, name)
-        for name in ("BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Sequence", "StripAccents")
+        for name in (
+            "BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Prepend", "Replace", "Sequence", "StripAccents"
+        )
     },
     "pre_tokenizer": {
         "BertPreTokenizer": pretokenizers.BertPreTokenizer,
@@ -31,10 +33,16 @@ _STAGES = {
         "KerasFilters": pretokenizers.KerasFilters,
         "Metaspace": pretokenizers.Metaspace,
         "Punctuation": pretokenizers.Punctuation,
+        "SentencePiece": pretokenizers.SentencePiece,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },
-    "decoder": {"ByteLevel": decoders.ByteLevel, "Metaspace": decoders.Metaspace, "WordPiece": decoders.WordPiece},
+    "decoder": {
+        "ByteLevel": decoders.ByteLevel,
+        "Metaspace": decoders.Metaspace,
+        "SentencePiece": decoders.SentencePiece,
+        "WordPiece": decoders.WordPiece,
+    },
     "post_processor": {"TemplateProcessing": processors.TemplateProcessing},
 }
 

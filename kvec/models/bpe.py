@@ -15,11 +15,12 @@ import random
 from collections import OrderedDict
 
 from kvec._native import BpeRanks
+from kvec.models.base import SubwordModel
 
 __all__ = ["BPE"]
 
 
-class BPE:
+class BPE(SubwordModel):
     """A byte-pair-encoding model.
 
     Args:
@@ -84,10 +85,6 @@ class BPE:
         # the native table mirrors _ranks: a pair listed twice keeps its last rank, as in the library
         self._native = BpeRanks([(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])])
 
-    def get_vocab(self):
-        """The ``{token: id}`` dictionary (a copy)."""
-        return dict(self.vocab)
-
     def get_config(self):
         """Everything needed to rebuild the model (the dropout generator's state aside)."""
         return {
@@ -101,18 +98,6 @@ class BPE:
             "fuse_unk": self.fuse_unk,
             "ignore_merges": self.ignore_merges,
         }
-
-    def token_to_id(self, token):
-        """The id of ``token``, or None."""
-        return self.vocab.get(token)
-
-    def tokenize(self, word):
-        """The tokens of one pre-tokenized word."""
-        return [self.id_to_token[i] for i in self.tokenize_ids(word)]
-
-    def tokenize_ids(self, word):
-        """The token ids of one pre-tokenized word."""
-        return [token_id for token_id, _, _ in self.tokenize_spans(word)]
 
     def tokenize_spans(self, word):
         """``[(id, start, end), ...]``: each token with the span of word characters it covers."""

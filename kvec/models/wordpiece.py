@@ -6,10 +6,12 @@ has no match, or the word is longer than ``max_input_chars_per_word`` characters
 ``unk_token``. Given the same vocabulary, the ids equal Hugging Face ``tokenizers``' WordPiece.
 """
 
+from kvec.models.base import SubwordModel
+
 __all__ = ["WordPiece"]
 
 
-class WordPiece:
+class WordPiece(SubwordModel):
     """A WordPiece model.
 
     Args:
@@ -32,14 +34,6 @@ class WordPiece:
         self.continuing_subword_prefix = continuing_subword_prefix
         self._longest = max((len(t) for t in self.vocab), default=0)
 
-    def get_vocab(self):
-        """The ``{token: id}`` dictionary (a copy)."""
-        return dict(self.vocab)
-
-    def token_to_id(self, token):
-        """The id of ``token``, or None."""
-        return self.vocab.get(token)
-
     def get_config(self):
         return {
             "vocab": self.vocab,
@@ -47,12 +41,6 @@ class WordPiece:
             "max_input_chars_per_word": self.max_input_chars_per_word,
             "continuing_subword_prefix": self.continuing_subword_prefix,
         }
-
-    def tokenize(self, word):
-        return [self.id_to_token[i] for i, _, _ in self.tokenize_spans(word)]
-
-    def tokenize_ids(self, word):
-        return [i for i, _, _ in self.tokenize_spans(word)]
 
     def tokenize_spans(self, word):
         """``[(id, start, end), ...]`` for one word."""

@@ -2,6 +2,7 @@
 
 from kvec.trainers.bottom_up import BottomUpWordPieceTrainer, learn_vocabulary
 from kvec.trainers.bpe import BpeTrainer
+from kvec.trainers.unigram import UnigramTrainer
 from kvec.trainers.wordpiece import WordPieceTrainer
 
-__all__ = ["BottomUpWordPieceTrainer", "BpeTrainer", "WordPieceTrainer", "learn_vocabulary"]
+__all__ = ["BottomUpWordPieceTrainer", "BpeTrainer", "UnigramTrainer", "WordPieceTrainer", "learn_vocabulary"]

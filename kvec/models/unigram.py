@@ -1,0 +1,192 @@
+"""The Unigram language model (Kudo, 2018): segment one word into the pieces of highest total score.
+
+Each piece has a score, its log probability. The segmentation of a word is the path of highest total
+score through the lattice of every vocabulary piece found in it (Viterbi). A character that no
+one-character piece covers is an unknown edge scored ``min(score) - 10``; consecutive unknown
+characters are fused into one ``unk`` token, or with ``byte_fallback`` each becomes the ``<0xNN>`` tokens
+of its UTF-8 bytes. Given the same pieces and scores, the ids equal sentencepiece's.
+
+``nbest(word, k)`` lists the ``k`` best segmentations; ``sample(word)`` draws one for subword
+regularization (``alpha`` sharpens or flattens the distribution; ``nbest_size=-1`` samples from every
+segmentation by forward filtering and backward sampling, ``nbest_size > 1`` among the best ones).
+"""
+
+import heapq
+import math
+import random
+
+from kvec._unigram import Lattice
+from kvec.models.base import SubwordModel
+
+__all__ = ["Unigram"]
+
+UNKNOWN_PENALTY = 10.0
+
+
+class Unigram(SubwordModel):
+    """A Unigram model.
+
+    Args:
+        vocab: ``[(piece, score), ...]``; a piece's id is its position.
+        unk_id: the id of the unknown token (required when some character can be missing).
+        byte_fallback: spell unknown characters with ``<0x00>``..``<0xFF>`` tokens.
+        alpha, nbest_size: sampling of segmentations by :meth:`tokenize`, as in :meth:`sample`
+            (``nbest_size`` None: always the best one).
+        seed: seed of the sampling generator.
+
+    Example:
+        >>> model = Unigram([("<unk>", 0.0), ("a", -2.0), ("b", -2.0), ("ab", -3.0), ("c", -2.5)], unk_id=0)
+        >>> model.tokenize("abcab"), model.tokenize("abx")
+        (['ab', 'c', 'ab'], ['ab', '<unk>'])
+        >>> [(tokens, round(score, 2)) for tokens, score in model.nbest("ab", 2)]
+        [(['ab'], -3.0), (['a', 'b'], -4.0)]
+    """
+
+    def __init__(self, vocab, unk_id=None, byte_fallback=False, alpha=0.1, nbest_size=None, seed=None):
+        self.pieces = []
+        for position, entry in enumerate(vocab):
+            if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
+                raise TypeError(f"vocab[{position}] must be a (piece, score) pair, got {entry!r}")
+            self.pieces.append((entry[0], float(entry[1])))
+        if unk_id is not None and not 0 <= unk_id < len(self.pieces):
+            raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(self.pieces)} pieces)")
+        self.unk_id = unk_id
+        self.byte_fallback = byte_fallback
+        self.alpha = alpha
+        self.nbest_size = nbest_size
+        self._rng = random.Random(seed)
+        self.vocab = {}
+        for i, (piece, _) in enumerate(self.pieces):
+            self.vocab.setdefault(piece, i)
+        self.id_to_token = {i: piece for i, (piece, _) in enumerate(self.pieces)}
+        scores = [score for _, score in self.pieces]
+        self.unk_score = (min(scores) if scores else 0.0) - UNKNOWN_PENALTY
+        # unknown, byte and empty pieces never match text: they stay out of the lattice
+        matchable = [
+            (piece, score) if i != unk_id and piece and not _is_byte_piece(piece) else ("", 0.0)
+            for i, (piece, score) in enumerate(self.pieces)
+        ]
+        self._lattice = Lattice([], [])
+        self._lattice.set_pieces([p for p, _ in matchable], [s for _, s in matchable])
+        self._bytes = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
+
+    def get_config(self):
+        return {
+            "vocab": [list(entry) for entry in self.pieces],
+            "unk_id": self.unk_id,
+            "byte_fallback": self.byte_fallback,
+            "alpha": self.alpha,
+            "nbest_size": self.nbest_size,
+        }
+
+    # ---- segmentation ----
+
+    def tokenize_spans(self, word):
+        """``[(id, start, end), ...]`` for one word: the best segmentation, or a sampled one when
+        ``nbest_size`` is set."""
+        if not word:
+            return []
+        if self.nbest_size is None:
+            edges = self._lattice.segment(word, self.unk_score)
+        else:
+            edges = self._sampled_edges(word, self.alpha, self.nbest_size)
+        return self._resolve(word, edges)
+
+    def nbest(self, word, k):
+        """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
+        can spell the same tokens when unknown characters fuse into one unk token)."""
+        return [([t for t, _, _ in self._tokens(word, path)], score) for score, path in self._nbest_paths(word, k)]
+
+    def sample(self, word, alpha=None, nbest_size=-1):
+        """One segmentation drawn with probability proportional to ``exp(alpha * score)``: from every
+        segmentation when ``nbest_size`` is negative, from the ``nbest_size`` best when it is above 1,
+        and the best one when it is 0 or 1 (sentencepiece's convention)."""
+        alpha = self.alpha if alpha is None else alpha
+        return [t for t, _, _ in self._tokens(word, self._sampled_edges(word, alpha, nbest_size))]
+
+    def _tokens(self, word, edges):
+        return [(self.id_to_token[i], start, end) for i, start, end in self._resolve(word, edges)]
+
+    def _resolve(self, word, edges):
+        """Edges ``(piece or -1, start, end)`` to ``(id, start, end)``: unknown characters fused into
+        one unk token or spelled as bytes."""
+        spans = []
+        for piece, start, end in edges:
+            if piece >= 0:
+                spans.append((piece, start, end))
+            elif self._bytes is not None and all(self._bytes[b] is not None for b in _utf8(word[start:end])):
+                spans += [(self._bytes[b], start, end) for b in _utf8(word[start:end])]
+            elif self.unk_id is None:
+                raise ValueError(f"{word[start:end]!r} is not in the vocabulary and the model has no unk_id")
+            elif spans and spans[-1][0] == self.unk_id and spans[-1][2] == start:
+                spans[-1] = (self.unk_id, spans[-1][1], end)  # unk spans come only from unknown characters
+            else:
+                spans.append((self.unk_id, start, end))
+        return spans
+
+    def _edges(self, word):
+        """Lattice edges ``(start, end, piece, score)`` grouped by end position."""
+        incoming = [[] for _ in range(len(word) + 1)]
+        for start, end, piece, score in self._lattice.lattice(word, self.unk_score):
+            incoming[end].append((start, piece, score))
+        return incoming
+
+    def _nbest_paths(self, word, k):
+        """The k best paths as ``(score, [(piece, start, end), ...])`` by a k-best Viterbi: each
+        position keeps its k best partial paths, so the lists are exact, sorted and distinct."""
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        if not word:
+            return [(0.0, [])]
+        incoming = self._edges(word)
+        best = [[(0.0, None)]] + [None] * len(word)  # position -> [(score, (edge, previous rank))]
+        for end in range(1, len(word) + 1):
+            candidates = []
+            for order, (start, piece, score) in enumerate(incoming[end]):
+                for rank, (previous, _) in enumerate(best[start]):
+                    candidates.append((-(previous + score), order, rank, (start, piece, rank)))
+            best[end] = [(-c[0], c[3]) for c in heapq.nsmallest(k, candidates)]
+        paths = []
+        for score, link in best[len(word)]:
+            path, end = [], len(word)
+            while link is not None:
+                start, piece, rank = link
+                path.append((piece, start, end))
+                end, link = start, best[start][rank][1]
+            paths.append((score, path[::-1]))
+        return paths
+
+    def _sampled_edges(self, word, alpha, nbest_size):
+        if nbest_size is not None and nbest_size > 1:
+            paths = self._nbest_paths(word, nbest_size)
+            weights = [alpha * score for score, _ in paths]
+            top = max(weights)
+            return self._rng.choices([p for _, p in paths], [math.exp(w - top) for w in weights])[0]
+        if nbest_size is not None and nbest_size in (0, 1):
+            return self._lattice.segment(word, self.unk_score)
+        # forward filtering, backward sampling over the whole lattice
+        incoming = self._edges(word)
+        forward = [0.0] + [-math.inf] * len(word)
+        for end in range(1, len(word) + 1):
+            forward[end] = _log_sum([forward[start] + alpha * score for start, _, score in incoming[end]])
+        edges, end = [], len(word)
+        while end > 0:
+            options = incoming[end]
+            weights = [math.exp(forward[start] + alpha * score - forward[end]) for start, _, score in options]
+            start, piece, _ = self._rng.choices(options, weights)[0]
+            edges.append((piece, start, end))
+            end = start
+        return edges[::-1]
+
+
+def _log_sum(values):
+    top = max(values)
+    return top + math.log(sum(math.exp(v - top) for v in values))
+
+
+def _utf8(text):
+    return text.encode("utf-8", "surrogatepass")  # lone surrogates too, so they round-trip
+
+
+def _is_byte_piece(piece):
+    return len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">")

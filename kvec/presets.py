@@ -1,0 +1,49 @@
+"""Ready-made pipelines for the common tokenizer families.
+
+``sentencepiece_style`` reads raw text the way sentencepiece does: no word segmentation beyond spaces,
+spaces kept as ``▁``, a dummy prefix, optional single digits and user-defined symbols, and a decoder
+that undoes it all (byte-fallback tokens included). It works with any model, Unigram or BPE.
+"""
+
+from kvec import decoders, normalizers
+from kvec.pipeline import Tokenizer
+from kvec.pretokenizers import SentencePiece
+
+__all__ = ["sentencepiece_style"]
+
+
+def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()):
+    """A :class:`kvec.pipeline.Tokenizer` that reads text as sentencepiece does.
+
+    Args:
+        model: the subword model, or None to train one (``train_from_iterator`` with, say,
+            ``UnigramTrainer(byte_fallback=True)``).
+        normalizer: None (the default) keeps the text as it is, so decoding gives it back exactly;
+            sentencepiece's lossy NFKC default is ``kvec.normalizers.NFKC()``, opt-in here. Spaces
+            become ``▁`` after it (``Prepend`` and ``Replace`` normalizers), so user-defined symbols
+            match where sentencepiece matches them.
+        add_dummy_prefix: prepend ``▁`` to the text (even before a leading space, so nothing is
+            lost), so a first word is spelled as any other.
+        split_digits: every digit 0-9 is a token of its own.
+        user_defined_symbols: strings always kept whole (and decoded as themselves).
+
+    Example:
+        >>> from kvec.trainers import UnigramTrainer
+        >>> tok = sentencepiece_style(split_digits=True)
+        >>> tok.train_from_iterator(["low lower lowest 2024"] * 10, UnigramTrainer(vocab_size=270, byte_fallback=True))
+        >>> tok.encode("lowest 42").tokens[-3:]  # split_digits: one token per digit
+        ['▁', '4', '2']
+        >>> tok.decode(tok.encode("  Göteborg 42").ids)
+        '  Göteborg 42'
+    """
+    spaces = [normalizers.Prepend("▁")] if add_dummy_prefix else []
+    spaces.append(normalizers.Replace(" ", "▁"))
+    tokenizer = Tokenizer(
+        model,
+        pre_tokenizer=SentencePiece(split_digits=split_digits),
+        decoder=decoders.SentencePiece(add_dummy_prefix=add_dummy_prefix),
+        normalizer=normalizers.Sequence(([normalizer] if normalizer is not None else []) + spaces),
+    )
+    if user_defined_symbols:
+        tokenizer.add_tokens(list(user_defined_symbols))
+    return tokenizer

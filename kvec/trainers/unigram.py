@@ -1,0 +1,267 @@
+"""Train a Unigram model the way sentencepiece does (Kudo, 2018).
+
+1. Seeds: every character, then the substrings that label nodes of the suffix tree of the corpus
+   (found in a suffix array of the distinct words, weighted by their counts), scored by frequency
+   times length; the best ``seed_size`` of them, as log probabilities. A seed never mixes Unicode scripts (Hiragana and Katakana count as
+   Han) or puts ``▁`` anywhere but first.
+2. EM: expected counts of every piece by forward-backward over each word's lattice, weighted by the
+   word's count; pieces expected less than 0.5 times go, and the rest score
+   ``digamma(count) - digamma(total)``. ``n_sub_iterations`` rounds per step.
+3. Pruning: each piece whose removal would lose the least likelihood (its count moved to its best
+   split into other pieces) goes, keeping ``shrinking_factor`` of the vocabulary, until it is within
+   10% of ``vocab_size``.
+4. The final vocabulary: special tokens, the characters of ``character_coverage``, then the best
+   pieces, exactly ``vocab_size`` in all.
+
+The counting and the lattices run natively; training is deterministic.
+"""
+
+import math
+
+import numpy as np
+import regex
+
+from kvec._unigram import Lattice
+from kvec.models.unigram import Unigram
+from kvec.progress import progress_bar
+
+__all__ = ["UnigramTrainer"]
+
+WHITESPACE = "▁"
+EXPECTED_COUNT_THRESHOLD = 0.5
+MISSING_CHAR_PENALTY = 0.0001
+
+# scripts that keep apart in one piece; a character of none of them goes with any
+_SCRIPTS = ["Latin", "Han", "Cyrillic", "Greek", "Arabic", "Hebrew", "Hangul", "Thai", "Devanagari", "Armenian",
+            "Georgian", "Bengali", "Tamil", "Ethiopic", "Khmer", "Lao", "Myanmar", "Tibetan"]
+_SCRIPT_PATTERN = regex.compile("|".join(f"(\\p{{Script={s}}})" for s in _SCRIPTS) + r"|([\p{Hiragana}\p{Katakana}ー])|(\p{Nd})")
+
+
+def _script_class(char):
+    """1.. for the scripts above (Hiragana/Katakana with Han), one class for digits, 0 for the rest."""
+    match = _SCRIPT_PATTERN.match(char)
+    if match is None:
+        return 0
+    group = match.lastindex
+    if group == len(_SCRIPTS) + 1:
+        return _SCRIPTS.index("Han") + 1
+    return group
+
+
+class UnigramTrainer:
+    """Learns a :class:`kvec.models.Unigram` from word counts.
+
+    Args:
+        vocab_size: the size of the final vocabulary, special tokens included.
+        special_tokens: tokens placed first in the vocabulary (score 0).
+        unk_token: the unknown token; added first to the special tokens when missing there.
+        character_coverage: the share of character occurrences the alphabet must cover; rarer
+            characters become unknown.
+        max_piece_length: the longest piece, in characters.
+        seed_size: how many substrings seed the vocabulary.
+        shrinking_factor: the share of pieces each pruning step keeps.
+        n_sub_iterations: EM rounds between pruning steps.
+        split_by_unicode_script: pieces never mix scripts (or digits with letters).
+        byte_fallback: add the 256 tokens ``<0x00>``..``<0xFF>`` after the special tokens, and make
+            the model spell unknown characters with them.
+        show_progress: tqdm progress bars, when tqdm is installed.
+
+    Example:
+        >>> trainer = UnigramTrainer(vocab_size=12, special_tokens=["<unk>"])
+        >>> model = trainer.train_from_counts({"▁low": 8, "▁lower": 5, "▁lowest": 4, "▁newer": 3})
+        >>> model.tokenize("▁lowest")
+        ['▁low', 'e', 's', 't']
+    """
+
+    def __init__(
+        self,
+        vocab_size=8000,
+        special_tokens=(),
+        unk_token="<unk>",
+        character_coverage=1.0,
+        max_piece_length=16,
+        seed_size=1_000_000,
+        shrinking_factor=0.75,
+        n_sub_iterations=2,
+        split_by_unicode_script=True,
+        byte_fallback=False,
+        show_progress=False,
+    ):
+        if not 0.0 < character_coverage <= 1.0:
+            raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
+        if not 0.0 < shrinking_factor < 1.0:
+            raise ValueError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
+        if max_piece_length < 1:
+            raise ValueError(f"max_piece_length must be at least 1, got {max_piece_length}")
+        self.special_tokens = list(special_tokens)
+        if unk_token is not None and unk_token not in self.special_tokens:
+            self.special_tokens.insert(0, unk_token)
+        self.vocab_size = vocab_size
+        self.unk_token = unk_token
+        self.character_coverage = character_coverage
+        self.max_piece_length = max_piece_length
+        self.seed_size = seed_size
+        self.shrinking_factor = shrinking_factor
+        self.n_sub_iterations = n_sub_iterations
+        self.split_by_unicode_script = split_by_unicode_script
+        self.byte_fallback = byte_fallback
+        self.show_progress = show_progress
+
+    def train_from_counts(self, word_counts, n_jobs=1):
+        """Train on ``{word: count}`` (or ``(word, count)`` pairs) and return the model; the lattices
+        run in ``n_jobs`` threads, with the same result for every ``n_jobs``."""
+        items = list(word_counts.items() if hasattr(word_counts, "items") else word_counts)
+        for i, (word, count) in enumerate(items):
+            if not isinstance(word, str):
+                raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise TypeError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
+        items = [(w, c) for w, c in items if w and c > 0]
+        required = self._required_chars(items)
+        fixed = self._fixed_tokens()
+        if len(fixed) + len(required) > self.vocab_size:
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too small: {len(fixed)} special and byte tokens and "
+                f"{len(required)} characters needed for character_coverage {self.character_coverage}"
+            )
+        lattice = Lattice([w for w, _ in items], [c for _, c in items])
+        lattice.seed(
+            [c for c, _ in required],
+            [n for _, n in required],
+            self.max_piece_length,
+            self._classes(items, required),
+            ord(WHITESPACE),
+            self.seed_size,
+        )
+        scores = np.frombuffer(lattice.scores())
+        desired = int(self.vocab_size * 1.1)
+        total = float(sum(c for _, c in items))
+        bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")
+        while True:
+            for _ in range(self.n_sub_iterations):
+                scores = self._em_step(lattice, n_jobs)
+            bar.update()
+            if len(scores) <= desired:
+                break
+            scores = self._prune(lattice, scores, total, desired, n_jobs)
+        bar.close()
+        return self._finalize(lattice.pieces(), scores, required)
+
+    def _fixed_tokens(self):
+        """The tokens placed first: the special tokens, then the byte tokens of byte_fallback."""
+        return self.special_tokens + ([f"<0x{b:02X}>" for b in range(256)] if self.byte_fallback else [])
+
+    def _required_chars(self, items):
+        """The most frequent characters covering ``character_coverage`` of all occurrences, as
+        ``[(char, count)]`` by count then character."""
+        weight = {}
+        for word, count in items:
+            for c in word:
+                weight[c] = weight.get(c, 0) + count
+        ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
+        total, covered, required = sum(weight.values()), 0, []
+        for char, count in ranked:
+            if required and covered / total >= self.character_coverage:
+                break
+            required.append((char, count))
+            covered += count
+        return required
+
+    def _classes(self, items, required):
+        """``{code point: class}`` for the seed search: -1 keeps a rare character out of every seed."""
+        allowed = {c for c, _ in required}
+        classes = {}
+        for char in {c for word, _ in items for c in word}:
+            if char not in allowed:
+                classes[ord(char)] = -1
+            elif self.split_by_unicode_script:
+                cls = _script_class(char)
+                if cls:
+                    classes[ord(char)] = cls
+        return classes
+
+    @staticmethod
+    def _em_step(lattice, n_jobs):
+        """Expected counts, then the pieces expected at least 0.5 times, scored by digamma."""
+        expected = np.frombuffer(lattice.expected_counts(n_jobs))
+        keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
+        kept = expected[keep]
+        scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0]
+        lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
+        return scores
+
+    def _prune(self, lattice, scores, total, desired, n_jobs):
+        """Drop the pieces whose removal costs the least likelihood, keeping shrinking_factor of them.
+
+        A piece whose own text is better split is never chosen and goes; one on no best segmentation
+        goes; a character stays. Any other piece would move its count to its best split into other
+        pieces: its loss is the likelihood that costs, and the pieces losing least go.
+        """
+        alt_scores, alt_ids, alt_lengths = (np.frombuffer(b, dtype=t) for b, t in zip(lattice.alternatives(n_jobs), (np.float64, np.int32, np.int32)))
+        freq = np.frombuffer(lattice.viterbi_counts(n_jobs))
+        freq_sum = freq.sum()
+        has_alternative = ~np.isnan(alt_scores)
+        used = freq > 0
+        always = np.flatnonzero(used & ~has_alternative)
+        candidates = np.flatnonzero(used & has_alternative & ~(alt_scores > scores))
+        # the loss of each candidate from its alternative's pieces (an unknown edge, id -1, has count 0)
+        lengths = alt_lengths[candidates]
+        starts = np.concatenate(([0], np.cumsum(alt_lengths)[:-1]))[candidates]
+        positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum())
+        pieces = alt_ids[positions]
+        own = freq[candidates]
+        alt_freq = np.where(pieces >= 0, freq[np.maximum(pieces, 0)], 0.0) + np.repeat(own, lengths)
+        log_sum_alt = np.log(freq_sum + own * (lengths - 1))
+        boundaries = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        log_prob_alt = np.add.reduceat(np.log(alt_freq), boundaries) - lengths * log_sum_alt if len(candidates) else np.zeros(0)
+        loss = own / total * ((np.log(own) - math.log(freq_sum)) - log_prob_alt)
+        size = max(desired, int(self.shrinking_factor * len(scores)))
+        order = np.lexsort((candidates, -loss))
+        chosen = candidates[order[: max(size - len(always), 0)]]
+        keep = np.sort(np.concatenate((always, chosen)))
+        lattice.retain(keep.astype(np.int64).tobytes(), scores[keep].tobytes())
+        return scores[keep]
+
+    def _finalize(self, pieces, scores, required):
+        """Special tokens, the required characters, then the best pieces: exactly vocab_size."""
+        score_of = dict(zip(pieces, scores.tolist()))
+        lowest = min(score_of.values()) if score_of else 0.0
+        final, penalty = {}, 0.0
+        for char, _ in required:
+            if char in score_of:
+                final[char] = score_of[char]
+            else:
+                final[char] = lowest + penalty
+                penalty += MISSING_CHAR_PENALTY
+        fixed = self._fixed_tokens()
+        room = self.vocab_size - len(fixed)
+        for piece, score in sorted(score_of.items(), key=lambda item: (-item[1], item[0])):
+            if len(final) >= room:
+                break
+            if piece not in final and piece not in fixed:
+                final[piece] = score
+        if len(final) < room:
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too large for this corpus: it yields at most "
+                f"{len(final) + len(fixed)} tokens"
+            )
+        ranked = sorted(final.items(), key=lambda item: (-item[1], item[0]))
+        vocab = [(token, 0.0) for token in fixed] + ranked
+        unk_id = self.special_tokens.index(self.unk_token) if self.unk_token is not None else None
+        return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
+
+
+def _digamma(x):
+    """The digamma function on an array of positive values (recurrence up to 6, then the asymptotic
+    series)."""
+    x = np.array(x, dtype=np.float64)
+    result = np.zeros_like(x)
+    small = x < 6.0
+    while small.any():
+        result[small] -= 1.0 / x[small]
+        x[small] += 1.0
+        small = x < 6.0
+    inverse = 1.0 / x
+    inverse2 = inverse * inverse
+    series = inverse2 * (1.0 / 12 - inverse2 * (1.0 / 120 - inverse2 * (1.0 / 252 - inverse2 * (1.0 / 240 - inverse2 / 132))))
+    return result + np.log(x) - 0.5 * inverse - series

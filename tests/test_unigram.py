@@ -1,0 +1,209 @@
+"""The Unigram model and trainer: exhaustive search, n-best, sampling, byte fallback, sentencepiece ids."""
+
+import functools
+import io
+import json
+import math
+import os
+import subprocess
+import sys
+from collections import Counter
+from itertools import islice
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kvec import decoders
+from kvec.models import Unigram
+from kvec.pipeline import Tokenizer
+from kvec.pretokenizers import Metaspace
+from kvec.trainers import UnigramTrainer
+
+ALPHABET = "abcé中"
+# scores on a grid of quarters add up exactly in float32, so the best path is well defined
+SCORES = st.integers(-40, -1).map(lambda q: q / 4)
+VOCABS = st.dictionaries(st.text(ALPHABET, min_size=1, max_size=3), SCORES, min_size=1, max_size=12)
+WORDS = st.text(ALPHABET + "x", min_size=1, max_size=8)
+
+
+def model_of(pieces):
+    return Unigram([("<unk>", 0.0)] + sorted(pieces.items()), unk_id=0)
+
+
+def segmentations(model, word):
+    """Every path through the lattice (an unknown character where no one-character piece fits)."""
+    vocab = {piece: score for piece, score in model.pieces[1:]}
+    if not word:
+        yield 0.0, ()
+        return
+    for end in range(1, len(word) + 1):
+        piece = word[:end]
+        if piece in vocab:
+            score = vocab[piece]
+        elif end == 1 and piece not in vocab:
+            score = model.unk_score
+        else:
+            continue
+        for rest_score, rest in segmentations(model, word[end:]):
+            yield score + rest_score, (piece,) + rest
+
+
+@given(pieces=VOCABS, word=WORDS)
+def test_viterbi_and_nbest_equal_exhaustive_search(pieces, word):
+    model = model_of(pieces)
+    every = sorted((score for score, _ in segmentations(model, word)), reverse=True)
+    best = model._lattice.segment(word, model.unk_score)
+    assert sum(model.pieces[p][1] if p >= 0 else model.unk_score for p, _, _ in best) == every[0]
+    assert "".join(word[start:end] for _, start, end in best) == word
+    for k in (1, 3, 50):
+        listed = model.nbest(word, k)
+        assert [score for _, score in listed] == every[:k]
+        paths = [tuple(path) for _, path in model._nbest_paths(word, k)]
+        assert len(set(paths)) == len(paths)  # distinct segmentations
+
+
+def test_sampling_frequencies_converge_to_path_probabilities():
+    model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.5), ("ab", -2.0), ("ba", -3.0), ("aba", -3.25)], unk_id=0, seed=7)
+    word, alpha, draws = "abab", 0.5, 20_000
+    paths = {tokens: score for score, tokens in segmentations(model, word)}
+    z = sum(math.exp(alpha * s) for s in paths.values())
+    for nbest_size, support in ((-1, paths), (3, dict(sorted(paths.items(), key=lambda p: -p[1])[:3]))):
+        z = sum(math.exp(alpha * s) for s in support.values())
+        seen = Counter(tuple(model.sample(word, alpha=alpha, nbest_size=nbest_size)) for _ in range(draws))
+        assert set(seen) <= set(support)
+        for tokens, score in support.items():  # 6 standard deviations at most
+            assert abs(seen[tokens] / draws - math.exp(alpha * score) / z) < 0.02
+    assert all(model.sample(word, nbest_size=n) == model.tokenize(word) for n in (0, 1))
+
+
+def test_sampling_is_seedable():
+    vocab = [("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)]
+    draws = [[model.tokenize("ababab") for _ in range(50)] for model in (Unigram(vocab, 0, seed=3, nbest_size=-1) for _ in range(2))]
+    assert draws[0] == draws[1] and len({tuple(d) for d in draws[0]}) > 1
+
+
+BYTES = [(f"<0x{b:02X}>", -20.0) for b in range(256)]
+
+
+@given(text=st.text(max_size=30))
+def test_byte_fallback_spells_every_character(text):
+    model = Unigram([("<unk>", 0.0), ("a", -1.0), ("ab", -1.5), ("é", -2.0)] + BYTES, unk_id=0, byte_fallback=True)
+    spelled = b""
+    for token_id, start, end in model.tokenize_spans(text):
+        token = model.id_to_token[token_id]
+        assert token != "<unk>"
+        spelled += bytes([int(token[3:5], 16)]) if len(token) == 6 and token.startswith("<0x") else token.encode()
+    assert spelled.decode("utf-8", "surrogatepass") == text
+
+
+def test_unknown_characters_fuse_into_one_unk():
+    model = Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0)
+    assert model.tokenize_spans("axyza") == [(1, 0, 1), (0, 1, 4), (1, 4, 5)]
+    with pytest.raises(ValueError, match="'x' is not in the vocabulary and the model has no unk_id"):
+        Unigram([("a", -1.0)]).tokenize("ax")
+
+
+@functools.cache
+def sentencepiece_model(vocab_size=40):
+    spm = pytest.importorskip("sentencepiece")
+    proto = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(LINES), model_writer=proto, model_type="unigram", vocab_size=vocab_size,
+        normalization_rule_name="identity", remove_extra_whitespaces=False, hard_vocab_limit=False, minloglevel=2,
+        num_threads=1,
+    )
+    return spm.SentencePieceProcessor(model_proto=proto.getvalue())
+
+
+@given(words=st.lists(st.sampled_from(["low", "lower", "newest", "widest", "中文字", "é", "abab", "x"]), min_size=1, max_size=6),
+       probe=st.text("lowernstidab中文字éxyz ", max_size=20))
+def test_viterbi_ids_equal_sentencepiece_given_its_pieces(words, probe):
+    sp = sentencepiece_model()
+    vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
+    tokenizer = Tokenizer(Unigram(vocab, unk_id=sp.unk_id()), pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
+    text = " ".join(words) + probe
+    assert tokenizer.encode(text).ids == sp.encode(text)
+
+
+WORDS_OF_LINES = [stem + end for stem in ("low", "new", "wid", "show", "know", "ab") for end in ("", "er", "est", "ing", "s")]
+LINES = [" ".join(WORDS_OF_LINES[(i * 7 + k * 3) % 30] for k in range(5)) + (" 中文字 é x" if i % 4 == 0 else "") for i in range(60)]
+
+def train(lines, **options):
+    tokenizer = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
+    n_jobs = options.pop("n_jobs", 1)
+    tokenizer.train_from_iterator(lines, UnigramTrainer(**options), n_jobs=n_jobs)
+    return tokenizer
+
+
+def test_trained_vocabulary_has_exactly_vocab_size_and_round_trips():
+    tokenizer = train(LINES, vocab_size=40, special_tokens=["<unk>", "<s>", "</s>"])
+    assert tokenizer.get_vocab_size() == 40
+    assert [tokenizer.id_to_token(i) for i in range(3)] == ["<unk>", "<s>", "</s>"]
+    for line in LINES[:4]:
+        assert tokenizer.decode(tokenizer.encode(line).ids) == line
+    chars = {c for line in LINES for c in line.replace(" ", "▁")}
+    assert chars <= set(tokenizer.get_vocab())  # character_coverage 1.0 keeps every character
+
+
+def test_character_coverage_leaves_rare_characters_unknown():
+    tokenizer = train(LINES + ["ǂ"], vocab_size=40, character_coverage=0.999)
+    assert "ǂ" not in tokenizer.get_vocab()
+    assert tokenizer.encode("ǂ").tokens == ["▁", "<unk>"]
+
+
+def test_training_errors():
+    with pytest.raises(ValueError, match=r"vocab_size 5 is too small: 1 special and byte tokens and \d+ characters"):
+        train(LINES, vocab_size=5)
+    with pytest.raises(ValueError, match="vocab_size 5000 is too large for this corpus: it yields at most"):
+        train(LINES, vocab_size=5000)
+    with pytest.raises(ValueError, match="character_coverage must be in"):
+        UnigramTrainer(character_coverage=0)
+    with pytest.raises(TypeError, match="the count of 'a' must be a non-negative int, got -1"):
+        UnigramTrainer().train_from_counts({"a": -1})
+
+
+def test_save_and_load_keep_the_encodings(tmp_path):
+    tokenizer = train(LINES, vocab_size=40)
+    tokenizer.save(tmp_path / "unigram.json")
+    loaded = Tokenizer.from_file(tmp_path / "unigram.json")
+    assert [e.ids for e in loaded.encode_batch(LINES[:4])] == [e.ids for e in tokenizer.encode_batch(LINES[:4])]
+
+
+TRAIN_AND_DUMP = """
+import sys
+from kvec import decoders
+from kvec.pipeline import Tokenizer
+from kvec.pretokenizers import Metaspace
+from kvec.trainers import UnigramTrainer
+stems, ends = ("low", "new", "wid", "show", "know", "ab", "中文"), ("", "er", "est", "ing", "s", "字")
+words = [stem + end for stem in stems for end in ends]
+lines = [" ".join(words[(i * 5 + k * 11) % len(words)] for k in range(1 + i % 4)) for i in range(300)]
+tokenizer = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
+tokenizer.train_from_iterator(lines, UnigramTrainer(vocab_size=50), n_jobs=int(sys.argv[1]))
+print(tokenizer.to_str())
+"""
+
+
+def test_training_is_identical_across_hash_seeds_and_n_jobs():
+    outputs = set()
+    for seed, n_jobs in (("0", 1), ("1", 2), ("4242", 2), ("7", 1)):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        run = subprocess.run([sys.executable, "-c", TRAIN_AND_DUMP, str(n_jobs)], env=env, capture_output=True, text=True, check=True)
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
+    assert json.loads(outputs.pop())["model"]["type"] == "Unigram"
+
+
+def test_bad_model_arguments():
+    with pytest.raises(TypeError, match=r"vocab\[1\] must be a \(piece, score\) pair, got 'a'"):
+        Unigram([("<unk>", 0.0), "a"])
+    with pytest.raises(ValueError, match="unk_id 3 is not an id of the vocabulary"):
+        Unigram([("a", -1.0)], unk_id=3)
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        Unigram([("a", -1.0)]).nbest("a", 0)
+
+
+def test_first_lines_of_a_stream_suffice():
+    tokenizer = train(islice(iter(LINES * 3), 80), vocab_size=40)
+    assert tokenizer.get_vocab_size() == 40
