@@ -85,20 +85,21 @@ class Metaspace:
 
 class SentencePiece:
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
-    surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of ``add_dummy_prefix`` at the start goes.
-    Together with :class:`kvec.pretokenizers.SentencePiece` and byte fallback, ``decode(encode(x)) == x``
-    for every text without ``▁`` (which sentencepiece reads as a space too).
+    surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of
+    ``add_dummy_prefix`` at the start goes. With ``escape`` (a character ``E``), the escapes of
+    :func:`kvec.presets.sentencepiece_style` are undone: ``E E`` is ``E`` and ``E`` U+FDD1 is ``▁``.
 
     Example:
         >>> SentencePiece().decode(["▁H", "<0xC3>", "<0xA9>", "y", "▁", "▁you"])
         'Héy  you'
     """
 
-    def __init__(self, add_dummy_prefix=True):
+    def __init__(self, add_dummy_prefix=True, escape=None):
         self.add_dummy_prefix = add_dummy_prefix
+        self.escape = escape
 
     def get_config(self):
-        return {"add_dummy_prefix": self.add_dummy_prefix}
+        return {"add_dummy_prefix": self.add_dummy_prefix, "escape": self.escape}
 
     def decode(self, tokens):
         data = bytearray()
@@ -114,4 +115,22 @@ class SentencePiece:
             text = data.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
             text = data.decode("utf-8", "replace")
-        return text[1:] if self.add_dummy_prefix and text.startswith(" ") else text
+        if self.add_dummy_prefix and text.startswith(" "):
+            text = text[1:]
+        return text if self.escape is None else _unescape(text, self.escape)
+
+
+ESCAPED_SPACE_MARK = "\ufdd1"  # after the escape character: a literal ▁
+
+
+def _unescape(text, escape):
+    parts, position = [], 0
+    while True:
+        found = text.find(escape, position)
+        if found < 0 or found + 1 >= len(text):
+            parts.append(text[position:])
+            return "".join(parts)
+        following = text[found + 1]
+        parts.append(text[position:found])
+        parts.append(escape if following == escape else "▁" if following == ESCAPED_SPACE_MARK else escape + following)
+        position = found + 2

@@ -11,6 +11,8 @@ from kvec.pretokenizers import SentencePiece
 
 __all__ = ["sentencepiece_style"]
 
+ESCAPE = "\ufdd0"  # a noncharacter: never assigned, so text rarely holds it
+
 
 def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()):
     """A :class:`kvec.pipeline.Tokenizer` that reads text as sentencepiece does.
@@ -27,6 +29,10 @@ def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, spli
         split_digits: every digit 0-9 is a token of its own.
         user_defined_symbols: strings always kept whole (and decoded as themselves).
 
+    A literal ``▁`` in the text, which sentencepiece would read as a space, is escaped as U+FDD0
+    U+FDD1 (and U+FDD0 itself as U+FDD0 U+FDD0), so with byte fallback ``decode(encode(x)) == x`` for
+    every text. Texts without those characters get sentencepiece's ids exactly.
+
     Example:
         >>> from kvec.trainers import UnigramTrainer
         >>> tok = sentencepiece_style(split_digits=True)
@@ -36,13 +42,15 @@ def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, spli
         >>> tok.decode(tok.encode("  Göteborg 42").ids)
         '  Göteborg 42'
     """
+    # a literal ▁ would read as a space: it is escaped (and the escape character itself) first
+    escapes = [normalizers.Replace(ESCAPE, ESCAPE * 2), normalizers.Replace("▁", ESCAPE + decoders.ESCAPED_SPACE_MARK)]
     spaces = [normalizers.Prepend("▁")] if add_dummy_prefix else []
     spaces.append(normalizers.Replace(" ", "▁"))
     tokenizer = Tokenizer(
         model,
         pre_tokenizer=SentencePiece(split_digits=split_digits),
-        decoder=decoders.SentencePiece(add_dummy_prefix=add_dummy_prefix),
-        normalizer=normalizers.Sequence(([normalizer] if normalizer is not None else []) + spaces),
+        decoder=decoders.SentencePiece(add_dummy_prefix=add_dummy_prefix, escape=ESCAPE),
+        normalizer=normalizers.Sequence(([normalizer] if normalizer is not None else []) + escapes + spaces),
     )
     if user_defined_symbols:
         tokenizer.add_tokens(list(user_defined_symbols))

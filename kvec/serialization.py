@@ -12,7 +12,7 @@ import json
 import os
 import tempfile
 
-from kvec import decoders, normalizers, pretokenizers, processors
+from kvec import chinese, decoders, normalizers, pretokenizers, processors
 from kvec.errors import FormatError
 from kvec.models import BPE, Unigram, WordPiece
 
@@ -30,6 +30,7 @@ _STAGES = {
         "BertPreTokenizer": pretokenizers.BertPreTokenizer,
         "ByteLevel": pretokenizers.ByteLevel,
         "Digits": pretokenizers.Digits,
+        "Jieba": chinese.Jieba,
         "KerasFilters": pretokenizers.KerasFilters,
         "Metaspace": pretokenizers.Metaspace,
         "Punctuation": pretokenizers.Punctuation,

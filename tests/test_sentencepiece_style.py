@@ -47,8 +47,9 @@ TRAINED = sentencepiece_style(split_digits=True, user_defined_symbols=SYMBOLS)
 TRAINED.train_from_iterator(CORPUS, UnigramTrainer(vocab_size=280, byte_fallback=True))
 
 
-@given(text=st.text(st.characters(blacklist_characters="▁"), max_size=40))
-def test_decoding_gives_back_any_text_without_the_space_mark(text):
+@given(text=st.text(max_size=40) | st.lists(st.sampled_from(["▁", "\ufdd0", "\ufdd1", " ", "a", "low"]), max_size=10).map("".join))
+def test_decoding_gives_back_any_text(text):
+    # the space mark ▁ and the escape character included
     assert TRAINED.decode(TRAINED.encode(text).ids) == text
 
 
@@ -66,3 +67,15 @@ def test_chinese_pieces_are_learned_without_a_segmenter():
     pieces = [p for p in tokenizer.get_vocab() if len(p.lstrip("▁")) >= 2]
     assert any("语言" in p or "处理" in p for p in pieces)  # frequent words become pieces
     assert tokenizer.decode(tokenizer.encode("我们喜欢语言").ids) == "我们喜欢语言"
+
+
+def test_bpe_reads_text_the_same_way():
+    from kvec.trainers import BpeTrainer
+
+    tokenizer = sentencepiece_style(split_digits=True)
+    alphabet = sorted({c for line in CORPUS for c in line.replace(" ", "▁")} | {"▁"})
+    tokenizer.train_from_iterator(CORPUS, BpeTrainer(vocab_size=120, initial_alphabet=alphabet))
+    tokens = tokenizer.encode("lowest  2024 中文字").tokens
+    assert tokens[0].startswith("▁low") and "2" in tokens and all(not (set(t) & set("0123456789")) or len(t) == 1 for t in tokens)
+    for line in CORPUS[:10] + ["  low  newest "]:
+        assert tokenizer.decode(tokenizer.encode(line).ids) == line
