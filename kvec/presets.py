@@ -9,7 +9,7 @@ from kvec import decoders, normalizers
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import SentencePiece
 
-__all__ = ["sentencepiece_style"]
+__all__ = ["SUBWORD_KINDS", "keras_subword", "sentencepiece_style"]
 
 ESCAPE = "\ufdd0"  # a noncharacter: never assigned, so text rarely holds it
 
@@ -55,3 +55,51 @@ def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, spli
     if user_defined_symbols:
         tokenizer.add_tokens(list(user_defined_symbols))
     return tokenizer
+
+
+SUBWORD_KINDS = ("bpe", "bytelevel_bpe", "wordpiece", "unigram")
+
+
+def keras_subword(kind, vocab_size, lower=True, filters=None, split=" ", **trainer_options):
+    """An untrained pipeline and its trainer for ``kvec.Tokenizer(subword=kind)``.
+
+    ``"bpe"`` and ``"wordpiece"`` split words with the Keras rule (``filters``, ``split``) and mark
+    word-inner pieces with ``##``; ``"bytelevel_bpe"`` is GPT-2's byte-level BPE (no filters: nothing is
+    lost); ``"unigram"`` reads raw text as sentencepiece does, with byte fallback. ``lower`` adds a
+    lowercasing normalizer. ``trainer_options`` go to the trainer; its special tokens default to a
+    padding token first (id 0, as Keras pads with 0) and, where the model needs one, an unknown token.
+
+    Example:
+        >>> tok, trainer = keras_subword("wordpiece", 60)
+        >>> tok.train_from_iterator(["Low, lower, lowest!"] * 5, trainer)
+        >>> tok.decode(tok.encode("LOWEST low").ids)
+        'lowest low'
+    """
+    from kvec.pretokenizers import ByteLevel, KerasFilters
+    from kvec.text import DEFAULT_FILTERS
+    from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
+
+    if kind not in SUBWORD_KINDS:
+        raise ValueError(f"subword must be one of {SUBWORD_KINDS}, got {kind!r}")
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
+        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+    lowercase = normalizers.Lowercase() if lower else None
+    if kind == "unigram":
+        trainer_options.setdefault("byte_fallback", True)
+        trainer_options.setdefault("special_tokens", ["<pad>", "<unk>"])
+        return sentencepiece_style(normalizer=lowercase), UnigramTrainer(vocab_size=vocab_size, **trainer_options)
+    if kind == "bytelevel_bpe":
+        trainer_options.setdefault("initial_alphabet", ByteLevel.alphabet())
+        trainer_options.setdefault("special_tokens", ["[PAD]"])
+        # no prefix space: decoding gives the text back exactly
+        words = ByteLevel(add_prefix_space=False)
+        tokenizer = Tokenizer(None, pre_tokenizer=words, decoder=decoders.ByteLevel(), normalizer=lowercase)
+        return tokenizer, BpeTrainer(vocab_size=vocab_size, **trainer_options)
+    words = KerasFilters(DEFAULT_FILTERS if filters is None else filters, split)
+    tokenizer = Tokenizer(None, pre_tokenizer=words, decoder=decoders.WordPiece(cleanup=False), normalizer=lowercase)
+    if kind == "wordpiece":
+        trainer_options.setdefault("special_tokens", ["[PAD]", "[UNK]"])
+        return tokenizer, WordPieceTrainer(vocab_size=vocab_size, **trainer_options)
+    trainer_options.setdefault("special_tokens", ["[PAD]"])
+    trainer_options.setdefault("continuing_subword_prefix", "##")
+    return tokenizer, BpeTrainer(vocab_size=vocab_size, **trainer_options)

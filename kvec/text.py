@@ -26,9 +26,12 @@ from operator import is_not, itemgetter
 import numpy as np
 
 from kvec._native import WordCounter, WordLookup, WordSplitter
+from kvec.chinese import Jieba
 from kvec.errors import FormatError
+from kvec.presets import keras_subword
 
 __all__ = [
+    "CHINESE_PUNCTUATION",
     "DEFAULT_FILTERS",
     "Tokenizer",
     "hashing_trick",
@@ -38,6 +41,8 @@ __all__ = [
 ]
 
 DEFAULT_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
+# added to the default filters when a Jieba analyzer segments Chinese
+CHINESE_PUNCTUATION = "，。！？、；：“”‘’（）《》【】…—"
 MATRIX_MODES = ("binary", "count", "tfidf", "freq")
 
 _drop_none = partial(filter, partial(is_not, None))
@@ -195,9 +200,21 @@ class Tokenizer:
         oov_token: if given, it takes index 1 and replaces out-of-vocabulary words in
             ``texts_to_sequences``.
         analyzer: a callable ``text -> list of tokens`` that replaces lowercasing, filtering and
-            splitting.
+            splitting, such as a trained :class:`kvec.pipeline.Tokenizer` (subword tokens). A
+            :class:`kvec.chinese.Jieba` analyzer is a segmenter instead: the text is cut into words
+            and then lowercased, filtered and split as usual, as ``' '.join(jieba.cut(text))`` fed to
+            a Keras tokenizer would be; the default filters then also remove Chinese punctuation
+            (``CHINESE_PUNCTUATION``).
         document_count: initial number of documents (as the legacy constructor).
+        subword: ``"bpe"``, ``"bytelevel_bpe"``, ``"wordpiece"`` or ``"unigram"`` to train that
+            subword model (:func:`kvec.presets.keras_subword`) on the texts of the first
+            ``fit_on_texts``, then count its tokens as words: no text has out-of-vocabulary words
+            any more. Later ``fit_on_texts`` calls count with the same model (it is not retrained).
+        vocab_size: the size of that model's vocabulary (default 8000); other keyword arguments go to
+            its trainer.
         nb_words: deprecated alias of ``num_words`` (accepted with a warning).
+
+    :meth:`from_model` builds a tokenizer whose ``word_index`` is a model's own vocabulary.
 
     Example:
         >>> tok = Tokenizer(num_words=10, oov_token="<OOV>")
@@ -218,13 +235,23 @@ class Tokenizer:
         oov_token=None,
         analyzer=None,
         document_count=0,
+        subword=None,
+        vocab_size=8000,
         **kwargs,
     ):
         if "nb_words" in kwargs:
             warnings.warn("The `nb_words` argument in `Tokenizer` has been renamed `num_words`.")
             num_words = kwargs.pop("nb_words")
-        if kwargs:
+        if subword is not None:
+            if analyzer is not None:
+                raise ValueError("give an analyzer or a subword model to train, not both")
+            # the recipe validates the kind, the size and the trainer options now
+            keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
+            self.subword = {"kind": subword, "vocab_size": vocab_size, "options": dict(kwargs)}
+        elif kwargs:
             raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
+        else:
+            self.subword = None
         if num_words is not None:
             if isinstance(num_words, bool) or not isinstance(num_words, (int, np.integer)):
                 raise TypeError(f"num_words must be an int or None, got {_type_name(num_words)}")
@@ -251,6 +278,36 @@ class Tokenizer:
         self.index_docs = defaultdict(int)
         self.word_index = {}
         self.index_word = {}
+        self.model_ids = False
+
+    @classmethod
+    def from_model(cls, model, num_words=None, oov_token=None):
+        """A tokenizer whose ``word_index`` is the vocabulary of ``model`` (a trained
+        :class:`kvec.pipeline.Tokenizer`), so ``texts_to_sequences`` gives the ids a pretrained network
+        expects (a BERT ``vocab.txt`` with its ``[UNK]``, ``[CLS]``...). Index 0 stays padding: the
+        model's token with id 0 (``[PAD]`` in BERT) is left out. ``fit_on_texts`` only counts (for
+        matrices); the vocabulary never changes.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pipeline import Tokenizer as Pipeline
+            >>> from kvec.pretokenizers import Whitespace
+            >>> bert = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
+            >>> Tokenizer.from_model(bert).texts_to_sequences(["unable un x"])
+            [[2, 3, 2, 1]]
+        """
+        from kvec import pipeline
+
+        if not isinstance(model, pipeline.Tokenizer):
+            raise TypeError(f"model must be a kvec.pipeline.Tokenizer, got {_type_name(model)}")
+        tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
+        tokenizer._use_model_ids()
+        return tokenizer
+
+    def _use_model_ids(self):
+        self.model_ids = True
+        self.word_index = {t: i for t, i in sorted(self.analyzer.get_vocab().items(), key=itemgetter(1)) if i != 0}
+        self.index_word = {i: t for t, i in self.word_index.items()}
 
     # ---- turning one text into tokens ------------------------------------------------------------
 
@@ -263,7 +320,12 @@ class Tokenizer:
     def _tokenize_function(self):
         """Return ``tokens(text, position)`` for the current settings (built once per call)."""
         rule = _word_rule(self.filters, self.split)
-        lower, char_level, analyzer = self.lower, self.char_level, self.analyzer
+        lower, char_level, analyzer, split = self.lower, self.char_level, self.analyzer, self.split
+        if isinstance(analyzer, Jieba):  # segment first, then the Keras rule
+            filters = self.filters + CHINESE_PUNCTUATION if self.filters == DEFAULT_FILTERS else self.filters
+            rule, segmenter, analyzer = _word_rule(filters, split), analyzer, None
+        else:
+            segmenter = None
 
         def tokens(text, position):
             if isinstance(text, list):
@@ -276,6 +338,8 @@ class Tokenizer:
                 return analyzer(text)
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str or a list of str, got {_type_name(text)}")
+            if segmenter is not None:
+                text = split.join(segmenter.split_words(text))
             return rule.words(text, lower)
 
         return tokens
@@ -295,6 +359,8 @@ class Tokenizer:
             >>> tok.word_index, tok.document_count
             ({'b': 1, 'a': 2, 'c': 3}, 2)
         """
+        if self.subword is not None and self.analyzer is None:
+            texts = self._train_subword(texts)
         tokens = self._tokenize_function()
         native, lower = self._native_rule(), self.lower
         counter = WordCounter()
@@ -312,7 +378,23 @@ class Tokenizer:
             word_docs[w] = word_docs.get(w, 0) + d
         self._rebuild_index()
 
+    def _train_subword(self, texts):
+        """Train the ``subword`` model on the texts (all str); returns them as a list."""
+        texts = list(_iterate(texts, "texts"))
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
+        pipeline, trainer = keras_subword(
+            self.subword["kind"], self.subword["vocab_size"], self.lower, self.filters, self.split, **self.subword["options"]
+        )
+        pipeline.train_from_iterator(texts, trainer)
+        self.analyzer = pipeline
+        return texts
+
     def _rebuild_index(self):
+        if self.model_ids:  # the model's vocabulary: only the document counts follow the texts
+            self.index_docs.update({self.word_index[w]: c for w, c in self.word_docs.items() if w in self.word_index})
+            return
         # A stable sort on the count, descending: ties keep first-occurrence order.
         ranked = sorted(self.word_counts.items(), key=itemgetter(1), reverse=True)
         vocabulary = [] if self.oov_token is None else [self.oov_token]
@@ -408,7 +490,8 @@ class Tokenizer:
     # ---- sequences -> texts ----------------------------------------------------------------------
 
     def sequences_to_texts(self, sequences):
-        """Transform each sequence of indices back into a space-joined text.
+        """Transform each sequence of indices back into a space-joined text (joined by the decoder
+        when the analyzer is a pipeline that has one).
 
         Example:
             >>> tok = Tokenizer()
@@ -421,9 +504,12 @@ class Tokenizer:
     def sequences_to_texts_generator(self, sequences):
         """Generator version of :meth:`sequences_to_texts`: yields one string per sequence."""
         to_words = self._words_function()
+        # a pipeline analyzer's tokens are joined back into text by its decoder
+        decoder = getattr(self.analyzer, "decoder", None)
+        join = " ".join if decoder is None else lambda words: decoder.decode(list(words))
         for position, seq in enumerate(_iterate(sequences, "sequences")):
             try:
-                yield " ".join(to_words(seq))
+                yield join(to_words(seq))
             except TypeError:
                 raise TypeError(
                     f"sequences[{position}] must be a sequence of int indices, got {_type_name(seq)}"
@@ -523,10 +609,11 @@ class Tokenizer:
         """Return the configuration as a dict, in the legacy Keras layout.
 
         The five dictionaries are stored as JSON strings inside the dict, as the legacy code does, so
-        the result loads in ``keras_preprocessing`` and ``tf.keras`` too. The ``analyzer`` callable is
-        not serialized.
+        the result loads in ``keras_preprocessing`` and ``tf.keras`` too. A kvec analyzer (a trained
+        pipeline, with its model, or a Jieba segmenter) is stored under ``"analyzer"``; another
+        callable is not, as in Keras.
         """
-        return {
+        config = {
             "num_words": self.num_words,
             "filters": self.filters,
             "lower": self.lower,
@@ -540,6 +627,14 @@ class Tokenizer:
             "index_word": json.dumps(self.index_word),
             "word_index": json.dumps(self.word_index),
         }
+        analyzer = _analyzer_config(self.analyzer)
+        if analyzer is not None:
+            config["analyzer"] = analyzer
+        if self.subword is not None:
+            config["subword"] = self.subword
+        if self.model_ids:
+            config["model_ids"] = True
+        return config
 
     def to_json(self, **kwargs):
         """Return a JSON string of the tokenizer, readable by :func:`tokenizer_from_json` and by Keras.
@@ -692,21 +787,56 @@ def tokenizer_from_json(json_string):
         if isinstance(e, FormatError):
             raise
         raise FormatError(source, f"index keys must be integers ({e})") from None
-    config.pop("analyzer", None)
+    analyzer = _analyzer_from_config(config.pop("analyzer", None), source)
+    subword, model_ids = config.pop("subword", None), config.pop("model_ids", False)
     known = {"num_words", "filters", "lower", "split", "char_level", "oov_token", "document_count"}
     unknown = sorted(set(config) - known)
     if unknown:
         raise FormatError(source, f"unknown config keys {unknown}")
     try:
+        if subword is not None:
+            config.update(subword=subword["kind"], vocab_size=subword["vocab_size"], **subword["options"])
         tokenizer = Tokenizer(**config)
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, KeyError) as e:
         raise FormatError(source, f"invalid config ({e})") from None
+    tokenizer.analyzer = analyzer  # a trained subword model comes back with its analyzer
+    if model_ids and analyzer is None:
+        raise FormatError(source, "model_ids needs a kvec pipeline analyzer")
+    tokenizer.model_ids = bool(model_ids)
     tokenizer.word_counts = OrderedDict(word_counts)
     tokenizer.word_docs = defaultdict(int, word_docs)
     tokenizer.index_docs = defaultdict(int, index_docs)
     tokenizer.word_index = word_index
     tokenizer.index_word = index_word
     return tokenizer
+
+
+def _analyzer_config(analyzer):
+    """The JSON form of a kvec analyzer (a pipeline or a Jieba segmenter); other callables are not
+    stored, as in Keras."""
+    from kvec import pipeline, serialization
+
+    if isinstance(analyzer, pipeline.Tokenizer):
+        return {"kvec_pipeline": serialization.to_document(analyzer)}
+    if isinstance(analyzer, Jieba):
+        return {"kvec_jieba": analyzer.get_config()}
+    return None
+
+
+def _analyzer_from_config(entry, source):
+    """The analyzer stored by :func:`_analyzer_config` (None for anything else, as Keras wrote)."""
+    from kvec import pipeline, serialization
+
+    if not isinstance(entry, dict):
+        return None
+    if "kvec_pipeline" in entry:
+        return pipeline.Tokenizer._from_stages(serialization.from_document(entry["kvec_pipeline"], source))
+    if "kvec_jieba" in entry:
+        try:
+            return Jieba(**entry["kvec_jieba"])
+        except (TypeError, ValueError) as e:
+            raise FormatError(source, f"invalid jieba analyzer ({e})") from None
+    return None
 
 
 def _nested(config, key, source):

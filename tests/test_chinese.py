@@ -91,3 +91,40 @@ def test_unigram_on_jieba_words(cache_dir):
 
 def test_whitespace_is_dropped(segmenters):
     assert segmenters["accurate", True]("北京 hello  world\n") == ["北京", "hello", "world"]
+
+
+def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
+    # the seed segments by hand (' '.join(jieba.cut(t))); the analyzer must print the same
+    import ast
+
+    from examples_loader import load_demo
+    from test_demo import _section
+
+    from kvec import Tokenizer, pad_sequences
+
+    demo = load_demo()
+    lines = _section("chinese")
+
+    def printed(label):
+        i = next(k for k, line in enumerate(lines) if line.startswith(label))
+        text = lines[i + 1].strip()
+        return ast.literal_eval(text.removeprefix("OrderedDict(").removesuffix(")") if text.startswith("OrderedDict") else text)
+
+    tokenizer = Tokenizer(num_words=64, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n,。', analyzer=Jieba(cache_dir=cache_dir))
+    tokenizer.fit_on_texts(demo.CHINESE)
+    assert tokenizer.document_count == 10
+    assert tokenizer.word_index == printed("词语到索引的映射")
+    assert tokenizer.index_word == printed("索引到词语的映射")
+    assert list(tokenizer.word_counts.items()) == printed("每个词语出现的总频次")
+    tokens = tokenizer.texts_to_sequences(demo.CHINESE)
+    assert tokens == printed("tokens:")
+    padded = pad_sequences(tokens, maxlen=32, padding="post", truncating="pre")
+    assert padded.tolist() == [row + [0] * (32 - len(row)) for row in printed("tokens:")]
+
+
+def test_default_filters_drop_chinese_punctuation_under_jieba(cache_dir):
+    from kvec import Tokenizer
+
+    tokenizer = Tokenizer(analyzer=Jieba(cache_dir=cache_dir))
+    tokenizer.fit_on_texts(["我爱北京，天安门！《自然》“语言”……", "Hello, 北京 2024年"])
+    assert list(tokenizer.word_index) == ["北京", "我", "爱", "天安门", "自然", "语言", "hello", "2024", "年"]

@@ -42,3 +42,43 @@ def outcome(function, *args):
         return function(*args)
     except Exception as e:  # compared by type
         return e
+
+
+def test_sequences_to_texts_uses_the_pipeline_decoder():
+    tokenizer = kvec.Tokenizer(analyzer=BPE)
+    tokenizer.fit_on_texts(CORPUS)
+    # the pipeline's own decoding (ByteLevel with its prefix space, as HF decodes it)
+    assert tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(CORPUS[:3])) == [BPE.decode(BPE.encode(t).ids) for t in CORPUS[:3]]
+    assert [t.strip() for t in tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(CORPUS[:3]))] == CORPUS[:3]
+
+
+def test_json_round_trip_keeps_the_pipeline_analyzer():
+    tokenizer = kvec.Tokenizer(num_words=40, oov_token="<OOV>", analyzer=BPE)
+    tokenizer.fit_on_texts(CORPUS)
+    loaded = kvec.tokenizer_from_json(tokenizer.to_json())
+    probe = CORPUS + ["unseen zebra"]
+    assert loaded.texts_to_sequences(probe) == tokenizer.texts_to_sequences(probe)
+    assert loaded.sequences_to_texts(loaded.texts_to_sequences(probe)) == tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(probe))
+    loaded.fit_on_texts(["the cat"])  # fits further with the same analyzer
+    tokenizer.fit_on_texts(["the cat"])
+    assert loaded.word_index == tokenizer.word_index
+
+
+def test_json_round_trip_keeps_a_jieba_analyzer(tmp_path):
+    from kvec.chinese import Jieba
+
+    tokenizer = kvec.Tokenizer(analyzer=Jieba(user_dict=["自然语言处理"], cache_dir=str(tmp_path)))
+    tokenizer.fit_on_texts(["我爱自然语言处理", "北京天安门"])
+    loaded = kvec.tokenizer_from_json(tokenizer.to_json())
+    assert isinstance(loaded.analyzer, Jieba) and loaded.analyzer.user_words == [("自然语言处理", None)]
+    loaded.analyzer.cache_dir = str(tmp_path)
+    assert loaded.texts_to_sequences(["自然语言处理在北京"]) == tokenizer.texts_to_sequences(["自然语言处理在北京"])
+
+
+def test_a_plain_callable_analyzer_is_not_stored_and_legacy_json_loads():
+    tokenizer = kvec.Tokenizer(analyzer=str.split)
+    tokenizer.fit_on_texts(["a b"])
+    assert "analyzer" not in tokenizer.get_config()
+    theirs = legacy.Tokenizer()
+    theirs.fit_on_texts(["a b b"])
+    assert kvec.tokenizer_from_json(theirs.to_json()).word_index == theirs.word_index
