@@ -51,3 +51,11 @@ def test_word_docs_and_index_docs_match_the_seed():
         tok.fit_on_texts(texts)
         assert dict(tok.word_docs) == _printed_dict(lines, "出现")
         assert dict(tok.index_docs) == _printed_dict(lines, next(x for x in lines if "index_docs" in x)[:6])
+
+
+def test_chinese_and_subword_example_runs():
+    # it asserts that both ways of segmenting give the same index and sequences
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "chinese_and_subwords.py")], capture_output=True, text=True, check=True
+    )
+    assert "back to text: ['journeys of memories never end']" in run.stdout
