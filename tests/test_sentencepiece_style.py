@@ -73,9 +73,8 @@ def test_bpe_reads_text_the_same_way():
     from kvec.trainers import BpeTrainer
 
     tokenizer = sentencepiece_style(split_digits=True)
-    alphabet = sorted({c for line in CORPUS for c in line.replace(" ", "▁")} | {"▁"})
-    tokenizer.train_from_iterator(CORPUS, BpeTrainer(vocab_size=120, initial_alphabet=alphabet))
+    tokenizer.train_from_iterator(CORPUS, BpeTrainer(vocab_size=380, byte_fallback=True))
     tokens = tokenizer.encode("lowest  2024 中文字").tokens
     assert tokens[0].startswith("▁low") and "2" in tokens and all(not (set(t) & set("0123456789")) or len(t) == 1 for t in tokens)
-    for line in CORPUS[:10] + ["  low  newest "]:
+    for line in CORPUS[:10] + ["  low  newest ", "Zürich ▁ 😀 \ufdd0"]:  # unseen characters take bytes
         assert tokenizer.decode(tokenizer.encode(line).ids) == line

@@ -43,6 +43,8 @@ class BpeTrainer:
         end_of_word_suffix: appended to the last symbol of every word (``"</w>"`` in the original paper).
         max_token_length: no token longer than this many characters is created.
         tie_break: ``"ids"`` (Hugging Face parity) or ``"first"`` (first pair in corpus order).
+        byte_fallback: add the 256 tokens ``<0x00>``..``<0xFF>`` after the special tokens and make the
+            model spell characters outside its alphabet with them (sentencepiece's BPE option).
         show_progress: show a progress bar of the merges (needs ``tqdm``).
 
     Example:
@@ -63,6 +65,7 @@ class BpeTrainer:
         end_of_word_suffix=None,
         max_token_length=None,
         tie_break="ids",
+        byte_fallback=False,
         show_progress=False,
     ):
         _check_int("vocab_size", vocab_size, 0)
@@ -93,6 +96,7 @@ class BpeTrainer:
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = max_token_length
         self.tie_break = tie_break
+        self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
     def train_from_counts(self, word_counts):
@@ -103,6 +107,9 @@ class BpeTrainer:
         """
         items = word_count_items(word_counts)
         vocab, tokens, add = new_vocabulary(self.special_tokens)
+        if self.byte_fallback:
+            for b in range(256):
+                add(f"<0x{b:02X}>")
         for c in self._alphabet(items):
             add(c)
         words, counts = self._split_words(items, vocab, add)
@@ -114,6 +121,7 @@ class BpeTrainer:
             merges=[(tokens[a], tokens[b]) for a, b in merges],
             continuing_subword_prefix=self.continuing_subword_prefix,
             end_of_word_suffix=self.end_of_word_suffix,
+            byte_fallback=self.byte_fallback,
         )
 
     def _alphabet(self, items):
