@@ -128,3 +128,15 @@ def test_default_filters_drop_chinese_punctuation_under_jieba(cache_dir):
     tokenizer = Tokenizer(analyzer=Jieba(cache_dir=cache_dir))
     tokenizer.fit_on_texts(["我爱北京，天安门！《自然》“语言”……", "Hello, 北京 2024年"])
     assert list(tokenizer.word_index) == ["北京", "我", "爱", "天安门", "自然", "语言", "hello", "2024", "年"]
+
+
+def test_parallel_segmentation_equals_serial(segmenters):
+    texts = [f"我爱北京天安门{i}，自然语言处理 hello {i % 7}" for i in range(1200)]
+    segmenter = segmenters["accurate", True]
+    serial = [segmenter(t) for t in texts]
+    assert segmenter.segment(texts, n_jobs=2, chunk_size=100) == serial
+    assert segmenter.segment(texts) == serial
+    with pytest.raises(ValueError, match="n_jobs must be a positive int or -1, got 0"):
+        segmenter.segment(texts, n_jobs=0)
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str, got int"):
+        segmenter.segment(["a", 1])
