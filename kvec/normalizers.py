@@ -19,6 +19,7 @@ __all__ = [
     "NFKC",
     "NFKD",
     "Normalized",
+    "OpenCC",
     "Prepend",
     "Replace",
     "Sequence",
@@ -95,6 +96,42 @@ class Lowercase(_Normalizer):
 
     def normalize(self, normalized):
         return normalized.map(str.lower)
+
+
+class OpenCC(_Normalizer):
+    """Chinese script conversion with OpenCC, such as Traditional to Simplified (``config="t2s"``).
+
+    Needs the ``opencc`` package (``pip install kvec[chinese]``). A conversion that keeps the length
+    maps characters one to one; otherwise each character is converted on its own, so every output
+    character still knows its span.
+
+    Example:
+        >>> OpenCC("t2s").normalize_str("漢語自然語言處理")
+        '汉语自然语言处理'
+    """
+
+    def __init__(self, config="t2s"):
+        try:
+            import opencc
+        except ImportError:
+            raise ImportError("the OpenCC normalizer needs the opencc package: pip install kvec[chinese]") from None
+        self.config = config
+        self._converter = opencc.OpenCC(config)
+
+    def get_config(self):
+        return {"config": self.config}
+
+    def __getstate__(self):  # the converter is rebuilt in another process
+        return {"config": self.config}
+
+    def __setstate__(self, state):
+        self.__init__(state["config"])
+
+    def normalize(self, normalized):
+        converted = self._converter.convert(normalized.text)
+        if len(converted) == len(normalized.text):
+            return Normalized(converted, normalized.spans)
+        return normalized.map(self._converter.convert)
 
 
 class Prepend(_Normalizer):

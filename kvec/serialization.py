@@ -23,7 +23,8 @@ _STAGES = {
     "normalizer": {
         name: getattr(normalizers, name)
         for name in (
-            "BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "Prepend", "Replace", "Sequence", "StripAccents"
+            "BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "OpenCC", "Prepend", "Replace", "Sequence",
+            "StripAccents",
         )
     },
     "pre_tokenizer": {

@@ -283,7 +283,7 @@ class Tokenizer:
     @classmethod
     def from_model(cls, model, num_words=None, oov_token=None):
         """A tokenizer whose ``word_index`` is the vocabulary of ``model`` (a trained
-        :class:`kvec.pipeline.Tokenizer`), so ``texts_to_sequences`` gives the ids a pretrained network
+        :class:`kvec.pipeline.Tokenizer`, or a bare model that reads whitespace-separated words), so ``texts_to_sequences`` gives the ids a pretrained network
         expects (a BERT ``vocab.txt`` with its ``[UNK]``, ``[CLS]``...). Index 0 stays padding: the
         model's token with id 0 (``[PAD]`` in BERT) is left out. ``fit_on_texts`` only counts (for
         matrices); the vocabulary never changes.
@@ -297,9 +297,13 @@ class Tokenizer:
             [[2, 3, 2, 1]]
         """
         from kvec import pipeline
+        from kvec.models.base import SubwordModel
+        from kvec.pretokenizers import WhitespaceSplit
 
+        if isinstance(model, SubwordModel):  # a bare model reads whitespace-separated words
+            model = pipeline.Tokenizer(model, pre_tokenizer=WhitespaceSplit())
         if not isinstance(model, pipeline.Tokenizer):
-            raise TypeError(f"model must be a kvec.pipeline.Tokenizer, got {_type_name(model)}")
+            raise TypeError(f"model must be a kvec.pipeline.Tokenizer or a kvec model, got {_type_name(model)}")
         tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
         tokenizer._use_model_ids()
         return tokenizer

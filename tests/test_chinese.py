@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from kvec import decoders
 from kvec.chinese import Jieba
+from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
+from kvec.pipeline import Tokenizer as Pipeline
 from kvec.trainers import UnigramTrainer, WordPieceTrainer
 
 TEXT = st.lists(st.sampled_from(["我爱", "北京", "天安门", "自然语言处理", "，", "。", " ", "hello", "2024", "年", "机器学习", "很", "有趣", "！", "Ω"]), max_size=10).map("".join)
@@ -140,3 +142,17 @@ def test_parallel_segmentation_equals_serial(segmenters):
         segmenter.segment(texts, n_jobs=0)
     with pytest.raises(TypeError, match=r"texts\[1\] must be a str, got int"):
         segmenter.segment(["a", 1])
+
+
+def test_opencc_normalizer_converts_traditional_to_simplified_with_offsets(cache_dir):
+    opencc = pytest.importorskip("opencc")
+    from kvec.normalizers import OpenCC
+
+    text = "漢語自然語言處理，臺灣的軟體"
+    assert OpenCC("t2s").normalize_str(text) == opencc.OpenCC("t2s").convert(text)
+    tokenizer = Pipeline(WordPiece({"[UNK]": 0, "汉语": 1, "自然语言": 2, "处理": 3}), pre_tokenizer=Jieba(cache_dir=cache_dir), normalizer=OpenCC("t2s"))
+    encoding = tokenizer.encode("漢語自然語言處理")
+    assert encoding.ids == [1, 2, 3] and [text[a:b] for a, b in encoding.offsets] == ["漢語", "自然語言", "處理"]
+    loaded = Pipeline.from_str(tokenizer.to_str())
+    assert loaded.encode("漢語自然語言處理").ids == encoding.ids
+    assert pickle.loads(pickle.dumps(OpenCC("t2s"))).normalize_str("語言") == "语言"

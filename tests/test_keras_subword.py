@@ -116,5 +116,14 @@ def test_bad_arguments():
         kvec.Tokenizer(merges=3)
     with pytest.raises(TypeError, match=r"texts\[1\] must be a str to train the subword model, got list"):
         kvec.Tokenizer(subword="bpe").fit_on_texts(["a", ["b"]])
-    with pytest.raises(TypeError, match="model must be a kvec.pipeline.Tokenizer, got dict"):
+    with pytest.raises(TypeError, match="model must be a kvec.pipeline.Tokenizer or a kvec model, got dict"):
         kvec.Tokenizer.from_model({"a": 1})
+
+
+def test_a_bare_model_is_an_analyzer_and_a_vocabulary():
+    model = WordPiece({t: i for i, t in enumerate(BERT_VOCAB)})
+    counting = kvec.Tokenizer(analyzer=model, lower=False)
+    counting.fit_on_texts(["dogs running", "the dogs"])
+    assert list(counting.word_index) == ["dog", "##s", "run", "##ning", "the"]
+    ids = kvec.Tokenizer.from_model(model)
+    assert ids.texts_to_sequences(["the dogs unable x"]) == [[4, 5, 6, 9, 10, 1]]

@@ -22,3 +22,8 @@ class SubwordModel:
     def tokenize_ids(self, word):
         """The token ids of one pre-tokenized word."""
         return [i for i, _, _ in self.tokenize_spans(word)]
+
+    def __call__(self, text):
+        """The tokens of a text split on whitespace: a bare model is an ``analyzer`` for
+        :class:`kvec.Tokenizer` too (a pipeline adds normalization and a decoder)."""
+        return [token for word in text.split() for token in self.tokenize(word)]
