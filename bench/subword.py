@@ -39,7 +39,7 @@ Workloads (the names are those ``--skip`` takes):
 6. ``train-memory``: the peak memory of the trainings of workloads 1, 3 and 5 (5 against sentencepiece;
    a training skipped with ``--skip`` is skipped here too), each library in a fresh
    subprocess that imports its library, reads the corpus, prints ``ru_maxrss``, trains and prints
-   ``ru_maxrss`` again; the difference (MB) and the ratio kvec / HF are printed. The high-water mark
+   ``ru_maxrss`` again; the difference (MB) and the ratio kvec / anchor are printed. The high-water mark
    is reset after reading (``/proc/self/clear_refs``), so the baseline is the RSS after imports and
    reading, not the brief peak of reading the file. Linux carries the
    parent's peak RSS into a child's ``ru_maxrss`` across the fork and exec, so these subprocesses run
