@@ -2,16 +2,17 @@
 
 1. Seeds: every character, then the substrings that label nodes of the suffix tree of the corpus
    (found in a suffix array of the distinct words, weighted by their counts), scored by frequency
-   times length; the best ``seed_size`` of them, as log probabilities. A seed never mixes Unicode scripts (Hiragana and Katakana count as
-   Han) or puts ``▁`` anywhere but first.
+   times length; the best ``seed_size`` of them, as log probabilities. A seed never mixes Unicode
+   scripts (Hiragana and Katakana count as Han), mixes digits with letters, or puts ``▁`` anywhere
+   but first.
 2. EM: expected counts of every piece by forward-backward over each word's lattice, weighted by the
    word's count; pieces expected less than 0.5 times go, and the rest score
    ``digamma(count) - digamma(total)``. ``n_sub_iterations`` rounds per step.
 3. Pruning: each piece whose removal would lose the least likelihood (its count moved to its best
    split into other pieces) goes, keeping ``shrinking_factor`` of the vocabulary, until it is within
    10% of ``vocab_size``.
-4. The final vocabulary: special tokens, the characters of ``character_coverage``, then the best
-   pieces, exactly ``vocab_size`` in all.
+4. The final vocabulary: special tokens (and the 256 byte tokens of ``byte_fallback``), the characters
+   of ``character_coverage``, then the best pieces, exactly ``vocab_size`` in all.
 
 The counting and the lattices run natively; training is deterministic.
 """
