@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "_texts.h"
+
 /* ------------------------------------------------------------------------------------------------ */
 /* Separator sets                                                                                    */
 
@@ -1319,10 +1321,8 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    uint32_t *cps;
-    Py_ssize_t *offset, *length;
+    Texts words;
     int64_t *counts;
-    Py_ssize_t n_words;
     PyObject *joiner; /* str or None */
     int has_joiner;
     TokenTable first_round; /* discounted counts of round one (threshold-independent) */
@@ -1371,7 +1371,7 @@ static inline int
 same_token(BottomUpLearner *L, const TokenSlot *slot, int joined, const uint32_t *cps, Py_ssize_t n)
 {
     if (slot->joined != joined || slot->end - slot->start != n) return 0;
-    return memcmp(L->cps + L->offset[slot->word] + slot->start, cps, n * sizeof(uint32_t)) == 0;
+    return memcmp(L->words.cps + L->words.offset[slot->word] + slot->start, cps, n * sizeof(uint32_t)) == 0;
 }
 
 static int tokentable_grow(TokenTable *t);
@@ -1381,7 +1381,7 @@ static TokenSlot *
 tokentable_find(BottomUpLearner *L, TokenTable *t, uint64_t hash, int joined, Py_ssize_t w, Py_ssize_t start,
                 Py_ssize_t end, int insert)
 {
-    const uint32_t *cps = L->cps + L->offset[w] + start;
+    const uint32_t *cps = L->words.cps + L->words.offset[w] + start;
     size_t i = (size_t)mix64(hash) & t->mask;
     while (t->slots[i].used) {
         if (t->slots[i].hash == hash && same_token(L, &t->slots[i], joined, cps, end - start)) return &t->slots[i];
@@ -1435,9 +1435,7 @@ count_suffixes(BottomUpLearner *L, TokenTable *tokens, int with_prefixes, TokenT
 {
     Py_ssize_t *starts = NULL;
     uint64_t *hashes = NULL;
-    Py_ssize_t longest = 0;
-    for (Py_ssize_t w = 0; w < L->n_words; w++)
-        if (L->length[w] > longest) longest = L->length[w];
+    Py_ssize_t longest = L->words.longest;
     starts = PyMem_Malloc((longest + 1) * sizeof(Py_ssize_t));
     hashes = PyMem_Malloc((longest + 2) * sizeof(uint64_t));
     if (!starts || !hashes) {
@@ -1447,9 +1445,9 @@ count_suffixes(BottomUpLearner *L, TokenTable *tokens, int with_prefixes, TokenT
         return -1;
     }
     int rc = 0;
-    for (Py_ssize_t w = 0; rc == 0 && w < L->n_words; w++) {
-        Py_ssize_t n = L->length[w], n_starts = 0;
-        const uint32_t *cps = L->cps + L->offset[w];
+    for (Py_ssize_t w = 0; rc == 0 && w < L->words.n; w++) {
+        Py_ssize_t n = L->words.length[w], n_starts = 0;
+        const uint32_t *cps = L->words.cps + L->words.offset[w];
         if (!tokens) {
             for (Py_ssize_t i = 0; i < n; i++) starts[n_starts++] = i;
         } else {
@@ -1505,9 +1503,9 @@ select_tokens(BottomUpLearner *L, TokenTable *table, int64_t thresh, TokenTable 
             kept->count = slot->count;
         }
     }
-    for (Py_ssize_t w = 0; w < L->n_words; w++) {
-        const uint32_t *cps = L->cps + L->offset[w];
-        for (Py_ssize_t i = 0; i < L->length[w]; i++) {
+    for (Py_ssize_t w = 0; w < L->words.n; w++) {
+        const uint32_t *cps = L->words.cps + L->words.offset[w];
+        for (Py_ssize_t i = 0; i < L->words.length[w]; i++) {
             for (int joined = 0; joined <= L->has_joiner; joined++) {
                 uint64_t h = token_hash_step(token_hash_start(joined), cps[i]);
                 size_t before = tokens->used;
@@ -1528,39 +1526,13 @@ BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!O", kwlist, &PyList_Type, &words, &PyList_Type, &counts,
                                      &joiner))
         return -1;
-    Py_ssize_t n = PyList_GET_SIZE(words), total = 0;
-    if (PyList_GET_SIZE(counts) != n) {
+    if (PyList_GET_SIZE(counts) != PyList_GET_SIZE(words)) {
         PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
         return -1;
     }
-    for (Py_ssize_t w = 0; w < n; w++) {
-        PyObject *word = PyList_GET_ITEM(words, w);
-        if (!PyUnicode_Check(word)) {
-            PyErr_SetString(PyExc_TypeError, "words must be str");
-            return -1;
-        }
-        total += PyUnicode_GET_LENGTH(word);
-    }
-    self->cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
-    self->offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    self->length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    self->counts = PyMem_Malloc((n + 1) * sizeof(int64_t));
-    if (!self->cps || !self->offset || !self->length || !self->counts) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t w = 0; w < n; w++) {
-        PyObject *word = PyList_GET_ITEM(words, w);
-        int kind = PyUnicode_KIND(word);
-        const void *data = PyUnicode_DATA(word);
-        self->offset[w] = at;
-        self->length[w] = PyUnicode_GET_LENGTH(word);
-        for (Py_ssize_t i = 0; i < self->length[w]; i++) self->cps[at++] = PyUnicode_READ(kind, data, i);
-        self->counts[w] = PyLong_AsLongLong(PyList_GET_ITEM(counts, w));
-        if (self->counts[w] == -1 && PyErr_Occurred()) return -1;
-    }
-    self->n_words = n;
+    if (texts_init(&self->words, words, "words") < 0) return -1;
+    self->counts = int64_array(counts, self->words.n, "counts");
+    if (!self->counts) return -1;
     Py_INCREF(joiner);
     self->joiner = joiner;
     self->has_joiner = joiner != Py_None;
@@ -1570,9 +1542,7 @@ BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
 static void
 BottomUpLearner_dealloc(BottomUpLearner *self)
 {
-    PyMem_Free(self->cps);
-    PyMem_Free(self->offset);
-    PyMem_Free(self->length);
+    texts_free(&self->words);
     PyMem_Free(self->counts);
     Py_XDECREF(self->joiner);
     tokentable_free(&self->first_round);
@@ -1582,7 +1552,7 @@ BottomUpLearner_dealloc(BottomUpLearner *self)
 static PyObject *
 token_str(BottomUpLearner *L, const TokenSlot *slot)
 {
-    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->cps + L->offset[slot->word] + slot->start,
+    PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, L->words.cps + L->words.offset[slot->word] + slot->start,
                                                 slot->end - slot->start);
     if (!piece || !slot->joined) return piece;
     PyObject *joined = PyUnicode_Concat(L->joiner, piece);

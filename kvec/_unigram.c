@@ -32,63 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Code points of a list of str                                                                      */
-
-typedef struct {
-    uint32_t *cps;
-    Py_ssize_t *offset, *length;
-    Py_ssize_t n, longest;
-} Texts;
-
-static void
-texts_free(Texts *t)
-{
-    PyMem_Free(t->cps);
-    PyMem_Free(t->offset);
-    PyMem_Free(t->length);
-    memset(t, 0, sizeof(*t));
-}
-
-static int
-texts_init(Texts *t, PyObject *list, const char *name)
-{
-    memset(t, 0, sizeof(*t));
-    if (!PyList_Check(list)) {
-        PyErr_Format(PyExc_TypeError, "%s must be a list of str", name);
-        return -1;
-    }
-    Py_ssize_t n = PyList_GET_SIZE(list), total = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *s = PyList_GET_ITEM(list, i);
-        if (!PyUnicode_Check(s)) {
-            PyErr_Format(PyExc_TypeError, "%s[%zd] must be a str, got %.100s", name, i, Py_TYPE(s)->tp_name);
-            return -1;
-        }
-        total += PyUnicode_GET_LENGTH(s);
-    }
-    t->cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
-    t->offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    t->length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    if (!t->cps || !t->offset || !t->length) {
-        texts_free(t);
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *s = PyList_GET_ITEM(list, i);
-        int kind = PyUnicode_KIND(s);
-        const void *data = PyUnicode_DATA(s);
-        Py_ssize_t len = PyUnicode_GET_LENGTH(s);
-        t->offset[i] = at;
-        t->length[i] = len;
-        if (len > t->longest) t->longest = len;
-        for (Py_ssize_t k = 0; k < len; k++) t->cps[at++] = PyUnicode_READ(kind, data, k);
-    }
-    t->n = n;
-    return 0;
-}
+#include "_texts.h"
 
 static uint32_t *
 code_points(PyObject *text, Py_ssize_t *len)
@@ -769,14 +713,9 @@ lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     if (texts_init(&self->words, words, "words") < 0) return -1;
-    self->counts = PyMem_Malloc((self->words.n + 1) * sizeof(int64_t));
-    if (!self->counts) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    self->counts = int64_array(counts, self->words.n, "counts");
+    if (!self->counts) return -1;
     for (Py_ssize_t w = 0; w < self->words.n; w++) {
-        self->counts[w] = PyLong_AsLongLong(PyList_GET_ITEM(counts, w));
-        if (self->counts[w] == -1 && PyErr_Occurred()) return -1;
         if (self->counts[w] < 0) {
             PyErr_Format(PyExc_ValueError, "counts[%zd] is negative", w);
             return -1;
