@@ -207,13 +207,12 @@ class UnigramTrainer:
         candidates = np.flatnonzero(used & has_alternative & ~(alt_scores > scores))
         # the loss of each candidate from its alternative's pieces (an unknown edge, id -1, has count 0)
         lengths = alt_lengths[candidates]
-        starts = np.concatenate(([0], np.cumsum(alt_lengths)[:-1]))[candidates]
-        positions = np.repeat(starts - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths) + np.arange(lengths.sum())
-        pieces = alt_ids[positions]
+        starts = _exclusive_cumsum(alt_lengths)[candidates]  # each alternative in alt_ids
+        boundaries = _exclusive_cumsum(lengths)  # each candidate's alternative in `pieces`
+        pieces = alt_ids[np.repeat(starts - boundaries, lengths) + np.arange(lengths.sum())]
         own = freq[candidates]
         alt_freq = np.where(pieces >= 0, freq[np.maximum(pieces, 0)], 0.0) + np.repeat(own, lengths)
         log_sum_alt = np.log(freq_sum + own * (lengths - 1))
-        boundaries = np.concatenate(([0], np.cumsum(lengths)[:-1]))
         log_prob_alt = np.add.reduceat(np.log(alt_freq), boundaries) - lengths * log_sum_alt if len(candidates) else np.zeros(0)
         loss = own / total * ((np.log(own) - math.log(freq_sum)) - log_prob_alt)
         size = max(desired, int(self.shrinking_factor * len(scores)))
@@ -250,6 +249,11 @@ class UnigramTrainer:
         vocab = [(token, 0.0) for token in fixed] + ranked
         unk_id = self.special_tokens.index(self.unk_token) if self.unk_token is not None else None
         return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
+
+
+def _exclusive_cumsum(values):
+    """Where each run starts when runs of these lengths are laid end to end."""
+    return np.concatenate(([0], np.cumsum(values)[:-1])).astype(np.int64)
 
 
 def _digamma(x):
