@@ -28,7 +28,6 @@ import numpy as np
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
 from kvec.errors import FormatError
-from kvec.presets import keras_subword
 
 __all__ = [
     "CHINESE_PUNCTUATION",
@@ -246,7 +245,7 @@ class Tokenizer:
             if analyzer is not None:
                 raise ValueError("give an analyzer or a subword model to train, not both")
             # the recipe validates the kind, the size and the trainer options now
-            keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
+            _keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
             self.subword = {"kind": subword, "vocab_size": vocab_size, "options": dict(kwargs)}
         elif kwargs:
             raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
@@ -388,7 +387,7 @@ class Tokenizer:
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
-        pipeline, trainer = keras_subword(
+        pipeline, trainer = _keras_subword(
             self.subword["kind"], self.subword["vocab_size"], self.lower, self.filters, self.split, **self.subword["options"]
         )
         pipeline.train_from_iterator(texts, trainer)
@@ -813,6 +812,13 @@ def tokenizer_from_json(json_string):
     tokenizer.word_index = word_index
     tokenizer.index_word = index_word
     return tokenizer
+
+
+def _keras_subword(*args, **kwargs):
+    # imported on use: the subword layer is not loaded for the plain Keras tokenizer
+    from kvec.presets import keras_subword
+
+    return keras_subword(*args, **kwargs)
 
 
 def _analyzer_config(analyzer):
