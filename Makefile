@@ -11,11 +11,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.kvec-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_texts.h | $(BIN)/python
+$(VENV)/.kvec-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_encoder.c kvec/_texts.h kvec/_words.h | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.kvec-dev-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_texts.h | $(BIN)/python
+$(VENV)/.kvec-dev-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_encoder.c kvec/_texts.h kvec/_words.h | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.kvec-installed
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "_texts.h"
+#include "_words.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Separator sets                                                                                    */
@@ -89,14 +90,6 @@ is_separator(const Separators *sep, Py_UCS4 c)
     return lo < sep->n_other && sep->other[lo] == c;
 }
 
-/* A word inside a text: code points [start, start + length) of a str of the given kind. */
-typedef struct {
-    int kind;
-    const void *data;
-    Py_ssize_t start, length;
-    PyObject *text;
-} Span;
-
 /* Calls visit(span, arg) for every word of `text`; visit returns -1 on error. */
 typedef int (*visit_fn)(const Span *word, void *arg);
 
@@ -132,136 +125,6 @@ for_each_word(const Separators *sep, PyObject *text, visit_fn visit, void *arg)
     return 0;
 }
 
-static PyObject *
-span_str(const Span *w)
-{
-    return PyUnicode_Substring(w->text, w->start, w->start + w->length);
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* WordTable: open addressing keyed by a word's code points, so a word seen again costs a hash and a  */
-/* compare, never a new str object.                                                                  */
-
-typedef struct {
-    uint64_t hash;
-    PyObject *word;  /* NULL: empty entry */
-    PyObject *value; /* owned; may be NULL for counters */
-    Py_ssize_t slot;
-} Entry;
-
-typedef struct {
-    Entry *entries;
-    size_t mask;
-    size_t used;
-} WordTable;
-
-static inline uint64_t
-mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
-/* The same value for the same code points whatever the storage kind. */
-static inline uint64_t
-hash_code_points(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
-{
-    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)length;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const Py_UCS1 *p = (const Py_UCS1 *)data + start;
-        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
-    } else {
-        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * 0x100000001b3ULL;
-    }
-    return mix64(h);
-}
-
-static inline int
-same_code_points(PyObject *word, const Span *w)
-{
-    if (PyUnicode_GET_LENGTH(word) != w->length) return 0;
-    int kind = PyUnicode_KIND(word);
-    const void *data = PyUnicode_DATA(word);
-    if (kind == w->kind)
-        return memcmp(data, (const char *)w->data + w->start * kind, (size_t)w->length * kind) == 0;
-    for (Py_ssize_t i = 0; i < w->length; i++)
-        if (PyUnicode_READ(kind, data, i) != PyUnicode_READ(w->kind, w->data, w->start + i)) return 0;
-    return 1;
-}
-
-static int
-table_init(WordTable *t, size_t capacity)
-{
-    size_t size = 64;
-    while (size < capacity * 2) size <<= 1;
-    t->entries = PyMem_Calloc(size, sizeof(Entry));
-    if (!t->entries) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    t->mask = size - 1;
-    t->used = 0;
-    return 0;
-}
-
-static void
-table_free(WordTable *t)
-{
-    if (!t->entries) return;
-    for (size_t i = 0; i <= t->mask; i++) {
-        Py_XDECREF(t->entries[i].word);
-        Py_XDECREF(t->entries[i].value);
-    }
-    PyMem_Free(t->entries);
-    t->entries = NULL;
-}
-
-/* The entry for the span's word, or the empty entry where it would go. */
-static inline Entry *
-table_probe(WordTable *t, const Span *w, uint64_t h)
-{
-    size_t i = (size_t)h & t->mask;
-    for (;;) {
-        Entry *e = &t->entries[i];
-        if (!e->word || (e->hash == h && same_code_points(e->word, w))) return e;
-        i = (i + 1) & t->mask;
-    }
-}
-
-static int
-table_grow(WordTable *t)
-{
-    WordTable bigger;
-    if (table_init(&bigger, (t->mask + 1)) < 0) return -1;
-    for (size_t i = 0; i <= t->mask; i++) {
-        Entry *e = &t->entries[i];
-        if (!e->word) continue;
-        size_t j = (size_t)e->hash & bigger.mask;
-        while (bigger.entries[j].word) j = (j + 1) & bigger.mask;
-        bigger.entries[j] = *e;
-    }
-    bigger.used = t->used;
-    PyMem_Free(t->entries);
-    *t = bigger;
-    return 0;
-}
-
-/* Fills an empty entry found by table_probe; steals word and value. */
-static int
-table_fill(WordTable *t, Entry *e, uint64_t h, PyObject *word, PyObject *value, Py_ssize_t slot)
-{
-    e->hash = h;
-    e->word = word;
-    e->value = value;
-    e->slot = slot;
-    t->used++;
-    if (t->used * 2 > t->mask) return table_grow(t);
-    return 0;
-}
 
 static PyObject *str_lower; /* interned "lower" */
 

@@ -13,6 +13,8 @@ A token already in the model's vocabulary keeps its id; any other token gets the
 """
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 
 __all__ = ["AddedVocabulary"]
 
@@ -95,9 +97,33 @@ class AddedVocabulary:
         """``{token: id}`` of the added (non-special) tokens."""
         return {token: token_id for token, token_id in self.ids.items() if token not in self.special}
 
+    @property
+    def normalized_forms(self):
+        """The normalized forms the added (non-special) tokens are matched by."""
+        return list(self._normalized_ids)
+
     def id_to_token(self, token_id):
         """The token of an added id (an added token's normalized form, as the decoder sees it)."""
         return self._by_id.get(token_id)
+
+    def matching_texts(self, texts, normalized_texts):
+        """The positions of the texts where a special token occurs (in ``texts``) or an added token
+        (in ``normalized_texts``, the same texts normalized): only those need the matchers."""
+        found = set()
+        for pool, forms in ((texts, self.special), (normalized_texts, self._normalized_ids)):
+            if not forms:
+                continue
+            if any("\0" in form for form in forms):  # the separator below: every text may match
+                return set(range(len(texts)))
+            joined = "\0".join(pool)
+            starts = list(accumulate((len(text) + 1 for text in pool), initial=0))
+            for form in forms:
+                position = joined.find(form)
+                while position >= 0:
+                    index = bisect_right(starts, position) - 1
+                    found.add(index)
+                    position = joined.find(form, starts[index + 1])
+        return found
 
     def split_raw(self, text):
         """``(start, end, id)`` spans covering ``text``; ``id`` is None between special tokens."""

@@ -97,6 +97,10 @@ class Lowercase(_Normalizer):
     def normalize(self, normalized):
         return normalized.map(str.lower)
 
+    def normalize_str(self, text):
+        # str.lower lowercases a final sigma by its context; character by character it is always σ
+        return text.lower() if "\u03a3" not in text else "".join(map(str.lower, text))
+
 
 class OpenCC(_Normalizer):
     """Chinese script conversion with OpenCC, such as Traditional to Simplified (``config="t2s"``).

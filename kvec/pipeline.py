@@ -10,10 +10,13 @@ import inspect
 import json
 from itertools import chain
 
+import numpy as np
+
 from kvec import serialization
 from kvec.added_vocabulary import AddedVocabulary
-from kvec.normalizers import Normalized
+from kvec.normalizers import Lowercase, Normalized
 from kvec.pretokenizers import Piece
+from kvec.token_ids import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
 __all__ = ["Encoding", "Tokenizer"]
@@ -107,6 +110,10 @@ class WordSource:
         return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
 
 
+def _as_str(text):
+    return text.decode("utf-8") if isinstance(text, bytes) else text
+
+
 class Tokenizer:
     """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
 
@@ -141,11 +148,17 @@ class Tokenizer:
 
     def __setattr__(self, name, value):
         if name in ("model", "pre_tokenizer", "normalizer"):
-            # encode_batch's cache of word -> ids holds only while these stages stay the same
+            # the caches of word -> ids hold only while these stages stay the same
             self.__dict__["_word_ids"] = {}
+            self.__dict__["_word_encoder"] = None
         object.__setattr__(self, name, value)
         if name == "normalizer" and "added_vocabulary" in self.__dict__:
             self.added_vocabulary.refresh(value)  # added tokens match in their normalized form
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_word_encoder"] = None  # a C object: rebuilt on first use
+        return state
 
     def __call__(self, text):
         """The tokens of ``text`` (no post-processing): a pipeline is an ``analyzer`` for
@@ -216,6 +229,7 @@ class Tokenizer:
     def _register(self, tokens, special):
         registered = self.added_vocabulary.add(tokens, special, self.model, self.normalizer)
         self._word_ids = {}
+        self._word_encoder = None
         return registered
 
     # ---- encoding ----
@@ -325,6 +339,81 @@ class Tokenizer:
                     ids = list(chain.from_iterable(map(cache.__getitem__, words)))
             encodings.append(Encoding(ids, source=(self, text)))
         return encodings
+
+    def encode_ragged(self, texts):
+        """The ids of many texts as two int64 arrays, ``(values, row_lengths)``: text ``i``'s ids are
+        the next ``row_lengths[i]`` values (``tf.RaggedTensor.from_row_lengths`` takes them as they
+        are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
+
+        Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
+        ``WhitespaceSplit``, ``KerasFilters``, or none) are encoded in C through a cache of word ids,
+        without a regular expression and without holding the GIL; texts holding an added token take
+        the :meth:`encode` path, as do all texts of a pipeline with a post-processor.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pretokenizers import BertPreTokenizer
+            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "un": 1, "##able": 2, "!": 3}), pre_tokenizer=BertPreTokenizer())
+            >>> values, row_lengths = tok.encode_ragged(["unable!", "", "un x"])
+            >>> values.tolist(), row_lengths.tolist()
+            ([1, 2, 3, 1, 0], [3, 0, 2])
+        """
+        self._check_model()
+        texts = texts if isinstance(texts, list) else list(texts)
+        encoder = self._fast_encoder()
+        if encoder is None or (self.normalizer is not None and any(isinstance(t, bytes) for t in texts)):
+            texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in texts]
+            if encoder is None:
+                return rows_to_ragged([e.ids for e in self.encode_batch(texts)])
+        normalized = texts if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
+        values, row_lengths, flagged = encoder.encode(normalized)
+        values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+        if not self.added_vocabulary:
+            return values, row_lengths
+        # texts holding an added token are encoded again by the full path, and spliced in
+        candidates = np.frombuffer(flagged, dtype=np.int64).tolist() if self._triggers_hold else range(len(texts))
+        raw = [_as_str(texts[i]) for i in candidates]
+        found = self.added_vocabulary.matching_texts(raw, [_as_str(normalized[i]) for i in candidates])
+        if not found:
+            return values, row_lengths
+        starts = np.concatenate([[0], np.cumsum(row_lengths)])
+        pieces, row_lengths, previous = [], row_lengths.copy(), 0
+        for position in sorted(found):
+            i = candidates[position]
+            ids = self.encode(raw[position], add_special_tokens=False).ids
+            pieces += [values[starts[previous] : starts[i]], np.asarray(ids, dtype=np.int64)]
+            row_lengths[i], previous = len(ids), i + 1
+        pieces.append(values[starts[previous] :])
+        return np.concatenate(pieces), row_lengths
+
+    def _fast_encoder(self):
+        """The C encoder of this pipeline's words, or None when its pre-tokenizer is not a class table."""
+        sampled = getattr(self.model, "dropout", None) or getattr(self.model, "nbest_size", None) is not None
+        if self.post_processor is not None or sampled:
+            return None
+        if self._word_encoder is not None:
+            return self._word_encoder
+        if self.pre_tokenizer is None:
+            classes = b""  # no class table: every character continues the one word
+        else:
+            char_classes = getattr(self.pre_tokenizer, "char_classes", None)
+            if char_classes is None:
+                return None
+            classes = char_classes()
+        from kvec._encoder import WordEncoder
+
+        # a text can hold an added token only if it holds the token's first character, in the raw text
+        # (special tokens) or in the normalized text (added tokens); the encoder sees normalized text,
+        # where the first character of a special token survives if the normalizer is none or a
+        # lowercasing that leaves it as it is
+        added = self.added_vocabulary
+        triggers = {token[0] for token in added.special} | {form[0] for form in added.normalized_forms}
+        self._triggers_hold = self.normalizer is None or (
+            isinstance(self.normalizer, Lowercase) and all(c.lower() == c for c in triggers)
+        )
+        spell, tokenize_ids = self._words().spell, self.model.tokenize_ids
+        self._word_encoder = WordEncoder(classes, lambda word: tokenize_ids(spell(word)), triggers="".join(sorted(triggers)))
+        return self._word_encoder
 
     def decode(self, ids, skip_special_tokens=True):
         """Turn ids back into text with the decoder (special tokens left out unless asked)."""

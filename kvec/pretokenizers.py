@@ -7,6 +7,8 @@ substrings; byte-level pieces spell each UTF-8 byte of the original as one print
 
 import regex
 
+from kvec import char_classes
+
 __all__ = [
     "BertPreTokenizer",
     "ByteLevel",
@@ -169,6 +171,10 @@ class Whitespace(_RegexWords):
 
     _pattern = regex.compile(r"\w+|[^\w\s]+")
 
+    @staticmethod
+    def char_classes():
+        return char_classes.table(dropped=r"\s", runs=(r"[^\w\s]",))
+
 
 class WhitespaceSplit(_RegexWords):
     """Split on whitespace only.
@@ -179,6 +185,10 @@ class WhitespaceSplit(_RegexWords):
     """
 
     _pattern = regex.compile(r"\S+")
+
+    @staticmethod
+    def char_classes():
+        return char_classes.table(dropped=r"\s")
 
 
 class BertPreTokenizer(_RegexWords):
@@ -191,6 +201,10 @@ class BertPreTokenizer(_RegexWords):
     """
 
     _pattern = regex.compile(r"[^\p{White_Space}\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]")
+
+    @staticmethod
+    def char_classes():
+        return char_classes.table(dropped=r"\p{White_Space}", alone=r"[\p{P}!-/:-@\[-`{-~]")
 
 
 _PUNCTUATION = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")
@@ -326,6 +340,9 @@ class KerasFilters(_RegexWords):
 
     def get_config(self):
         return {"filters": self.filters, "split": self.split}
+
+    def char_classes(self):
+        return char_classes.separators(self.filters + self.split)
 
 
 PREPEND_SCHEMES = ("always", "first", "never")

@@ -1,0 +1,584 @@
+/* kvec._encoder: texts to token ids in one pass, for pipelines whose words are runs of character classes.
+ *
+ *   WordEncoder(classes, tokenize, max_words=2**20, triggers="")
+ *       classes: bytes, one class per code point (code points past its end are class 2):
+ *                0 separates words and is dropped, 1 is a word of its own, 2..255 form words of maximal
+ *                runs of the same class (BERT's split is whitespace 0, punctuation 1, the rest 2).
+ *       tokenize: callable word -> list of int ids, the pipeline's own model; called once per distinct
+ *                word (a cache of at most max_words words, emptied when full, remembers the answers).
+ *       triggers: characters that flag a text (the first characters of tokens matched before the model).
+ *   .encode(texts) -> (values, row_lengths, flagged): the ids of all texts back to back, as bytes holding
+ *                int64, how many belong to each text, and which texts hold a trigger character. texts is
+ *                a list of str or UTF-8 bytes.
+ *
+ * A word seen before costs a hash and a compare; no str object is made for it. The scan runs without
+ * the GIL (texts are immutable str objects held for the call), so threads encoding batches at once,
+ * such as tf.data's parallel map, use every core; words not cached yet are learnt afterwards, with the
+ * GIL, under a write lock.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "_words.h"
+
+typedef struct {
+    int64_t *data;
+    Py_ssize_t length, capacity;
+} Int64s;
+
+/* Raw allocations: the scan grows its arrays without the GIL. */
+static int
+int64s_reserve(Int64s *a, Py_ssize_t more)
+{
+    if (a->length + more <= a->capacity) return 0;
+    Py_ssize_t capacity = a->capacity ? a->capacity : 1024;
+    while (capacity < a->length + more) capacity *= 2;
+    int64_t *data = PyMem_RawRealloc(a->data, sizeof(int64_t) * (size_t)capacity);
+    if (!data) return -1;
+    a->data = data;
+    a->capacity = capacity;
+    return 0;
+}
+
+/* The word cache. Each word has a record in `pool`: its hash, its id count and length, its ids, then
+ * its code points (two per int64), all on one or two cache lines. The table is open addressing over
+ * 8-byte cells (the hash's top half and the record's offset + 1), so a probe reads one small array
+ * and confirms the word against its code points only when the tags agree. */
+enum { REC_HASH, REC_SIZES, REC_HEADER };
+#define REC_IDS(r) ((Py_ssize_t)((uint64_t)(r)[REC_SIZES] >> 32))
+#define REC_LENGTH(r) ((Py_ssize_t)((uint64_t)(r)[REC_SIZES] & 0xffffffffu))
+#define REC_CHARS(r) ((const uint32_t *)((r) + REC_HEADER + REC_IDS(r)))
+
+typedef struct {
+    uint32_t tag, record; /* record 0: an empty cell */
+} Cell;
+
+typedef struct {
+    PyObject_HEAD
+    unsigned char *classes;
+    Py_ssize_t n_classes;
+    PyObject *tokenize;
+    Py_ssize_t max_words;
+    unsigned char trigger_low[256]; /* code points below 256 that flag a text */
+    unsigned char low_list[256];
+    int n_low;
+    Py_UCS4 *trigger_high;          /* sorted, the others */
+    Py_ssize_t n_triggers, n_trigger_high;
+    Cell *cells;
+    size_t mask, used;
+    Int64s pool;
+    pthread_rwlock_t lock; /* scans read the cache; learning words writes it */
+    int lock_ready;
+} WordEncoder;
+
+static int
+cache_reset(WordEncoder *self)
+{
+    PyMem_RawFree(self->cells);
+    self->cells = PyMem_RawCalloc(1024, sizeof(Cell));
+    self->mask = 1023;
+    self->used = 0;
+    self->pool.length = 0;
+    if (!self->cells) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+static inline int
+record_is(const WordEncoder *self, const int64_t *record, const Span *w)
+{
+    if (REC_LENGTH(record) != w->length) return 0;
+    const uint32_t *c = REC_CHARS(record);
+    if (w->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *p = (const Py_UCS1 *)w->data + w->start;
+        for (Py_ssize_t i = 0; i < w->length; i++)
+            if (c[i] != p[i]) return 0;
+        return 1;
+    }
+    for (Py_ssize_t i = 0; i < w->length; i++)
+        if (c[i] != PyUnicode_READ(w->kind, w->data, w->start + i)) return 0;
+    return 1;
+}
+
+/* The cell of the span's word, or the empty cell where it would go. */
+static inline Cell *
+cache_probe(const WordEncoder *self, const Span *w, uint64_t h)
+{
+    uint32_t tag = (uint32_t)(h >> 32);
+    size_t i = (size_t)h & self->mask;
+    for (;;) {
+        Cell *cell = &self->cells[i];
+        if (!cell->record) return cell;
+        if (cell->tag == tag && record_is(self, self->pool.data + cell->record - 1, w)) return cell;
+        i = (i + 1) & self->mask;
+    }
+}
+
+static int
+cache_grow(WordEncoder *self)
+{
+    size_t size = (self->mask + 1) * 2;
+    Cell *cells = PyMem_RawCalloc(size, sizeof(Cell));
+    if (!cells) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i <= self->mask; i++) {
+        Cell cell = self->cells[i];
+        if (!cell.record) continue;
+        size_t j = (size_t)self->pool.data[cell.record - 1 + REC_HASH] & (size - 1);
+        while (cells[j].record) j = (j + 1) & (size - 1);
+        cells[j] = cell;
+    }
+    PyMem_RawFree(self->cells);
+    self->cells = cells;
+    self->mask = size - 1;
+    return 0;
+}
+
+static int
+encoder_set_triggers(WordEncoder *self, PyObject *triggers)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(triggers);
+    self->trigger_high = PyMem_Malloc(sizeof(Py_UCS4) * (size_t)(n ? n : 1));
+    if (!self->trigger_high) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ_CHAR(triggers, i);
+        if (c < 256) {
+            if (!self->trigger_low[c]) self->low_list[self->n_low++] = (unsigned char)c;
+            self->trigger_low[c] = 1;
+            continue;
+        }
+        Py_ssize_t j = self->n_trigger_high; /* insertion keeps the list sorted */
+        while (j > 0 && self->trigger_high[j - 1] > c) j--;
+        if (j > 0 && self->trigger_high[j - 1] == c) continue;
+        memmove(self->trigger_high + j + 1, self->trigger_high + j, sizeof(Py_UCS4) * (size_t)(self->n_trigger_high - j));
+        self->trigger_high[j] = c;
+        self->n_trigger_high++;
+    }
+    self->n_triggers = n;
+    return 0;
+}
+
+/* Whether the text holds a trigger character (the first character of a token matched before the
+ * model: such texts need a closer look). */
+static int
+text_has_trigger(const WordEncoder *self, PyObject *text)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    if (kind == PyUnicode_1BYTE_KIND) {
+        for (int k = 0; k < self->n_low; k++)
+            if (memchr(data, self->low_list[k], (size_t)n)) return 1;
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 256) {
+            if (self->trigger_low[c]) return 1;
+            continue;
+        }
+        Py_ssize_t lo = 0, hi = self->n_trigger_high;
+        while (lo < hi) {
+            Py_ssize_t mid = (lo + hi) / 2;
+            if (self->trigger_high[mid] < c) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < self->n_trigger_high && self->trigger_high[lo] == c) return 1;
+    }
+    return 0;
+}
+
+static int
+WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", NULL};
+    Py_buffer classes;
+    PyObject *tokenize, *triggers = NULL;
+    Py_ssize_t max_words = 1 << 20;
+    if (self->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
+        return -1;
+    }
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nU", kwlist, &classes, &tokenize, &max_words, &triggers))
+        return -1;
+    if (!PyCallable_Check(tokenize)) {
+        PyBuffer_Release(&classes);
+        PyErr_SetString(PyExc_TypeError, "tokenize must be a callable word -> list of int");
+        return -1;
+    }
+    if (max_words < 1) {
+        PyBuffer_Release(&classes);
+        PyErr_SetString(PyExc_ValueError, "max_words must be >= 1");
+        return -1;
+    }
+    self->classes = PyMem_Malloc(classes.len ? (size_t)classes.len : 1);
+    if (!self->classes) {
+        PyBuffer_Release(&classes);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(self->classes, classes.buf, (size_t)classes.len);
+    self->n_classes = classes.len;
+    PyBuffer_Release(&classes);
+    if (triggers && encoder_set_triggers(self, triggers) < 0) return -1;
+    Py_INCREF(tokenize);
+    self->tokenize = tokenize;
+    self->max_words = max_words;
+    if (pthread_rwlock_init(&self->lock, NULL) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "could not create the encoder's lock");
+        return -1;
+    }
+    self->lock_ready = 1;
+    return cache_reset(self);
+}
+
+static void
+WordEncoder_dealloc(WordEncoder *self)
+{
+    PyMem_RawFree(self->cells);
+    PyMem_RawFree(self->pool.data);
+    PyMem_Free(self->classes);
+    PyMem_Free(self->trigger_high);
+    Py_XDECREF(self->tokenize);
+    if (self->lock_ready) pthread_rwlock_destroy(&self->lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Asks the model for the ids of a word not cached yet and caches them; returns the offset of the
+ * word's record in the pool, or -1 with an exception set. */
+static Py_ssize_t
+encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
+{
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    PyObject *ids = PyObject_CallOneArg(self->tokenize, word);
+    Py_DECREF(word);
+    if (!ids) return -1;
+    PyObject *seq = PySequence_Fast(ids, "tokenize must return a list of int");
+    Py_DECREF(ids);
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), record = self->pool.length;
+    Py_ssize_t size = REC_HEADER + n + (w->length + 1) / 2;
+    if (n > 0x7fffffff || w->length > 0x7fffffff || int64s_reserve(&self->pool, size) < 0) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    int64_t *r = self->pool.data + record;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id < 0) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "tokenize returned the negative id %lld", id);
+            Py_DECREF(seq);
+            return -1;
+        }
+        r[REC_HEADER + i] = id;
+    }
+    Py_DECREF(seq);
+    r[REC_HASH] = (int64_t)h;
+    r[REC_SIZES] = (int64_t)(((uint64_t)n << 32) | (uint64_t)w->length);
+    r[size - 1] = 0; /* the unused half of an odd length */
+    uint32_t *chars = (uint32_t *)(r + REC_HEADER + n);
+    for (Py_ssize_t i = 0; i < w->length; i++) chars[i] = PyUnicode_READ(w->kind, w->data, w->start + i);
+    self->pool.length += size;
+    cell->tag = (uint32_t)(h >> 32);
+    cell->record = (uint32_t)(record + 1);
+    if (++self->used * 2 > self->mask && cache_grow(self) < 0) return -1;
+    return record;
+}
+
+static inline int
+class_of(const WordEncoder *self, Py_UCS4 c)
+{
+    return c < (Py_UCS4)self->n_classes ? self->classes[c] : 2;
+}
+
+/* A word not in the cache yet: where it is, and (once learnt) its record in the pool. */
+typedef struct {
+    Py_ssize_t text, start, length, record;
+} Miss;
+
+typedef struct {
+    Miss *data;
+    Py_ssize_t length, capacity;
+} Misses;
+
+static int
+misses_push(Misses *m, Py_ssize_t text, Py_ssize_t start, Py_ssize_t length)
+{
+    if (m->length == m->capacity) {
+        Py_ssize_t capacity = m->capacity ? m->capacity * 2 : 256;
+        Miss *data = PyMem_RawRealloc(m->data, sizeof(Miss) * (size_t)capacity);
+        if (!data) return -1;
+        m->data = data;
+        m->capacity = capacity;
+    }
+    m->data[m->length++] = (Miss){text, start, length, -1};
+    return 0;
+}
+
+#define FNV_PRIME 0x100000001b3ULL
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* The cache's hash of a word: its code points folded in order, then its length (so the 1-byte scan
+ * below can hash while it reads). */
+static inline uint64_t
+word_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
+{
+    uint64_t h = FNV_OFFSET;
+    for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * FNV_PRIME;
+    return mix64(h ^ (uint64_t)length);
+}
+
+/* The cached ids of the word at [start, start + length) go to values; a word not cached yet becomes a
+ * marker -(its miss number + 1). Returns -1 when out of memory. */
+static inline int
+encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int64s *values, Misses *misses)
+{
+    Cell *cell = cache_probe(self, span, h);
+    if (!cell->record) {
+        if (misses_push(misses, t, span->start, span->length) < 0 || int64s_reserve(values, 1) < 0) return -1;
+        values->data[values->length++] = -misses->length;
+        return 0;
+    }
+    const int64_t *record = self->pool.data + cell->record - 1;
+    Py_ssize_t count = REC_IDS(record);
+    if (int64s_reserve(values, count) < 0) return -1;
+    int64_t *out = values->data + values->length;
+    for (Py_ssize_t k = 0; k < count; k++) out[k] = record[REC_HEADER + k];
+    values->length += count;
+    return 0;
+}
+
+/* The words of one text whose characters are all below 256 (a 1-byte str), hashed while scanned. */
+static int
+encoder_scan_latin1(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *values, Misses *misses)
+{
+    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    const unsigned char *classes = self->classes;
+    Py_ssize_t size = PyUnicode_GET_LENGTH(text), i = 0;
+    Span span = {PyUnicode_1BYTE_KIND, s, 0, 0, text};
+    while (i < size) {
+        int cls = classes[s[i]];
+        if (cls == 0) {
+            i++;
+            continue;
+        }
+        Py_ssize_t start = i;
+        uint64_t h = (FNV_OFFSET ^ s[i++]) * FNV_PRIME;
+        if (cls > 1)
+            while (i < size && classes[s[i]] == cls) h = (h ^ s[i++]) * FNV_PRIME;
+        span.start = start;
+        span.length = i - start;
+        if (encoder_emit(self, &span, mix64(h ^ (uint64_t)span.length), t, values, misses) < 0) return -1;
+    }
+    return 0;
+}
+
+/* Runs without the GIL, under the read lock: the ids of every word of every text (markers for words
+ * not cached yet) and how many each text has. Returns -1 when out of memory. */
+static int
+encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Int64s *values, Int64s *lengths, Misses *misses,
+             Int64s *flagged)
+{
+    int latin1_table = self->n_classes >= 256;
+    for (Py_ssize_t t = 0; t < n; t++) {
+        PyObject *text = texts[t];
+        if (self->n_triggers && text_has_trigger(self, text)) {
+            if (int64s_reserve(flagged, 1) < 0) return -1;
+            flagged->data[flagged->length++] = t;
+        }
+        Py_ssize_t size = PyUnicode_GET_LENGTH(text), i = 0, before = values->length;
+        if (latin1_table && PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) {
+            if (encoder_scan_latin1(self, text, t, values, misses) < 0) return -1;
+            lengths->data[lengths->length++] = values->length - before;
+            continue;
+        }
+        Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
+        while (i < size) {
+            int cls = class_of(self, PyUnicode_READ(span.kind, span.data, i));
+            if (cls == 0) {
+                i++;
+                continue;
+            }
+            Py_ssize_t start = i++;
+            if (cls > 1)
+                while (i < size && class_of(self, PyUnicode_READ(span.kind, span.data, i)) == cls) i++;
+            span.start = start;
+            span.length = i - start;
+            uint64_t h = word_hash(span.kind, span.data, start, span.length);
+            if (encoder_emit(self, &span, h, t, values, misses) < 0) return -1;
+        }
+        lengths->data[lengths->length++] = values->length - before;
+    }
+    return 0;
+}
+
+/* With the GIL and the write lock: learns every missed word, then puts its ids in place of its
+ * marker. Returns -1 with an exception set. */
+static int
+encoder_fill_misses(WordEncoder *self, PyObject **texts, Int64s *values, Int64s *lengths, Misses *misses)
+{
+    /* a full cache starts again (records learnt below stay valid until the next batch); so does one
+     * whose records would outgrow the cells' 32-bit offsets */
+    if ((Py_ssize_t)self->used + misses->length > self->max_words || self->pool.length > (Py_ssize_t)1 << 31) {
+        if (cache_reset(self) < 0) return -1;
+    }
+    for (Py_ssize_t m = 0; m < misses->length; m++) {
+        Miss *miss = &misses->data[m];
+        PyObject *text = texts[miss->text];
+        Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), miss->start, miss->length, text};
+        uint64_t h = word_hash(span.kind, span.data, span.start, span.length);
+        Cell *cell = cache_probe(self, &span, h);
+        miss->record = cell->record ? (Py_ssize_t)cell->record - 1 : encoder_learn(self, cell, h, &span);
+        if (miss->record < 0) return -1;
+    }
+    Int64s out = {0};
+    Py_ssize_t position = 0;
+    for (Py_ssize_t t = 0; t < lengths->length; t++) {
+        Py_ssize_t end = position + lengths->data[t], before = out.length;
+        for (; position < end; position++) {
+            int64_t v = values->data[position];
+            if (v >= 0) {
+                if (int64s_reserve(&out, 1) < 0) goto no_memory;
+                out.data[out.length++] = v;
+                continue;
+            }
+            const int64_t *record = self->pool.data + misses->data[-v - 1].record;
+            Py_ssize_t count = REC_IDS(record);
+            if (int64s_reserve(&out, count) < 0) goto no_memory;
+            memcpy(out.data + out.length, record + REC_HEADER, sizeof(int64_t) * (size_t)count);
+            out.length += count;
+        }
+        lengths->data[t] = out.length - before;
+    }
+    PyMem_RawFree(values->data);
+    *values = out;
+    return 0;
+no_memory:
+    PyMem_RawFree(out.data);
+    PyErr_NoMemory();
+    return -1;
+}
+
+static PyObject *
+WordEncoder_encode(WordEncoder *self, PyObject *arg)
+{
+    if (!self->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "WordEncoder.__init__ was not called");
+        return NULL;
+    }
+    PyObject *seq = PySequence_Fast(arg, "texts must be a list of str");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), ready = 0;
+    PyObject **texts = PyMem_Malloc(sizeof(PyObject *) * (size_t)(n ? n : 1));
+    Int64s values = {0}, lengths = {0}, flagged = {0};
+    Misses misses = {0};
+    PyObject *result = NULL;
+    if (!texts || int64s_reserve(&lengths, n + 1) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; ready < n; ready++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, ready);
+        if (PyUnicode_Check(item)) {
+            Py_INCREF(item);
+            texts[ready] = item;
+        } else if (PyBytes_Check(item)) {
+            texts[ready] = PyUnicode_DecodeUTF8(PyBytes_AS_STRING(item), PyBytes_GET_SIZE(item), "strict");
+            if (!texts[ready]) goto done;
+        } else {
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", ready, Py_TYPE(item)->tp_name);
+            goto done;
+        }
+    }
+    int scanned;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_rwlock_rdlock(&self->lock);
+    scanned = encoder_scan(self, texts, n, &values, &lengths, &misses, &flagged);
+    pthread_rwlock_unlock(&self->lock);
+    Py_END_ALLOW_THREADS
+    if (scanned < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (misses.length) {
+        Py_BEGIN_ALLOW_THREADS /* never wait for the lock while holding the GIL */
+        pthread_rwlock_wrlock(&self->lock);
+        Py_END_ALLOW_THREADS
+        int filled = encoder_fill_misses(self, texts, &values, &lengths, &misses);
+        pthread_rwlock_unlock(&self->lock);
+        if (filled < 0) goto done;
+    }
+    PyObject *v = PyBytes_FromStringAndSize((const char *)values.data, (Py_ssize_t)sizeof(int64_t) * values.length);
+    PyObject *l = PyBytes_FromStringAndSize((const char *)lengths.data, (Py_ssize_t)sizeof(int64_t) * lengths.length);
+    PyObject *f = PyBytes_FromStringAndSize((const char *)flagged.data, (Py_ssize_t)sizeof(int64_t) * flagged.length);
+    if (v && l && f) result = PyTuple_Pack(3, v, l, f);
+    Py_XDECREF(v);
+    Py_XDECREF(l);
+    Py_XDECREF(f);
+done:
+    for (Py_ssize_t i = 0; i < ready; i++) Py_DECREF(texts[i]);
+    PyMem_Free(texts);
+    PyMem_RawFree(values.data);
+    PyMem_RawFree(lengths.data);
+    PyMem_RawFree(flagged.data);
+    PyMem_RawFree(misses.data);
+    Py_DECREF(seq);
+    return result;
+}
+
+static PyObject *
+WordEncoder_cached_words(WordEncoder *self, void *closure)
+{
+    return PyLong_FromSize_t(self->used);
+}
+
+static PyMethodDef WordEncoder_methods[] = {
+    {"encode", (PyCFunction)WordEncoder_encode, METH_O,
+     "encode(texts) -> (values, row_lengths, flagged): int64 ids of all texts back to back, per-text counts, "
+     "and the positions of texts holding a trigger character, as bytes"},
+    {NULL}};
+
+static PyGetSetDef WordEncoder_getset[] = {
+    {"cached_words", (getter)WordEncoder_cached_words, NULL, "how many words the cache holds", NULL},
+    {NULL}};
+
+static PyTypeObject WordEncoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._encoder.WordEncoder",
+    .tp_basicsize = sizeof(WordEncoder),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers=''): texts to ids through a word cache.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordEncoder_init,
+    .tp_dealloc = (destructor)WordEncoder_dealloc,
+    .tp_methods = WordEncoder_methods,
+    .tp_getset = WordEncoder_getset,
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, NULL};
+
+PyMODINIT_FUNC
+PyInit__encoder(void)
+{
+    if (PyType_Ready(&WordEncoderType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&WordEncoderType);
+    if (PyModule_AddObject(m, "WordEncoder", (PyObject *)&WordEncoderType) < 0) {
+        Py_DECREF(&WordEncoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
