@@ -54,20 +54,21 @@ def to_document(tokenizer):
     document = {"kvec_format": FORMAT_VERSION}
     for stage in _STAGES:
         component = getattr(tokenizer, stage)
-        document[stage] = None if component is None else _component_document(stage, component)
+        document[stage] = None if component is None else component_document(stage, component)
     added = tokenizer.added_vocabulary
     document["special_tokens"] = [[token, token_id] for token, token_id in added.special.items()]
     document["added_tokens"] = [[token, token_id] for token, token_id in added.added.items()]
     return document
 
 
-def _component_document(stage, component):
+def component_document(stage, component):
+    """``{"type": ..., "config": ...}`` of one pipeline stage (``TypeError`` for an unknown type)."""
     registry = _STAGES[stage]
     name = type(component).__name__
     if registry.get(name) is not type(component):
         raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
     if isinstance(component, normalizers.Sequence):
-        config = {"normalizers": [_component_document(stage, n) for n in component.normalizers]}
+        config = {"normalizers": [component_document(stage, n) for n in component.normalizers]}
     else:
         config = component.get_config()
     return {"type": name, "config": config}
@@ -88,7 +89,7 @@ def from_document(document, source):
                 raise FormatError(source, "no model")
             stages[stage] = None
             continue
-        stages[stage] = _component(stage, entry, source)
+        stages[stage] = component(stage, entry, source)
     for key in ("special_tokens", "added_tokens"):
         pairs = document.get(key, [])
         if not isinstance(pairs, list) or not all(
@@ -99,7 +100,8 @@ def from_document(document, source):
     return stages
 
 
-def _component(stage, entry, source):
+def component(stage, entry, source):
+    """Rebuild one stage from :func:`component_document` output; ``FormatError`` names ``source``."""
     registry = _STAGES[stage]
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
         raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
@@ -111,7 +113,7 @@ def _component(stage, entry, source):
         parts = config.get("normalizers")
         if not isinstance(parts, list):
             raise FormatError(source, 'a Sequence normalizer needs a "normalizers" list')
-        config = {"normalizers": [_component(stage, part, source) for part in parts]}
+        config = {"normalizers": [component(stage, part, source) for part in parts]}
     try:
         return cls(**config)
     except (TypeError, ValueError, AttributeError, KeyError) as e:

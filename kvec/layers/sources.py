@@ -1,0 +1,168 @@
+"""What a :class:`kvec.layers.TextVectorization` gets from its ``tokenizer=``: token ids, or words.
+
+* :class:`IdSource` wraps a tokenizer that has a vocabulary of its own (a :class:`kvec.Tokenizer`, a
+  :class:`kvec.pipeline.Tokenizer`, a bare model, or a ``(pipeline, trainer)`` pair still to train):
+  the layer outputs its ids as they are.
+* :class:`WordSource` wraps a word splitter (a :class:`kvec.chinese.Jieba` or another kvec
+  pre-tokenizer): the layer builds its vocabulary from the words, as Keras does from whitespace words.
+
+Both store themselves as one JSON document, so a saved model needs no code to come back. This module
+knows nothing of TensorFlow: it turns lists of texts into NumPy arrays.
+"""
+
+import json
+
+import numpy as np
+
+from kvec import serialization
+from kvec.errors import FormatError
+from kvec.pipeline import Tokenizer as Pipeline
+from kvec.text import Tokenizer, tokenizer_from_json
+from kvec.token_ids import as_id_tokenizer, ragged_ids
+
+__all__ = ["IdSource", "WordSource", "source_from_json", "token_source"]
+
+
+class IdSource:
+    """Token ids from a tokenizer with its own vocabulary."""
+
+    kind = "ids"
+
+    def __init__(self, tokenizer, trainer=None):
+        self.tokenizer = tokenizer
+        self.trainer = trainer
+
+    def prepare(self):
+        """Build what the first call would (a pipeline's C encoder and its character table)."""
+        if isinstance(self.tokenizer, Pipeline) and self.trained:
+            self.tokenizer._fast_encoder()
+
+    @property
+    def trained(self):
+        if isinstance(self.tokenizer, Pipeline):
+            return self.tokenizer.model is not None
+        return bool(self.tokenizer.word_index)
+
+    def fit(self, texts):
+        """Train (a pipeline with its trainer) or fit (a :class:`kvec.Tokenizer`) on ``texts``, unless
+        that was done before."""
+        if self.trained:
+            return
+        if isinstance(self.tokenizer, Pipeline):
+            if self.trainer is None:
+                raise ValueError(
+                    "this pipeline has no model and no trainer: pass tokenizer=(pipeline, trainer), "
+                    "for example kvec.presets.keras_subword('bpe', 8000)"
+                )
+            self.tokenizer.train_from_iterator(texts, self.trainer)
+        else:
+            self.tokenizer.fit_on_texts(texts)
+        self.prepare()
+
+    def ids(self, texts):
+        """``(values, row_lengths)`` of the ids of ``texts`` (a list of str)."""
+        if not self.trained:
+            raise ValueError("the layer's tokenizer is not trained yet: call adapt() first")
+        return ragged_ids(self.tokenizer, texts)
+
+    def ids_of_utf8(self, texts):
+        """:meth:`ids` of UTF-8 ``bytes`` texts: a pipeline reads them without a ``str`` copy here."""
+        if isinstance(self.tokenizer, Pipeline) and self.trained:
+            try:
+                return self.tokenizer.encode_ragged(texts)
+            except UnicodeDecodeError:
+                pass
+        return self.ids([text.decode("utf-8", "surrogateescape") for text in texts])
+
+    def vocabulary(self):
+        """Every token the ids can name, at its id (``""`` where an id has no token, such as 0)."""
+        if isinstance(self.tokenizer, Pipeline):
+            vocab = self.tokenizer.get_vocab()
+            tokens = [""] * (max(vocab.values(), default=-1) + 1)
+        else:
+            vocab = self.tokenizer.word_index
+            tokens = [""] * (len(vocab) + 1)
+            if self.tokenizer.model_ids:
+                tokens = [""] * (max(vocab.values(), default=0) + 1)
+        for token, token_id in vocab.items():
+            if token_id < len(tokens):
+                tokens[token_id] = token
+        num_words = None if isinstance(self.tokenizer, Pipeline) else self.tokenizer.num_words
+        return tokens if not num_words else tokens[:num_words]
+
+    def to_json(self):
+        if isinstance(self.tokenizer, Pipeline):
+            if not self.trained:
+                raise ValueError("the layer's tokenizer is not trained yet: call adapt() before saving")
+            return json.dumps({"kvec_pipeline": json.loads(self.tokenizer.to_str())}, ensure_ascii=False)
+        return json.dumps({"kvec_tokenizer": json.loads(self.tokenizer.to_json(ensure_ascii=False))}, ensure_ascii=False)
+
+
+class WordSource:
+    """Words from a splitter; the layer's own vocabulary gives them ids."""
+
+    kind = "words"
+
+    def prepare(self):
+        """Nothing to build ahead: a splitter loads what it needs (jieba's dictionary) on first use."""
+
+    def __init__(self, splitter):
+        self.splitter = splitter
+
+    def words(self, texts):
+        """``(values, row_lengths)``: the words of all texts as one object array of UTF-8 ``bytes``
+        (what ``tf.numpy_function`` hands to a string tensor), and how many each text has."""
+        split_words = self.splitter.split_words
+        rows = [split_words(text) for text in texts]
+        row_lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        values = np.empty(int(row_lengths.sum()), dtype=object)
+        values[:] = [word.encode("utf-8", "surrogatepass") for row in rows for word in row]
+        return values, row_lengths
+
+    def to_json(self):
+        return json.dumps(
+            {"kvec_pre_tokenizer": serialization.component_document("pre_tokenizer", self.splitter)}, ensure_ascii=False
+        )
+
+
+def token_source(tokenizer):
+    """The :class:`IdSource` or :class:`WordSource` of a ``tokenizer=`` argument."""
+    if isinstance(tokenizer, tuple) and len(tokenizer) == 2 and isinstance(tokenizer[0], Pipeline):
+        return IdSource(tokenizer[0], trainer=tokenizer[1])
+    if isinstance(tokenizer, (Tokenizer, Pipeline)) or hasattr(tokenizer, "tokenize_spans"):
+        return IdSource(as_id_tokenizer(tokenizer))
+    if hasattr(tokenizer, "split_words") and hasattr(tokenizer, "get_config"):
+        try:
+            serialization.component_document("pre_tokenizer", tokenizer)
+        except TypeError:
+            pass
+        else:
+            return WordSource(tokenizer)
+    raise TypeError(
+        "tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer, a kvec model, a (pipeline, trainer) "
+        f"pair, or a kvec pre-tokenizer such as kvec.chinese.Jieba; got {type(tokenizer).__name__}"
+    )
+
+
+def source_from_json(text, source):
+    """Rebuild what :meth:`IdSource.to_json` or :meth:`WordSource.to_json` wrote; ``source`` names
+    the file in a :class:`kvec.errors.FormatError`."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"not valid JSON ({e})") from None
+    if not isinstance(document, dict) or len(document) != 1:
+        raise FormatError(source, "expected an object with one tokenizer entry")
+    (key, value), = document.items()
+    if key == "kvec_pipeline":
+        restored = IdSource(Pipeline._from_stages(serialization.from_document(value, source)))
+        restored.prepare()
+        return restored
+    if key == "kvec_tokenizer":
+        try:
+            return IdSource(tokenizer_from_json(json.dumps(value)))
+        except FormatError as e:
+            raise FormatError(source, e.problem) from None
+    if key == "kvec_pre_tokenizer":
+        return WordSource(serialization.component("pre_tokenizer", value, source))
+    raise FormatError(source, f"unknown tokenizer entry {key!r}")
