@@ -1,0 +1,99 @@
+"""Benchmark kvec's subword layer against keras_hub's ``WordPieceTokenizer`` inside ``tf.data``.
+
+Usage::
+
+    .venv/bin/python bench/layers.py CORPUS [--lines 20000] [--runs 5] [--batch-size 1024] [--vocab-size 8000]
+
+Both sides use one WordPiece vocabulary (trained by kvec on the lines, BERT's split, no lowercasing)
+and the same pipeline: ``Dataset.from_tensor_slices(lines).batch(B).map(tokenizer,
+num_parallel_calls=AUTOTUNE)``, iterated to the end. kvec's tokenizer is
+``kvec.layers.TextVectorization(tokenizer=pipeline, ragged=True)``; keras_hub's is
+``WordPieceTokenizer(vocabulary, lowercase=False, strip_accents=False)``, which splits words the BERT
+way too. The ids must be identical (a mismatch stops the script).
+
+Timed passes only count the ids (converting a million of them to Python lists would take longer than
+making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty, keras_hub's graph
+not yet traced), then the median of ``--runs`` interleaved passes over the same datasets, and the
+speed-ups keras_hub / kvec.
+"""
+
+import argparse
+import os
+import statistics
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import keras_hub  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from harness import interleave, mismatch, positive_int, read_lines, timed  # noqa: E402
+
+from kvec import decoders  # noqa: E402
+from kvec.layers import TextVectorization  # noqa: E402
+from kvec.pipeline import Tokenizer  # noqa: E402
+from kvec.pretokenizers import BertPreTokenizer  # noqa: E402
+from kvec.trainers import WordPieceTrainer  # noqa: E402
+
+
+def dataset(lines, tokenizer, batch_size):
+    texts = tf.data.Dataset.from_tensor_slices(lines).batch(batch_size)
+    return texts.map(tokenizer, num_parallel_calls=tf.data.AUTOTUNE)
+
+
+def ids(ds):
+    """Every text's ids as a list, from one pass over ``ds`` (for the parity check)."""
+    return [row for batch in ds for row in batch.to_list()]
+
+
+def run(ds):
+    """One timed pass over ``ds``: the batches are made and counted, not converted."""
+    return sum(int(tf.size(batch.flat_values)) for batch in ds)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus", help="UTF-8 text file, one document per line")
+    parser.add_argument("--lines", type=positive_int, default=20000, help="first lines used (default 20000)")
+    parser.add_argument("--runs", type=positive_int, default=5, help="warm passes per side (default 5)")
+    parser.add_argument("--batch-size", type=positive_int, default=1024, help="texts per batch (default 1024)")
+    parser.add_argument("--vocab-size", type=positive_int, default=8000, help="WordPiece vocabulary (default 8000)")
+    args = parser.parse_args(argv)
+
+    lines = read_lines(args.corpus, args.lines)
+    pipeline = Tokenizer(None, pre_tokenizer=BertPreTokenizer(), decoder=decoders.WordPiece())
+    pipeline.train_from_iterator(lines, WordPieceTrainer(vocab_size=args.vocab_size, special_tokens=["[PAD]", "[UNK]"]))
+    vocabulary = [token for token, _ in sorted(pipeline.get_vocab().items(), key=lambda item: item[1])]
+    print(f"{len(lines)} lines, vocabulary of {len(vocabulary)} WordPiece tokens, batches of {args.batch_size}")
+
+    # a copy of the trained pipeline: its word cache starts empty
+    ours = dataset(lines, TextVectorization(tokenizer=Tokenizer.from_str(pipeline.to_str()), ragged=True), args.batch_size)
+    theirs = dataset(
+        lines,
+        keras_hub.tokenizers.WordPieceTokenizer(vocabulary=vocabulary, lowercase=False, strip_accents=False),
+        args.batch_size,
+    )
+    our_count, our_cold = timed(lambda: run(ours))
+    their_count, their_cold = timed(lambda: run(theirs))
+    our_ids, their_ids = ids(ours), ids(theirs)
+    if our_ids != their_ids:
+        first = next(i for i, (a, b) in enumerate(zip(our_ids, their_ids)) if a != b)
+        mismatch("layer ids", f"line {first}: kvec {our_ids[first][:20]} vs keras_hub {their_ids[first][:20]}")
+    tokens = sum(map(len, our_ids))
+    del our_ids, their_ids
+
+    def check(a, b):
+        if a != b:
+            mismatch("layer ids", "a warm pass differs")
+
+    kvec_times, anchor_times, _ = interleave(lambda: run(ours), lambda: run(theirs), args.runs, check, keep=False)
+    kvec_warm, anchor_warm = statistics.median(kvec_times), statistics.median(anchor_times)
+    print(f"ids identical: {tokens} tokens")
+    print(f"first pass   kvec {our_cold:.3f} s   keras_hub {their_cold:.3f} s   speed-up {their_cold / our_cold:.2f}x")
+    print(
+        f"median of {args.runs}  kvec {kvec_warm:.3f} s   keras_hub {anchor_warm:.3f} s   "
+        f"speed-up {anchor_warm / kvec_warm:.2f}x   ({tokens / kvec_warm / 1e6:.1f} M tokens/s vs "
+        f"{tokens / anchor_warm / 1e6:.1f} M)"
+    )
+
+
+if __name__ == "__main__":
+    main()
