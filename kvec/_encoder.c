@@ -303,19 +303,69 @@ class_of(const WordEncoder *self, Py_UCS4 c)
     return c < (Py_UCS4)self->n_classes ? self->classes[c] : 2;
 }
 
-/* A word not in the cache yet: where it is, and (once learnt) its record in the pool. */
+/* A word not in the cache yet: where it first occurs, its hash, and (once learnt) its record. */
 typedef struct {
     Py_ssize_t text, start, length, record;
+    uint64_t hash;
 } Miss;
 
+/* The distinct words of one call that the cache lacks, with a table so each is listed once. */
 typedef struct {
     Miss *data;
     Py_ssize_t length, capacity;
+    Py_ssize_t *slots; /* miss number + 1; 0: empty */
+    size_t mask;
+    PyObject **texts;
 } Misses;
 
-static int
-misses_push(Misses *m, Py_ssize_t text, Py_ssize_t start, Py_ssize_t length)
+static inline int
+same_span(const Span *a, const Span *b)
 {
+    if (a->length != b->length) return 0;
+    if (a->kind == b->kind)
+        return memcmp((const char *)a->data + a->start * a->kind, (const char *)b->data + b->start * b->kind,
+                      (size_t)a->length * a->kind) == 0;
+    for (Py_ssize_t i = 0; i < a->length; i++)
+        if (PyUnicode_READ(a->kind, a->data, a->start + i) != PyUnicode_READ(b->kind, b->data, b->start + i)) return 0;
+    return 1;
+}
+
+static inline Span
+miss_span(const Misses *m, const Miss *miss)
+{
+    PyObject *text = m->texts[miss->text];
+    return (Span){PyUnicode_KIND(text), PyUnicode_DATA(text), miss->start, miss->length, text};
+}
+
+static int
+misses_grow(Misses *m)
+{
+    size_t size = m->slots ? (m->mask + 1) * 2 : 1024;
+    Py_ssize_t *slots = PyMem_RawCalloc(size, sizeof(Py_ssize_t));
+    if (!slots) return -1;
+    for (Py_ssize_t k = 0; k < m->length; k++) {
+        size_t j = (size_t)m->data[k].hash & (size - 1);
+        while (slots[j]) j = (j + 1) & (size - 1);
+        slots[j] = k + 1;
+    }
+    PyMem_RawFree(m->slots);
+    m->slots = slots;
+    m->mask = size - 1;
+    return 0;
+}
+
+/* The number of the missed word at `span`, listed now if it is new; -1 when out of memory. */
+static Py_ssize_t
+misses_find_or_add(Misses *m, const Span *span, uint64_t h, Py_ssize_t text)
+{
+    if ((size_t)(m->length + 1) * 2 > (m->slots ? m->mask : 0) && misses_grow(m) < 0) return -1;
+    size_t j = (size_t)h & m->mask;
+    for (; m->slots[j]; j = (j + 1) & m->mask) {
+        Miss *miss = &m->data[m->slots[j] - 1];
+        if (miss->hash != h) continue;
+        Span seen = miss_span(m, miss);
+        if (same_span(&seen, span)) return m->slots[j] - 1;
+    }
     if (m->length == m->capacity) {
         Py_ssize_t capacity = m->capacity ? m->capacity * 2 : 256;
         Miss *data = PyMem_RawRealloc(m->data, sizeof(Miss) * (size_t)capacity);
@@ -323,8 +373,9 @@ misses_push(Misses *m, Py_ssize_t text, Py_ssize_t start, Py_ssize_t length)
         m->data = data;
         m->capacity = capacity;
     }
-    m->data[m->length++] = (Miss){text, start, length, -1};
-    return 0;
+    m->data[m->length] = (Miss){text, span->start, span->length, -1, h};
+    m->slots[j] = m->length + 1;
+    return m->length++;
 }
 
 #define FNV_PRIME 0x100000001b3ULL
@@ -347,8 +398,9 @@ encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int6
 {
     Cell *cell = cache_probe(self, span, h);
     if (!cell->record) {
-        if (misses_push(misses, t, span->start, span->length) < 0 || int64s_reserve(values, 1) < 0) return -1;
-        values->data[values->length++] = -misses->length;
+        Py_ssize_t number = misses_find_or_add(misses, span, h, t);
+        if (number < 0 || int64s_reserve(values, 1) < 0) return -1;
+        values->data[values->length++] = -(number + 1);
         return 0;
     }
     const int64_t *record = self->pool.data + cell->record - 1;
@@ -436,11 +488,9 @@ encoder_fill_misses(WordEncoder *self, PyObject **texts, Int64s *values, Int64s 
     }
     for (Py_ssize_t m = 0; m < misses->length; m++) {
         Miss *miss = &misses->data[m];
-        PyObject *text = texts[miss->text];
-        Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), miss->start, miss->length, text};
-        uint64_t h = word_hash(span.kind, span.data, span.start, span.length);
-        Cell *cell = cache_probe(self, &span, h);
-        miss->record = cell->record ? (Py_ssize_t)cell->record - 1 : encoder_learn(self, cell, h, &span);
+        Span span = miss_span(misses, miss);
+        Cell *cell = cache_probe(self, &span, miss->hash); /* another thread may have learnt it */
+        miss->record = cell->record ? (Py_ssize_t)cell->record - 1 : encoder_learn(self, cell, miss->hash, &span);
         if (miss->record < 0) return -1;
     }
     Int64s out = {0};
@@ -484,6 +534,7 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
     PyObject **texts = PyMem_Malloc(sizeof(PyObject *) * (size_t)(n ? n : 1));
     Int64s values = {0}, lengths = {0}, flagged = {0};
     Misses misses = {0};
+    misses.texts = texts;
     PyObject *result = NULL;
     if (!texts || int64s_reserve(&lengths, n + 1) < 0) {
         PyErr_NoMemory();
@@ -534,6 +585,7 @@ done:
     PyMem_RawFree(lengths.data);
     PyMem_RawFree(flagged.data);
     PyMem_RawFree(misses.data);
+    PyMem_RawFree(misses.slots);
     Py_DECREF(seq);
     return result;
 }

@@ -411,8 +411,11 @@ class Tokenizer:
         self._triggers_hold = self.normalizer is None or (
             isinstance(self.normalizer, Lowercase) and all(c.lower() == c for c in triggers)
         )
-        spell, tokenize_ids = self._words().spell, self.model.tokenize_ids
-        self._word_encoder = WordEncoder(classes, lambda word: tokenize_ids(spell(word)), triggers="".join(sorted(triggers)))
+        # a class-table pre-tokenizer spells its words (never empty) as they are: the model takes them
+        # straight, through its C function where it has one
+        ids_function = getattr(self.model, "ids_function", None)
+        tokenize_ids = ids_function() if ids_function is not None else self.model.tokenize_ids
+        self._word_encoder = WordEncoder(classes, tokenize_ids, triggers="".join(sorted(triggers)))
         return self._word_encoder
 
     def decode(self, ids, skip_special_tokens=True):

@@ -6,6 +6,7 @@ has no match, or the word is longer than ``max_input_chars_per_word`` characters
 ``unk_token``. Given the same vocabulary, the ids equal Hugging Face ``tokenizers``' WordPiece.
 """
 
+from kvec._native import WordPieceTable
 from kvec.models.base import SubwordModel
 
 __all__ = ["WordPiece"]
@@ -32,7 +33,7 @@ class WordPiece(SubwordModel):
         self.unk_token = unk_token
         self.max_input_chars_per_word = max_input_chars_per_word
         self.continuing_subword_prefix = continuing_subword_prefix
-        self._longest = max((len(t) for t in self.vocab), default=0)
+        self._table = None  # the vocabulary as a C table, built on first use
 
     def get_config(self):
         return {
@@ -43,30 +44,25 @@ class WordPiece(SubwordModel):
         }
 
     def tokenize_spans(self, word):
-        """``[(id, start, end), ...]`` for one word."""
-        if not word:
-            return []
-        if len(word) > self.max_input_chars_per_word:
-            return [(self._unk_id(), 0, len(word))]
-        vocab, prefix = self.vocab, self.continuing_subword_prefix
-        pieces, start, n = [], 0, len(word)
-        while start < n:
-            end = min(n, start + self._longest)  # nothing longer can match
-            found = None
-            while start < end:
-                piece = word[start:end] if start == 0 else prefix + word[start:end]
-                found = vocab.get(piece)
-                if found is not None:
-                    break
-                end -= 1
-            if found is None:
-                return [(self._unk_id(), 0, n)]
-            pieces.append((found, start, end))
-            start = end
-        return pieces
+        """``[(id, start, end), ...]`` for one word: the longest piece of the vocabulary at each point,
+        and the unknown token for the whole word when it is too long or some part matches no piece."""
+        return self._native().spans(word) if word else []
 
-    def _unk_id(self):
-        unk_id = self.vocab.get(self.unk_token)
-        if unk_id is None:
-            raise ValueError(f"unk_token {self.unk_token!r} is not in the vocabulary")
-        return unk_id
+    def tokenize_ids(self, word):
+        return self._native().ids(word) if word else []
+
+    def ids_function(self):
+        """A C function ``word -> ids`` (``tokenize_ids`` for non-empty words, without a Python call)."""
+        return self._native().ids
+
+    def _native(self):
+        if self._table is None:
+            self._table = WordPieceTable(
+                self.vocab, self.continuing_subword_prefix, self.unk_token, self.max_input_chars_per_word
+            )
+        return self._table
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_table"] = None  # a C object: rebuilt on first use
+        return state
