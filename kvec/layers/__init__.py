@@ -4,6 +4,7 @@
 that hold them without ``custom_objects``. The rest of kvec never imports TensorFlow.
 """
 
+from kvec.layers.batches import TextBatches
 from kvec.layers.text_vectorization import TextVectorization
 
-__all__ = ["TextVectorization"]
+__all__ = ["TextBatches", "TextVectorization"]
