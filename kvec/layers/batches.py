@@ -28,7 +28,7 @@ class TextBatches(keras.utils.PyDataset):
         >>> batches = TextBatches([[3, 4, 5], [6], [7, 8]], labels=[1, 0, 1], batch_size=2, inputs="input_ids")
         >>> x, y = batches[0]
         >>> x.tolist(), y.tolist()
-        ([[6, 0], [7, 8]], [0, 1])
+        ([[3, 4, 5], [7, 8, 0]], [1, 1])
     """
 
     def __init__(self, sequences, labels=None, inputs="dict", **kwargs):
