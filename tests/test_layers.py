@@ -51,6 +51,7 @@ KERAS_CASES = [
     {"output_mode": "tf_idf", "max_tokens": 5, "pad_to_max_tokens": True},
     {"output_mode": "multi_hot", "sparse": True},
     {"output_mode": "count", "sparse": True, "standardize": "strip_punctuation"},
+    {"output_mode": "one_hot", "split": None},
 ]
 
 
@@ -156,6 +157,23 @@ def test_a_jieba_layer_looks_up_jieba_words(segmenter):
     assert [counts[w] for w in vocabulary[2:]] == sorted(counts.values(), reverse=True)
     index = {w: i for i, w in enumerate(vocabulary)}
     assert dense(layer(test)) == pad([[index.get(w, 1) for w in segmenter(t)] for t in test], 6)
+
+
+@pytest.mark.parametrize("splitter", ["jieba", "whitespace"])
+def test_word_splitters_adapt_on_unbatched_and_batched_datasets(splitter, segmenter):
+    texts = corpus(11, 30) + ["我爱北京天安门", "天安门 很 大"]
+    tokenizer = segmenter if splitter == "jieba" else Whitespace()
+    vocabularies = []
+    for data in (texts, tf.data.Dataset.from_tensor_slices(texts), tf.data.Dataset.from_tensor_slices(texts).batch(5)):
+        layer = TextVectorization(tokenizer=tokenizer, max_tokens=20)
+        layer.adapt(data)
+        vocabularies.append([str(t) for t in layer.get_vocabulary()])
+    counts = {}
+    for text in texts:
+        for word in tokenizer.split_words(text):
+            counts[word] = counts.get(word, 0) + 1
+    assert vocabularies[0] == vocabularies[1] == vocabularies[2]
+    assert [counts[w] for w in vocabularies[0][2:]] == sorted(counts.values(), reverse=True)[:18]
 
 
 def test_the_layer_runs_in_tf_data_with_parallel_calls(segmenter):
