@@ -18,6 +18,7 @@ __all__ = [
     "Piece",
     "Punctuation",
     "SentencePiece",
+    "Sequence",
     "Whitespace",
     "WhitespaceSplit",
     "byte_level_decode",
@@ -412,6 +413,43 @@ class SentencePiece(_RegexWords):
 
     def get_config(self):
         return {"split_digits": self.split_digits}
+
+
+class Sequence:
+    """Apply pre-tokenizers one after the other: each cuts the pieces of the one before.
+
+    Example:
+        >>> [p.text for p in Sequence([Whitespace(), Digits(individual_digits=True)]).pre_tokenize("Call 911!")]
+        ['Call', '9', '1', '1', '!']
+    """
+
+    def __init__(self, pretokenizers):
+        self.pretokenizers = list(pretokenizers)
+
+    def pre_tokenize(self, text, first=True):
+        pieces = [Piece(text, 0)]
+        for stage in self.pretokenizers:
+            cut = []
+            for position, piece in enumerate(pieces):
+                for sub in stage.pre_tokenize(piece.text, first and position == 0):
+                    spans = [piece.offsets(*sub.offsets(i, i + 1)) for i in range(len(sub.text))]
+                    cut.append(Piece(sub.text, spans[0][0] if spans else piece.base, spans))
+            pieces = cut
+        return pieces
+
+    def split_words(self, text, first=True):
+        words = [text]
+        for stage in self.pretokenizers:
+            words = [
+                stage.spell(part)
+                for position, word in enumerate(words)
+                for part in stage.split_words(word, first and position == 0)
+            ]
+        return words
+
+    @staticmethod
+    def spell(word):
+        return word  # every stage has spelled its words already
 
 
 def byte_level_decode(tokens):

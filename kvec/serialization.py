@@ -36,6 +36,7 @@ _STAGES = {
         "Metaspace": pretokenizers.Metaspace,
         "Punctuation": pretokenizers.Punctuation,
         "SentencePiece": pretokenizers.SentencePiece,
+        "Sequence": pretokenizers.Sequence,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },
@@ -69,6 +70,8 @@ def component_document(stage, component):
         raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
     if isinstance(component, normalizers.Sequence):
         config = {"normalizers": [component_document(stage, n) for n in component.normalizers]}
+    elif isinstance(component, pretokenizers.Sequence):
+        config = {"pretokenizers": [component_document(stage, p) for p in component.pretokenizers]}
     else:
         config = component.get_config()
     return {"type": name, "config": config}
@@ -109,11 +112,12 @@ def component(stage, entry, source):
     if cls is None:
         raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
     config = entry["config"]
-    if cls is normalizers.Sequence:
-        parts = config.get("normalizers")
+    if cls in (normalizers.Sequence, pretokenizers.Sequence):
+        key = "normalizers" if cls is normalizers.Sequence else "pretokenizers"
+        parts = config.get(key)
         if not isinstance(parts, list):
-            raise FormatError(source, 'a Sequence normalizer needs a "normalizers" list')
-        config = {"normalizers": [component(stage, part, source) for part in parts]}
+            raise FormatError(source, f'a Sequence {stage} needs a "{key}" list')
+        config = {key: [component(stage, part, source) for part in parts]}
     try:
         return cls(**config)
     except (TypeError, ValueError, AttributeError, KeyError) as e:
@@ -128,13 +132,18 @@ def loads(text, source="kvec tokenizer JSON string"):
     return from_document(document, source)
 
 
-def load(path):
+def read_text(path):
+    """``(path, text)`` of a UTF-8 file; ``FormatError`` naming the file when it is not UTF-8."""
     path = os.fspath(path)
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            return path, f.read()
     except UnicodeDecodeError as e:
         raise FormatError(path, f"not UTF-8 text ({e})") from None
+
+
+def load(path):
+    path, text = read_text(path)
     return loads(text, source=path)
 
 
