@@ -1,0 +1,444 @@
+"""Hugging Face ``tokenizer.json`` files, both ways.
+
+:func:`load_tokenizer_json` builds a :class:`kvec.pipeline.Tokenizer` from a file written by
+``tokenizers`` (``Tokenizer.save``) or shipped with a model: a BPE, WordPiece or Unigram model with the
+common normalizers, pre-tokenizers, post-processors and decoders. A component kvec does not have
+raises :class:`kvec.errors.FormatError` naming it and the file. :func:`save_tokenizer_json` writes a
+kvec pipeline in that format, so ``tokenizers.Tokenizer.from_file`` reads it.
+
+What the file says about truncation and padding is not read: in Keras, ``pad_sequences`` or the layer
+pads. The ``ByteLevel`` post-processor only trims offsets, which kvec leaves as they are; ids are the
+same.
+"""
+
+import json
+
+from kvec import decoders, normalizers, pretokenizers, serialization
+from kvec.errors import FormatError
+from kvec.models import BPE, Unigram, WordPiece
+from kvec.pipeline import Tokenizer
+from kvec.processors import TemplateProcessing
+
+__all__ = ["load_tokenizer_json", "save_tokenizer_json", "from_tokenizer_json_str", "to_tokenizer_json_str"]
+
+_BEHAVIORS = {
+    "Removed": "removed",
+    "Isolated": "isolated",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+
+
+def load_tokenizer_json(path):
+    """The pipeline stored in a Hugging Face ``tokenizer.json`` file.
+
+    Raises:
+        kvec.errors.FormatError: the file is not such a document, is truncated, or uses a component
+            kvec does not have (the message names it).
+    """
+    path, text = serialization.read_text(path)
+    return from_tokenizer_json_str(text, source=path)
+
+
+def from_tokenizer_json_str(text, source="tokenizer.json string"):
+    """:func:`load_tokenizer_json` of the file's text."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"not valid JSON ({e})") from None
+    if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
+        raise FormatError(source, 'expected an object with a "model" object')
+    reader = _Reader(source)
+    try:
+        tokenizer = Tokenizer(
+            reader.model(document["model"]),
+            pre_tokenizer=reader.optional(document.get("pre_tokenizer"), reader.pre_tokenizer),
+            decoder=reader.optional(document.get("decoder"), reader.decoder),
+            normalizer=reader.optional(document.get("normalizer"), reader.normalizer),
+            post_processor=reader.optional(document.get("post_processor"), reader.post_processor),
+        )
+    except FormatError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise FormatError(source, f"invalid component ({type(e).__name__}: {e})") from None
+    reader.added_tokens(tokenizer, document.get("added_tokens") or [])
+    return tokenizer
+
+
+class _Reader:
+    """Turns the components of one document into kvec's; errors name ``source``."""
+
+    def __init__(self, source):
+        self.source = source
+
+    def fail(self, message):
+        raise FormatError(self.source, message)
+
+    @staticmethod
+    def optional(entry, read):
+        return None if entry is None else read(entry)
+
+    def kind(self, entry, stage):
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+            self.fail(f'{stage} must be an object with a "type"')
+        return entry["type"]
+
+    def model(self, entry):
+        kind = self.kind(entry, "model")
+        if kind == "BPE":
+            merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in entry.get("merges", [])]
+            if any(len(m) != 2 for m in merges):
+                self.fail("model.merges must hold pairs of tokens")
+            return BPE(
+                entry["vocab"],
+                merges,
+                unk_token=entry.get("unk_token"),
+                continuing_subword_prefix=entry.get("continuing_subword_prefix"),
+                end_of_word_suffix=entry.get("end_of_word_suffix"),
+                dropout=entry.get("dropout"),
+                byte_fallback=bool(entry.get("byte_fallback", False)),
+                fuse_unk=bool(entry.get("fuse_unk", False)),
+                ignore_merges=bool(entry.get("ignore_merges", False)),
+            )
+        if kind == "WordPiece":
+            return WordPiece(
+                entry["vocab"],
+                unk_token=entry.get("unk_token", "[UNK]"),
+                max_input_chars_per_word=entry.get("max_input_chars_per_word", 100),
+                continuing_subword_prefix=entry.get("continuing_subword_prefix", "##"),
+            )
+        if kind == "Unigram":
+            return Unigram(
+                [tuple(pair) for pair in entry["vocab"]],
+                unk_id=entry.get("unk_id"),
+                byte_fallback=bool(entry.get("byte_fallback", False)),
+            )
+        self.fail(f"unsupported model {kind!r} (kvec reads BPE, WordPiece and Unigram)")
+
+    def normalizer(self, entry):
+        kind = self.kind(entry, "normalizer")
+        if kind == "Sequence":
+            return normalizers.Sequence([self.normalizer(n) for n in entry["normalizers"]])
+        if kind == "BertNormalizer":
+            return normalizers.BertNormalizer(
+                clean_text=entry.get("clean_text", True),
+                handle_chinese_chars=entry.get("handle_chinese_chars", True),
+                strip_accents=entry.get("strip_accents"),
+                lowercase=entry.get("lowercase", True),
+            )
+        if kind in ("Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"):
+            return getattr(normalizers, kind)()
+        if kind == "Prepend":
+            return normalizers.Prepend(entry["prepend"])
+        if kind == "Replace":
+            pattern = entry.get("pattern") or {}
+            if "String" not in pattern:
+                self.fail(f"unsupported normalizer Replace with pattern {pattern!r} (kvec replaces strings, not regexes)")
+            return normalizers.Replace(pattern["String"], entry["content"])
+        self.fail(f"unsupported normalizer {kind!r}")
+
+    def pre_tokenizer(self, entry):
+        kind = self.kind(entry, "pre_tokenizer")
+        if kind == "Sequence":
+            return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry["pretokenizers"]])
+        if kind == "ByteLevel":
+            return pretokenizers.ByteLevel(
+                add_prefix_space=entry.get("add_prefix_space", True), use_regex=entry.get("use_regex", True)
+            )
+        if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
+            return getattr(pretokenizers, kind)()
+        if kind == "Metaspace":
+            scheme = entry.get("prepend_scheme")
+            if scheme is None:  # files before tokenizers 0.14 say add_prefix_space
+                scheme = "always" if entry.get("add_prefix_space", True) else "never"
+            return pretokenizers.Metaspace(
+                replacement=entry.get("replacement", "▁"), prepend_scheme=scheme, split=entry.get("split", True)
+            )
+        if kind == "Punctuation":
+            return pretokenizers.Punctuation(self.behavior(entry.get("behavior", "Isolated")))
+        if kind == "Digits":
+            return pretokenizers.Digits(individual_digits=entry.get("individual_digits", False))
+        if kind == "Split":
+            return self.split(entry)
+        self.fail(f"unsupported pre_tokenizer {kind!r}")
+
+    def split(self, entry):
+        """The Split forms kvec writes: sentencepiece's words, and the Keras rule."""
+        pattern, behavior = entry.get("pattern") or {}, entry.get("behavior")
+        if entry.get("invert"):
+            self.fail("unsupported pre_tokenizer Split with invert=true")
+        if pattern == {"String": "▁"} and behavior == "MergedWithNext":
+            return pretokenizers.SentencePiece()
+        regex_text = pattern.get("Regex", "")
+        if behavior == "Removed" and len(regex_text) > 2 and regex_text[0] == "[" and regex_text[-1] == "]":
+            body, chars, i = regex_text[1:-1], [], 0
+            while i < len(body):
+                if body[i] == "\\" and i + 1 < len(body):
+                    i += 1
+                chars.append(body[i])
+                i += 1
+            if chars and "^" not in body[:1]:
+                return pretokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
+        self.fail(f"unsupported pre_tokenizer Split with pattern {pattern!r} and behavior {behavior!r}")
+
+    def behavior(self, name):
+        if name not in _BEHAVIORS:
+            self.fail(f"unknown split behavior {name!r}")
+        return _BEHAVIORS[name]
+
+    def decoder(self, entry):
+        kind = self.kind(entry, "decoder")
+        if kind == "ByteLevel":
+            return decoders.ByteLevel()
+        if kind == "WordPiece":
+            return decoders.WordPiece(prefix=entry.get("prefix", "##"), cleanup=entry.get("cleanup", True))
+        if kind == "Metaspace":
+            scheme = entry.get("prepend_scheme")
+            if scheme is None:
+                scheme = "always" if entry.get("add_prefix_space", True) else "never"
+            return decoders.Metaspace(replacement=entry.get("replacement", "▁"), prepend_scheme=scheme, split=entry.get("split", True))
+        if kind == "Sequence" and self._is_sentencepiece_decoder(entry.get("decoders") or []):
+            return decoders.SentencePiece(add_dummy_prefix=len(entry["decoders"]) == 4)
+        self.fail(f"unsupported decoder {kind!r}")
+
+    @staticmethod
+    def _is_sentencepiece_decoder(parts):
+        """Replace("▁", " "), ByteFallback, Fuse and a Strip of the leading space: what the
+        converters of sentencepiece models write."""
+        kinds = [p.get("type") for p in parts if isinstance(p, dict)]
+        if kinds not in (["Replace", "ByteFallback", "Fuse"], ["Replace", "ByteFallback", "Fuse", "Strip"]):
+            return False
+        replace = parts[0]
+        if replace.get("pattern") != {"String": "▁"} or replace.get("content") != " ":
+            return False
+        strip = parts[3] if len(parts) == 4 else {"content": " ", "start": 1, "stop": 0}
+        return strip.get("content") == " " and strip.get("start") == 1 and strip.get("stop") == 0
+
+    def post_processor(self, entry):
+        kind = self.kind(entry, "post_processor")
+        if kind == "Sequence":
+            found = [self.post_processor(p) for p in entry.get("processors", [])]
+            found = [p for p in found if p is not None]
+            if len(found) > 1:
+                self.fail("unsupported post_processor: a Sequence with more than one template")
+            return found[0] if found else None
+        if kind == "ByteLevel":
+            return None  # trims offsets only
+        if kind == "TemplateProcessing":
+            tokens = []
+            for name, special in (entry.get("special_tokens") or {}).items():
+                if len(special.get("ids", [])) != 1:
+                    self.fail(f"unsupported post_processor: special token {name!r} with several ids")
+                tokens.append((special["tokens"][0] if special.get("tokens") else name, special["ids"][0]))
+            return TemplateProcessing(
+                self.template(entry["single"]),
+                self.template(entry["pair"]) if entry.get("pair") else None,
+                special_tokens=tokens,
+            )
+        if kind in ("BertProcessing", "RobertaProcessing"):
+            (sep, sep_id), (cls, cls_id) = entry["sep"], entry["cls"]
+            if kind == "BertProcessing":
+                single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} $B:1 {sep}:1"
+            else:
+                single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} {sep} $B {sep}"
+            return TemplateProcessing(single, pair, special_tokens=[(cls, cls_id), (sep, sep_id)])
+        self.fail(f"unsupported post_processor {kind!r}")
+
+    def template(self, pieces):
+        parts = []
+        for piece in pieces:
+            if "Sequence" in piece:
+                name, type_id = "$" + piece["Sequence"]["id"], piece["Sequence"].get("type_id", 0)
+            elif "SpecialToken" in piece:
+                name, type_id = piece["SpecialToken"]["id"], piece["SpecialToken"].get("type_id", 0)
+            else:
+                self.fail(f"unknown template piece {piece!r}")
+            parts.append(f"{name}:{type_id}")
+        return " ".join(parts)
+
+    def added_tokens(self, tokenizer, entries):
+        special, added = {}, {}
+        for position, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
+                self.fail(f"added_tokens[{position}] must have a str content and an int id")
+            content = entry["content"]
+            for flag in ("lstrip", "rstrip", "single_word"):
+                if entry.get(flag):
+                    self.fail(f"unsupported added token {content!r} with {flag}=true")
+            if entry.get("special"):
+                special[content] = entry["id"]
+            elif entry.get("normalized", True) or tokenizer.normalizer is None:
+                added[content] = entry["id"]
+            else:
+                self.fail(f"unsupported added token {content!r} matched in the raw text (normalized=false)")
+        tokenizer.added_vocabulary.restore(special, added, tokenizer.normalizer)
+        tokenizer._word_ids = {}
+        tokenizer._word_encoder = None
+
+
+# ---- writing ---------------------------------------------------------------------------------------
+
+
+def save_tokenizer_json(tokenizer, path):
+    """Write a kvec pipeline as a Hugging Face ``tokenizer.json`` (atomically). Raises ``ValueError``
+    naming a component that format cannot hold."""
+    serialization.save(json.loads(to_tokenizer_json_str(tokenizer)), path)
+
+
+def to_tokenizer_json_str(tokenizer):
+    """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
+    if tokenizer.model is None:
+        raise ValueError("the tokenizer has no model yet: train it first")
+    special = tokenizer.added_vocabulary.special
+    added = [
+        {
+            "id": token_id,
+            "content": token,
+            "single_word": False,
+            "lstrip": False,
+            "rstrip": False,
+            "normalized": token not in special,
+            "special": token in special,
+        }
+        for token, token_id in tokenizer.added_vocabulary.ids.items()
+    ]
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": sorted(added, key=lambda entry: entry["id"]),
+        "normalizer": _write(_normalizer_json, tokenizer.normalizer),
+        "pre_tokenizer": _write(_pre_tokenizer_json, tokenizer.pre_tokenizer),
+        "post_processor": _write(_post_processor_json, tokenizer.post_processor),
+        "decoder": _write(_decoder_json, tokenizer.decoder),
+        "model": _model_json(tokenizer.model),
+    }
+    return json.dumps(document, ensure_ascii=False)
+
+
+def _write(function, component):
+    return None if component is None else function(component)
+
+
+def _unsupported(stage, component):
+    raise ValueError(f"{stage} {type(component).__name__} has no tokenizer.json form")
+
+
+def _model_json(model):
+    if isinstance(model, BPE):
+        if model.dropout:
+            _unsupported("model", model)
+        return {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": model.unk_token,
+            "continuing_subword_prefix": model.continuing_subword_prefix,
+            "end_of_word_suffix": model.end_of_word_suffix,
+            "fuse_unk": model.fuse_unk,
+            "byte_fallback": model.byte_fallback,
+            "ignore_merges": model.ignore_merges,
+            "vocab": model.vocab,
+            "merges": [list(pair) for pair in model.merges],
+        }
+    if isinstance(model, WordPiece):
+        return {
+            "type": "WordPiece",
+            "unk_token": model.unk_token,
+            "continuing_subword_prefix": model.continuing_subword_prefix,
+            "max_input_chars_per_word": model.max_input_chars_per_word,
+            "vocab": model.vocab,
+        }
+    if isinstance(model, Unigram):
+        if model.nbest_size is not None:
+            _unsupported("model", model)
+        return {"type": "Unigram", "unk_id": model.unk_id, "vocab": [list(p) for p in model.pieces], "byte_fallback": model.byte_fallback}
+    _unsupported("model", model)
+
+
+def _normalizer_json(normalizer):
+    if isinstance(normalizer, normalizers.Sequence):
+        return {"type": "Sequence", "normalizers": [_normalizer_json(n) for n in normalizer.normalizers]}
+    if isinstance(normalizer, normalizers.BertNormalizer):
+        return {"type": "BertNormalizer", **normalizer.get_config()}
+    if isinstance(normalizer, normalizers.Replace):
+        return {"type": "Replace", "pattern": {"String": normalizer.pattern}, "content": normalizer.content}
+    if isinstance(normalizer, normalizers.Prepend):
+        return {"type": "Prepend", "prepend": normalizer.prepend}
+    for name in ("Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"):
+        if type(normalizer) is getattr(normalizers, name):
+            return {"type": name}
+    _unsupported("normalizer", normalizer)
+
+
+def _pre_tokenizer_json(pre_tokenizer):
+    if isinstance(pre_tokenizer, pretokenizers.Sequence):
+        return {"type": "Sequence", "pretokenizers": [_pre_tokenizer_json(p) for p in pre_tokenizer.pretokenizers]}
+    if isinstance(pre_tokenizer, pretokenizers.ByteLevel):
+        return {"type": "ByteLevel", "add_prefix_space": pre_tokenizer.add_prefix_space, "trim_offsets": True, "use_regex": pre_tokenizer.use_regex}
+    if isinstance(pre_tokenizer, pretokenizers.KerasFilters):
+        # the Keras rule: every filter character and the split character separate words, and vanish
+        separators = "".join(sorted(set(pre_tokenizer.filters) | {pre_tokenizer.split}))
+        pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
+        return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
+    if isinstance(pre_tokenizer, pretokenizers.SentencePiece):
+        # a word starts at each ▁ (the normalizers spelled spaces so): a split merged with what follows
+        words = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
+        if not pre_tokenizer.split_digits:
+            return words
+        return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
+    if isinstance(pre_tokenizer, pretokenizers.Metaspace):
+        return {"type": "Metaspace", **pre_tokenizer.get_config()}
+    if isinstance(pre_tokenizer, (pretokenizers.Punctuation, pretokenizers.Digits)):
+        config = pre_tokenizer.get_config()
+        if "behavior" in config:
+            config["behavior"] = {v: k for k, v in _BEHAVIORS.items()}[config["behavior"]]
+        return {"type": type(pre_tokenizer).__name__, **config}
+    for name in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
+        if type(pre_tokenizer) is getattr(pretokenizers, name):
+            return {"type": name}
+    _unsupported("pre_tokenizer", pre_tokenizer)
+
+
+def _post_processor_json(processor):
+    if not isinstance(processor, TemplateProcessing):
+        _unsupported("post_processor", processor)
+    ids = dict(processor.special_tokens)
+
+    def template(text):
+        pieces = []
+        for part in text.split():
+            name, _, type_id = part.partition(":")
+            type_id = int(type_id or 0)
+            if name.startswith("$"):
+                pieces.append({"Sequence": {"id": name[1:] or "A", "type_id": type_id}})
+            else:
+                pieces.append({"SpecialToken": {"id": name, "type_id": type_id}})
+        return pieces
+
+    return {
+        "type": "TemplateProcessing",
+        "single": template(processor.single),
+        "pair": template(processor.pair) if processor.pair else template(processor.single + " $B:1"),
+        "special_tokens": {token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in ids.items()},
+    }
+
+
+def _decoder_json(decoder):
+    if isinstance(decoder, decoders.ByteLevel):
+        return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+    if isinstance(decoder, decoders.WordPiece):
+        return {"type": "WordPiece", **decoder.get_config()}
+    if isinstance(decoder, decoders.Metaspace):
+        return {"type": "Metaspace", **decoder.get_config()}
+    if isinstance(decoder, decoders.SentencePiece):
+        # as the converters of sentencepiece models write it; kvec's escape of a literal ▁ is not undone
+        steps = [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+        ]
+        if decoder.add_dummy_prefix:
+            steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+        return {"type": "Sequence", "decoders": steps}
+    _unsupported("decoder", decoder)

@@ -1,0 +1,177 @@
+"""Hugging Face ``tokenizer.json`` both ways: models trained by ``tokenizers`` load into kvec and give
+the same ids, kvec-trained pipelines export to files ``tokenizers`` reads and encodes identically, and
+bad files raise kvec errors naming the file."""
+
+import inspect
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvec.errors import FormatError
+from kvec.interop import load_tokenizer_json, save_tokenizer_json
+from kvec.presets import keras_subword, sentencepiece_style
+from kvec.trainers import UnigramTrainer
+from strategies import STABLE_CHARS
+
+tokenizers = pytest.importorskip("tokenizers")
+from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
+
+
+def real_text():
+    """Lines of the standard library's docstrings: small real text, the same on every machine with
+    this Python."""
+    import csv
+    import email
+    import html
+    import json as json_module
+
+    lines = []
+    for module in (json_module, csv, email, html, inspect):
+        for _, member in sorted(vars(module).items()):
+            doc = inspect.getdoc(member) if callable(member) else None
+            if doc:
+                lines += [line for line in doc.split("\n") if line.strip()]
+    return lines
+
+
+TEXTS = real_text()
+WORDS = sorted({w for line in TEXTS for w in line.split()})[:400]
+TEXT = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from([" ", "  ", "\n", "[CLS]", "<s>", "12"]), STABLE_CHARS), max_size=20).map("".join)
+
+
+def hf_trained(kind):
+    if kind == "bytelevel_bpe":
+        tok = tokenizers.Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+        tok.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet, special_tokens=["<pad>", "<s>"]))
+        tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B:1", special_tokens=[("<s>", 1)])
+    elif kind == "bert_wordpiece":
+        tok = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer()
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.decoder = decoders.WordPiece()
+        tok.train_from_iterator(TEXTS, trainers.WordPieceTrainer(vocab_size=500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"]))
+        tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
+    elif kind == "bpe_sequence":
+        tok = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
+        tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])
+        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)])
+        tok.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=500, special_tokens=["[UNK]"], continuing_subword_prefix="##"))
+    else:
+        tok = tokenizers.Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        tok.train_from_iterator(TEXTS, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>"))
+    return tok
+
+
+HF_KINDS = ["bytelevel_bpe", "bert_wordpiece", "bpe_sequence", "unigram_metaspace"]
+
+
+@pytest.fixture(scope="module", params=HF_KINDS)
+def hf_pair(request, tmp_path_factory):
+    tok = hf_trained(request.param)
+    path = tmp_path_factory.mktemp("hf") / "tokenizer.json"
+    tok.save(str(path))
+    return tok, load_tokenizer_json(path)
+
+
+@settings(max_examples=60)
+@given(texts=st.lists(TEXT, min_size=1, max_size=4))
+def test_hf_trained_models_give_the_same_ids_in_kvec(hf_pair, texts):
+    theirs, ours = hf_pair
+    for text in texts:
+        assert ours.encode(text).ids == theirs.encode(text).ids
+    assert ours.encode(texts[0], texts[-1]).ids == theirs.encode(texts[0], texts[-1]).ids
+    assert [e.ids for e in ours.encode_batch(texts)] == [e.ids for e in theirs.encode_batch(texts)]
+
+
+def kvec_trained(kind):
+    if kind == "sentencepiece_style":
+        tok = sentencepiece_style(split_digits=True)
+        tok.train_from_iterator(TEXTS, UnigramTrainer(vocab_size=600, byte_fallback=True))
+        return tok
+    tok, trainer = keras_subword(kind, 600 if kind in ("bytelevel_bpe", "unigram") else 500)
+    tok.train_from_iterator(TEXTS, trainer)
+    return tok
+
+
+KVEC_KINDS = ["bpe", "wordpiece", "bytelevel_bpe", "unigram", "sentencepiece_style"]
+
+
+@pytest.fixture(scope="module", params=KVEC_KINDS)
+def exported(request, tmp_path_factory):
+    tok = kvec_trained(request.param)
+    path = tmp_path_factory.mktemp("kvec") / "tokenizer.json"
+    save_tokenizer_json(tok, path)
+    return tok, tokenizers.Tokenizer.from_file(str(path)), load_tokenizer_json(path)
+
+
+@settings(max_examples=60)
+@given(texts=st.lists(TEXT, min_size=1, max_size=4))
+def test_kvec_exports_load_in_hf_with_the_same_ids(exported, texts):
+    ours, theirs, again = exported
+    for text in texts:
+        ids = ours.encode(text).ids
+        assert theirs.encode(text).ids == ids
+        assert again.encode(text).ids == ids
+
+
+def test_bad_files_raise_kvec_errors_naming_the_file(tmp_path):
+    tok = hf_trained("bert_wordpiece")
+    good = tmp_path / "good.json"
+    tok.save(str(good))
+    text = good.read_text(encoding="utf-8")
+    truncated = tmp_path / "truncated.json"
+    truncated.write_text(text[: len(text) // 2], encoding="utf-8")
+    with pytest.raises(FormatError, match="truncated.json: not valid JSON"):
+        load_tokenizer_json(truncated)
+    binary = tmp_path / "binary.json"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(FormatError, match="binary.json: not UTF-8"):
+        load_tokenizer_json(binary)
+    document = json.loads(text)
+    cases = {
+        "model.json": ({"model": {"type": "WordLevel", "vocab": {}}}, "unsupported model 'WordLevel'"),
+        "normalizer.json": ({**document, "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}}, "unsupported normalizer 'Precompiled'"),
+        "pre.json": ({**document, "pre_tokenizer": {"type": "UnicodeScripts"}}, "unsupported pre_tokenizer 'UnicodeScripts'"),
+        "decoder.json": ({**document, "decoder": {"type": "CTC"}}, "unsupported decoder 'CTC'"),
+        "lstrip.json": (
+            {**document, "added_tokens": [{"id": 0, "content": "<mask>", "special": True, "lstrip": True}]},
+            "unsupported added token '<mask>' with lstrip=true",
+        ),
+        "vocab.json": ({**document, "model": {**document["model"], "vocab": ["not", "a", "dict"]}}, "invalid component"),
+        "nomodel.json": ({"version": "1.0"}, 'expected an object with a "model" object'),
+    }
+    for name, (content, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(content), encoding="utf-8")
+        with pytest.raises(FormatError, match=f"{name}: .*{message}".replace("(", "\\(").replace("'", ".")):
+            load_tokenizer_json(path)
+
+
+def test_components_without_a_tokenizer_json_form_are_named():
+    from kvec.normalizers import OpenCC
+
+    tok = kvec_trained("bpe")
+    tok.normalizer = OpenCC("t2s") if _opencc_available() else _Custom()
+    with pytest.raises(ValueError, match="normalizer .* has no tokenizer.json form"):
+        save_tokenizer_json(tok, "unused.json")
+
+
+def _opencc_available():
+    try:
+        import opencc  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class _Custom:
+    def normalize_str(self, text):
+        return text
