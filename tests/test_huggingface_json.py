@@ -2,7 +2,6 @@
 the same ids, kvec-trained pipelines export to files ``tokenizers`` reads and encodes identically, and
 bad files raise kvec errors naming the file."""
 
-import inspect
 import json
 
 import pytest
@@ -13,61 +12,9 @@ from kvec.errors import FormatError
 from kvec.interop import load_tokenizer_json, save_tokenizer_json
 from kvec.presets import keras_subword, sentencepiece_style
 from kvec.trainers import UnigramTrainer
-from strategies import STABLE_CHARS
 
 tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers  # noqa: E402
-
-
-def real_text():
-    """Lines of the standard library's docstrings: small real text, the same on every machine with
-    this Python."""
-    import csv
-    import email
-    import html
-    import json as json_module
-
-    lines = []
-    for module in (json_module, csv, email, html, inspect):
-        for _, member in sorted(vars(module).items()):
-            doc = inspect.getdoc(member) if callable(member) else None
-            if doc:
-                lines += [line for line in doc.split("\n") if line.strip()]
-    return lines
-
-
-TEXTS = real_text()
-WORDS = sorted({w for line in TEXTS for w in line.split()})[:400]
-TEXT = st.lists(st.one_of(st.sampled_from(WORDS), st.sampled_from([" ", "  ", "\n", "[CLS]", "<s>", "12"]), STABLE_CHARS), max_size=20).map("".join)
-
-
-def hf_trained(kind):
-    if kind == "bytelevel_bpe":
-        tok = tokenizers.Tokenizer(models.BPE())
-        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        tok.decoder = decoders.ByteLevel()
-        alphabet = pre_tokenizers.ByteLevel.alphabet()
-        tok.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet, special_tokens=["<pad>", "<s>"]))
-        tok.post_processor = processors.TemplateProcessing(single="<s> $A", pair="<s> $A $B:1", special_tokens=[("<s>", 1)])
-    elif kind == "bert_wordpiece":
-        tok = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
-        tok.normalizer = normalizers.BertNormalizer()
-        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-        tok.decoder = decoders.WordPiece()
-        tok.train_from_iterator(TEXTS, trainers.WordPieceTrainer(vocab_size=500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"]))
-        tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]")))
-    elif kind == "bpe_sequence":
-        tok = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
-        tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])
-        tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)])
-        tok.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=500, special_tokens=["[UNK]"], continuing_subword_prefix="##"))
-    else:
-        tok = tokenizers.Tokenizer(models.Unigram())
-        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
-        tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        tok.decoder = decoders.Metaspace()
-        tok.train_from_iterator(TEXTS, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>"))
-    return tok
+from hf_models import TEXT, TEXTS, hf_trained  # noqa: E402
 
 
 HF_KINDS = ["bytelevel_bpe", "bert_wordpiece", "bpe_sequence", "unigram_metaspace"]
@@ -155,23 +102,11 @@ def test_bad_files_raise_kvec_errors_naming_the_file(tmp_path):
             load_tokenizer_json(path)
 
 
-def test_components_without_a_tokenizer_json_form_are_named():
+def test_components_without_a_tokenizer_json_form_are_named(tmp_path):
     from kvec.normalizers import OpenCC
 
     tok = kvec_trained("bpe")
-    tok.normalizer = OpenCC("t2s") if _opencc_available() else _Custom()
-    with pytest.raises(ValueError, match="normalizer .* has no tokenizer.json form"):
-        save_tokenizer_json(tok, "unused.json")
-
-
-def _opencc_available():
-    try:
-        import opencc  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-class _Custom:
-    def normalize_str(self, text):
-        return text
+    tok.normalizer = OpenCC("t2s")
+    with pytest.raises(ValueError, match="normalizer OpenCC has no tokenizer.json form"):
+        save_tokenizer_json(tok, tmp_path / "unused.json")
+    assert not (tmp_path / "unused.json").exists()

@@ -1,5 +1,6 @@
 """Reading and writing other libraries' tokenizer files (see each module)."""
 
 from kvec.interop.huggingface import load_tokenizer_json, save_tokenizer_json
+from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 
-__all__ = ["load_tokenizer_json", "save_tokenizer_json"]
+__all__ = ["load_bert_vocab", "load_gpt2_files", "load_tokenizer_json", "save_tokenizer_json"]

@@ -20,7 +20,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from kvec.layers.sources import IdSource, WordSource, source_from_json, token_source
+from kvec.layers.sources import IdSource, source_from_json, token_source
 
 __all__ = ["TextVectorization"]
 

@@ -1,0 +1,115 @@
+"""Pretrained vocabularies as plain files: BERT's ``vocab.txt`` and GPT-2's ``vocab.json`` + ``merges.txt``.
+
+Each loader builds the pipeline those files are used with, as Hugging Face's ``BertWordPieceTokenizer``
+and ``ByteLevelBPETokenizer`` do, so the ids are the same. Bad files raise
+:class:`kvec.errors.FormatError` naming the file and the line.
+"""
+
+import json
+
+from kvec import decoders, normalizers, pretokenizers, serialization
+from kvec.errors import FormatError
+from kvec.models import BPE, WordPiece
+from kvec.pipeline import Tokenizer
+from kvec.processors import TemplateProcessing
+
+__all__ = ["load_bert_vocab", "load_gpt2_files"]
+
+
+def _lines(path):
+    """The file's lines, without line ends (a last empty line is no line)."""
+    path, text = serialization.read_text(path)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return path, lines
+
+
+def load_bert_vocab(
+    path,
+    lowercase=True,
+    strip_accents=None,
+    clean_text=True,
+    handle_chinese_chars=True,
+    unk_token="[UNK]",
+    sep_token="[SEP]",
+    cls_token="[CLS]",
+    pad_token="[PAD]",
+    mask_token="[MASK]",
+):
+    """A BERT tokenizer from its ``vocab.txt`` (one token per line; a token's id is its line number).
+
+    BERT's normalizer (``lowercase=False`` for cased models), BERT's word split, WordPiece, and
+    ``[CLS] $A [SEP]`` (``[CLS] $A [SEP] $B:1 [SEP]:1`` for pairs); the five special tokens are
+    registered when the vocabulary has them.
+
+    Example:
+        >>> import tempfile, os
+        >>> folder = tempfile.mkdtemp()
+        >>> with open(os.path.join(folder, "vocab.txt"), "w") as f:
+        ...     _ = f.write("[PAD]\\n[UNK]\\n[CLS]\\n[SEP]\\nun\\n##able\\n")
+        >>> bert = load_bert_vocab(os.path.join(folder, "vocab.txt"))
+        >>> bert.encode("Unable").tokens
+        ['[CLS]', 'un', '##able', '[SEP]']
+    """
+    path, lines = _lines(path)
+    vocab = {}
+    for number, line in enumerate(lines):
+        vocab[line.rstrip()] = number
+    if not vocab:
+        raise FormatError(path, "no tokens")
+    for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
+        if token not in vocab:
+            raise FormatError(path, f"{name} {token!r} is not in the vocabulary")
+    tokenizer = Tokenizer(
+        WordPiece(vocab, unk_token=unk_token),
+        pre_tokenizer=pretokenizers.BertPreTokenizer(),
+        decoder=decoders.WordPiece(),
+        normalizer=normalizers.BertNormalizer(
+            clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents, lowercase=lowercase
+        ),
+        post_processor=TemplateProcessing(
+            f"{cls_token} $A {sep_token}",
+            f"{cls_token} $A {sep_token} $B:1 {sep_token}:1",
+            special_tokens=[(cls_token, vocab[cls_token]), (sep_token, vocab[sep_token])],
+        ),
+    )
+    tokenizer.add_special_tokens([t for t in (unk_token, sep_token, cls_token, pad_token, mask_token) if t in vocab])
+    return tokenizer
+
+
+def load_gpt2_files(vocab_path, merges_path, add_prefix_space=False):
+    """A byte-level BPE tokenizer (GPT-2, RoBERTa) from its ``vocab.json`` and ``merges.txt``.
+
+    Example:
+        >>> import tempfile, os, json
+        >>> folder = tempfile.mkdtemp()
+        >>> with open(os.path.join(folder, "vocab.json"), "w") as f:
+        ...     json.dump({"h": 0, "i": 1, "hi": 2, "Ġ": 3, "Ġhi": 4}, f)
+        >>> with open(os.path.join(folder, "merges.txt"), "w") as f:
+        ...     _ = f.write("#version: 0.2\\nh i\\nĠ hi\\n")
+        >>> gpt2 = load_gpt2_files(os.path.join(folder, "vocab.json"), os.path.join(folder, "merges.txt"))
+        >>> gpt2.encode("hi hi").tokens
+        ['hi', 'Ġhi']
+    """
+    vocab_path, text = serialization.read_text(vocab_path)
+    try:
+        vocab = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(vocab_path, f"not valid JSON ({e})") from None
+    if not isinstance(vocab, dict) or not all(isinstance(t, str) and isinstance(i, int) for t, i in vocab.items()):
+        raise FormatError(vocab_path, "expected an object of token: id")
+    merges_path, lines = _lines(merges_path)
+    merges = []
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("#version"):
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise FormatError(merges_path, f"line {number} is not two tokens separated by a space: {line[:80]!r}")
+        merges.append((parts[0], parts[1]))
+    try:
+        model = BPE(vocab, merges)
+    except ValueError as e:
+        raise FormatError(merges_path, str(e)) from None
+    return Tokenizer(model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel())
