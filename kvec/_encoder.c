@@ -7,6 +7,8 @@
  *       tokenize: callable word -> list of int ids, the pipeline's own model; called once per distinct
  *                word (a cache of at most max_words words, emptied when full, remembers the answers).
  *       triggers: characters that flag a text (the first characters of tokens matched before the model).
+ *       gpt2: cut words as GPT-2's regular expression does instead (classes: 2 other, 3 whitespace,
+ *                4 letters, 5 numbers).
  *   .encode(texts) -> (values, row_lengths, flagged): the ids of all texts back to back, as bytes holding
  *                int64, how many belong to each text, and which texts hold a trigger character. texts is
  *                a list of str or UTF-8 bytes.
@@ -62,6 +64,7 @@ typedef struct {
     Py_ssize_t n_classes;
     PyObject *tokenize;
     Py_ssize_t max_words;
+    int gpt2; /* words by GPT-2's expression instead of class runs */
     unsigned char trigger_low[256]; /* code points below 256 that flag a text */
     unsigned char low_list[256];
     int n_low;
@@ -201,15 +204,16 @@ text_has_trigger(const WordEncoder *self, PyObject *text)
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", NULL};
+    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2", NULL};
     Py_buffer classes;
     PyObject *tokenize, *triggers = NULL;
     Py_ssize_t max_words = 1 << 20;
+    int gpt2 = 0;
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nU", kwlist, &classes, &tokenize, &max_words, &triggers))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUp", kwlist, &classes, &tokenize, &max_words, &triggers, &gpt2))
         return -1;
     if (!PyCallable_Check(tokenize)) {
         PyBuffer_Release(&classes);
@@ -234,6 +238,11 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
     Py_INCREF(tokenize);
     self->tokenize = tokenize;
     self->max_words = max_words;
+    self->gpt2 = gpt2;
+    if (gpt2 && self->n_classes < 256) {
+        PyErr_SetString(PyExc_ValueError, "gpt2 needs a class table of every code point");
+        return -1;
+    }
     if (pthread_rwlock_init(&self->lock, NULL) != 0) {
         PyErr_SetString(PyExc_RuntimeError, "could not create the encoder's lock");
         return -1;
@@ -437,6 +446,49 @@ encoder_scan_latin1(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *val
     return 0;
 }
 
+/* GPT-2's words, as its expression 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ * finds them, with the class table giving each code point's class: GPT2_OTHER, GPT2_SPACE (\s),
+ * GPT2_LETTER (\p{L}) or GPT2_NUMBER (\p{N}). */
+enum { GPT2_OTHER = 2, GPT2_SPACE = 3, GPT2_LETTER = 4, GPT2_NUMBER = 5 };
+
+static int
+encoder_scan_gpt2(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *values, Misses *misses)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0;
+    Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
+#define AT(k) PyUnicode_READ(span.kind, span.data, (k))
+    while (i < n) {
+        Py_UCS4 c = AT(i);
+        Py_ssize_t end = -1;
+        if (c == '\'' && i + 1 < n) {
+            Py_UCS4 d = AT(i + 1);
+            if (d == 's' || d == 't' || d == 'm' || d == 'd') end = i + 2;
+            else if (i + 2 < n && ((d == 'r' && AT(i + 2) == 'e') || (d == 'v' && AT(i + 2) == 'e') || (d == 'l' && AT(i + 2) == 'l')))
+                end = i + 3;
+        }
+        if (end < 0) {
+            Py_ssize_t j = i;
+            if (c == ' ' && i + 1 < n && class_of(self, AT(i + 1)) != GPT2_SPACE) j = i + 1;
+            int cls = class_of(self, AT(j));
+            if (cls != GPT2_SPACE) {
+                end = j + 1;
+                while (end < n && class_of(self, AT(end)) == cls) end++;
+            } else {
+                Py_ssize_t run = i + 1;
+                while (run < n && class_of(self, AT(run)) == GPT2_SPACE) run++;
+                /* the last space of a run followed by a word goes with the word */
+                end = (run == n || run - i == 1) ? run : run - 1;
+            }
+        }
+        span.start = i;
+        span.length = end - i;
+        if (encoder_emit(self, &span, word_hash(span.kind, span.data, i, span.length), t, values, misses) < 0) return -1;
+        i = end;
+    }
+#undef AT
+    return 0;
+}
+
 /* Runs without the GIL, under the read lock: the ids of every word of every text (markers for words
  * not cached yet) and how many each text has. Returns -1 when out of memory. */
 static int
@@ -451,6 +503,11 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Int64s *values, 
             flagged->data[flagged->length++] = t;
         }
         Py_ssize_t size = PyUnicode_GET_LENGTH(text), i = 0, before = values->length;
+        if (self->gpt2) {
+            if (encoder_scan_gpt2(self, text, t, values, misses) < 0) return -1;
+            lengths->data[lengths->length++] = values->length - before;
+            continue;
+        }
         if (latin1_table && PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) {
             if (encoder_scan_latin1(self, text, t, values, misses) < 0) return -1;
             lengths->data[lengths->length++] = values->length - before;

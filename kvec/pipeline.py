@@ -15,7 +15,7 @@ import numpy as np
 from kvec import serialization
 from kvec.added_vocabulary import AddedVocabulary
 from kvec.normalizers import Lowercase, Normalized
-from kvec.pretokenizers import Piece
+from kvec.pretokenizers import ByteLevel, Piece
 from kvec.token_ids import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
@@ -39,15 +39,27 @@ class Encoding:
     access, so pipelines that only need ids never pay for them.
     """
 
-    __slots__ = ("ids", "_tokens", "_offsets", "_source", "type_ids", "special_tokens_mask")
+    __slots__ = ("ids", "_tokens", "_offsets", "_source", "_type_ids", "_special_tokens_mask")
 
     def __init__(self, ids, tokens=None, offsets=None, source=None, type_ids=None, special_tokens_mask=None):
         self.ids = ids
         self._tokens = tokens
         self._offsets = offsets
         self._source = source  # (tokenizer, text) to work out tokens and offsets later
-        self.type_ids = type_ids if type_ids is not None else [0] * len(ids)
-        self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else [0] * len(ids)
+        self._type_ids = type_ids  # None: all 0, made on first access
+        self._special_tokens_mask = special_tokens_mask
+
+    @property
+    def type_ids(self):
+        if self._type_ids is None:
+            self._type_ids = [0] * len(self.ids)
+        return self._type_ids
+
+    @property
+    def special_tokens_mask(self):
+        if self._special_tokens_mask is None:
+            self._special_tokens_mask = [0] * len(self.ids)
+        return self._special_tokens_mask
 
     @property
     def tokens(self):
@@ -310,6 +322,15 @@ class Tokenizer:
     def encode_batch(self, texts):
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
         self._check_model()
+        texts = texts if isinstance(texts, list) else list(texts)
+        if self._fast_encoder() is not None:  # ids from the C encoder (see encode_ragged)
+            for position, text in enumerate(texts):
+                if not isinstance(text, str):
+                    raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+            values, row_lengths = self.encode_ragged(texts)
+            flat, ends = values.tolist(), np.cumsum(row_lengths).tolist()
+            starts = [0] + ends[:-1]
+            return [Encoding(flat[a:b], source=(self, text)) for a, b, text in zip(starts, ends, texts)]
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None
         words_of = self._words()
@@ -346,7 +367,8 @@ class Tokenizer:
         are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
 
         Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
-        ``WhitespaceSplit``, ``KerasFilters``, or none) are encoded in C through a cache of word ids,
+        ``WhitespaceSplit``, ``KerasFilters``, or none) or by GPT-2's expression (``ByteLevel``) are
+        encoded in C through a cache of word ids,
         without a regular expression and without holding the GIL; texts holding an added token take
         the :meth:`encode` path, as do all texts of a pipeline with a post-processor.
 
@@ -361,11 +383,14 @@ class Tokenizer:
         self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         encoder = self._fast_encoder()
-        if encoder is None or (self.normalizer is not None and any(isinstance(t, bytes) for t in texts)):
+        prefix = isinstance(self.pre_tokenizer, ByteLevel) and self.pre_tokenizer.add_prefix_space
+        if encoder is None or ((self.normalizer is not None or prefix) and any(isinstance(t, bytes) for t in texts)):
             texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in texts]
             if encoder is None:
                 return rows_to_ragged([e.ids for e in self.encode_batch(texts)])
         normalized = texts if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
+        if prefix:  # GPT-2's prefix space, as ByteLevel.split_words adds it
+            normalized = [" " + text if text and not text.startswith(" ") else text for text in normalized]
         values, row_lengths, flagged = encoder.encode(normalized)
         values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
         if not self.added_vocabulary:
@@ -393,10 +418,13 @@ class Tokenizer:
             return None
         if self._word_encoder is not None:
             return self._word_encoder
-        if self.pre_tokenizer is None:
+        pre_tokenizer, gpt2 = self.pre_tokenizer, False
+        if pre_tokenizer is None or (isinstance(pre_tokenizer, ByteLevel) and not pre_tokenizer.use_regex):
             classes = b""  # no class table: every character continues the one word
+        elif isinstance(pre_tokenizer, ByteLevel):
+            classes, gpt2 = pre_tokenizer.char_classes(), True
         else:
-            char_classes = getattr(self.pre_tokenizer, "char_classes", None)
+            char_classes = getattr(pre_tokenizer, "char_classes", None)
             if char_classes is None:
                 return None
             classes = char_classes()
@@ -412,10 +440,13 @@ class Tokenizer:
             isinstance(self.normalizer, Lowercase) and all(c.lower() == c for c in triggers)
         )
         # a class-table pre-tokenizer spells its words (never empty) as they are: the model takes them
-        # straight, through its C function where it has one
+        # straight, through its C function where it has one; byte-level words are spelled first
         ids_function = getattr(self.model, "ids_function", None)
         tokenize_ids = ids_function() if ids_function is not None else self.model.tokenize_ids
-        self._word_encoder = WordEncoder(classes, tokenize_ids, triggers="".join(sorted(triggers)))
+        if isinstance(pre_tokenizer, ByteLevel):
+            model_ids, spell = tokenize_ids, pre_tokenizer.spell
+            tokenize_ids = lambda word: model_ids(spell(word))  # noqa: E731
+        self._word_encoder = WordEncoder(classes, tokenize_ids, triggers="".join(sorted(triggers)), gpt2=gpt2)
         return self._word_encoder
 
     def decode(self, ids, skip_special_tokens=True):

@@ -97,6 +97,11 @@ class ByteLevel:
         return {"add_prefix_space": self.add_prefix_space, "use_regex": self.use_regex}
 
     @staticmethod
+    def char_classes():
+        """The classes of GPT-2's expression for the C encoder: other, whitespace, letters, numbers."""
+        return char_classes.table(runs=(r"\s", r"\p{L}", r"\p{N}"))
+
+    @staticmethod
     def alphabet():
         """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
         return sorted(_BYTE_TO_CHAR.values())

@@ -50,6 +50,35 @@ def test_character_tables_cut_every_code_point_as_the_regex_does(splitter):
     assert words_of(encoder, texts, names) == [splitter.split_words(t) for t in texts]
 
 
+def test_gpt2_words_are_the_expression_s_words_over_every_code_point():
+    from kvec.pretokenizers import _GPT2_PATTERN
+
+    names = []
+
+    def tokenize(word):
+        names.append(word)
+        return [len(names) - 1]
+
+    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, gpt2=True)
+    every = "".join(map(chr, range(0x110000)))
+    texts = [every[i : i + 499] + " x  y\n\n z 's'll'ret'" for i in range(0, len(every), 499)]
+    assert words_of(encoder, texts, names) == [_GPT2_PATTERN.findall(t) for t in texts]
+
+
+@given(st.text(st.sampled_from(list(" \t\n\r'sdtrevlmx1é!,.-\u3000a中😀")), max_size=30))
+def test_gpt2_words_on_generated_text(text):
+    from kvec.pretokenizers import _GPT2_PATTERN
+
+    names = []
+
+    def tokenize(word):
+        names.append(word)
+        return [len(names) - 1]
+
+    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, gpt2=True)
+    assert words_of(encoder, [text], names) == [_GPT2_PATTERN.findall(text)]
+
+
 TEXT = st.lists(
     st.one_of(
         st.sampled_from(["un", "able", "low", "LOW", "er", "[CLS]", "<m>", "Keras", "ΣΑΣ", " ", "  ", ",", "!", "\n", "é"]),
@@ -67,16 +96,19 @@ def wordpiece_pipeline(normalizer, pre_tokenizer):
 @given(
     texts=st.lists(TEXT, max_size=8),
     normalizer=st.sampled_from([None, normalizers.Lowercase(), normalizers.NFKC(), normalizers.BertNormalizer()]),
-    pre_tokenizer=st.sampled_from([None, BertPreTokenizer(), Whitespace(), WhitespaceSplit(), KerasFilters(), ByteLevel()]),
+    pre_tokenizer=st.sampled_from(
+        [None, BertPreTokenizer(), Whitespace(), WhitespaceSplit(), KerasFilters(), ByteLevel(), ByteLevel(add_prefix_space=False), ByteLevel(use_regex=False)]
+    ),
     special=st.sampled_from([[], ["[CLS]"], ["[CLS]", "<m>"]]),
     added=st.sampled_from([[], ["Keras"], ["keras", "LOW"]]),
     as_bytes=st.booleans(),
 )
-def test_encode_ragged_equals_encode_batch(texts, normalizer, pre_tokenizer, special, added, as_bytes):
+def test_encode_ragged_and_encode_batch_equal_encode(texts, normalizer, pre_tokenizer, special, added, as_bytes):
     tok = wordpiece_pipeline(normalizer, pre_tokenizer)
     tok.add_special_tokens(special)
     tok.add_tokens(added)
-    expected = [e.ids for e in tok.encode_batch(texts)]
+    expected = [tok.encode(text).ids for text in texts]  # the full path, text by text
+    assert [e.ids for e in tok.encode_batch(texts)] == expected
     for _ in range(2):  # a cold cache, then a warm one
         values, row_lengths = tok.encode_ragged([t.encode("utf-8") for t in texts] if as_bytes else texts)
         assert values.dtype == np.int64 and row_lengths.dtype == np.int64
