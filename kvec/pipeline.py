@@ -505,6 +505,12 @@ class Tokenizer:
         with :meth:`add_special_tokens`.
         """
         counts = count_words(iterator, self._words(), n_jobs=n_jobs, show_progress=show_progress)
+        self.train_from_counts(counts, trainer, n_jobs=n_jobs)
+
+    def train_from_counts(self, counts, trainer, n_jobs=1):
+        """Train ``trainer`` on ``{word: count}`` counted elsewhere (by :func:`kvec.spark.count_words`,
+        say) with this pipeline's words, in first-occurrence order; as :meth:`train_from_iterator`
+        after its counting."""
         train = trainer.train_from_counts
         # trainers with parallel work of their own (Unigram's lattices) take n_jobs too
         self.model = train(counts, n_jobs=n_jobs) if "n_jobs" in inspect.signature(train).parameters else train(counts)

@@ -15,7 +15,7 @@ from itertools import islice
 
 from kvec.progress import progress_bar
 
-__all__ = ["count_words", "iterate_files"]
+__all__ = ["count_words", "iterate_files", "spell_counts"]
 
 
 def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=False):
@@ -62,6 +62,12 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
                 future, size = pending.popleft()
                 merge(future.result(), size)
     bar.close()
+    return spell_counts(totals, pre_tokenizer)
+
+
+def spell_counts(totals, pre_tokenizer):
+    """Raw word counts in first-occurrence order turned into the model's spelling (words that spell
+    alike add up, in the order of their first spelling)."""
     if pre_tokenizer is None:
         return totals
     spelled = {}

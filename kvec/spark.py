@@ -1,0 +1,91 @@
+"""Word counting on Apache Spark, for corpora no single machine should count (``pip install kvec[spark]``).
+
+The executors split and count the words of their partitions; only the table of distinct words (each
+with its count and where it first occurs) reaches the driver, which orders it by first occurrence and
+spells it as :func:`kvec.trainers.counting.count_words` does. The result is the same dict, in the same
+order, as counting in one process, so any kvec trainer gives the same model:
+
+.. code-block:: python
+
+    from pyspark.sql import SparkSession
+    from kvec import spark
+    from kvec.presets import keras_subword
+
+    session = SparkSession.builder.getOrCreate()
+    tok, trainer = keras_subword("bpe", 32000)
+    counts = spark.count_words(session.read.text("hdfs:///corpus/*.txt"), tok)   # or an RDD of str
+    tok.train_from_counts(counts, trainer)
+"""
+
+from kvec.trainers.counting import spell_counts
+
+__all__ = ["count_words"]
+
+
+def count_words(data, tokenizer=None, column=None, spark=None):
+    """``{word: count}`` of the words of the texts in ``data``, in first-occurrence order.
+
+    Args:
+        data: an RDD of str; a DataFrame (its only string column, or ``column``); or a path, glob or
+            list of them, read as text files (one text per line) by ``spark`` (default: the active
+            session).
+        tokenizer: a :class:`kvec.pipeline.Tokenizer` (its normalizer, pre-tokenizer and added tokens
+            decide the words, as in its own training) or a pre-tokenizer; None counts whole texts.
+        column: the DataFrame column holding the texts.
+        spark: the ``SparkSession`` for paths.
+    """
+    words = _word_source(tokenizer)
+    texts = _texts(data, column, spark)
+
+    def count_partition(rows):
+        found = {}  # word -> [count, (line, position) of its first occurrence]
+        for text, line in rows:
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{line}] must be a str, got {type(text).__name__}")
+            split = ([text] if text else []) if words is None else words.split_words(text)
+            for position, word in enumerate(split):
+                entry = found.get(word)
+                if entry is None:
+                    found[word] = [1, (line, position)]
+                else:
+                    entry[0] += 1
+        return ((word, (count, first)) for word, (count, first) in found.items())
+
+    def combine(a, b):
+        return a[0] + b[0], min(a[1], b[1])
+
+    table = texts.zipWithIndex().mapPartitions(count_partition).reduceByKey(combine).collect()
+    table.sort(key=lambda item: item[1][1])
+    return spell_counts({word: count for word, (count, _) in table}, words)
+
+
+def _word_source(tokenizer):
+    from kvec.pipeline import Tokenizer
+
+    if tokenizer is None:
+        return None
+    if isinstance(tokenizer, Tokenizer):
+        return tokenizer._words()
+    if hasattr(tokenizer, "split_words") and hasattr(tokenizer, "spell"):
+        return tokenizer
+    raise TypeError(f"tokenizer must be a kvec pipeline or a pre-tokenizer, got {type(tokenizer).__name__}")
+
+
+def _texts(data, column, spark):
+    """An RDD of str from what ``count_words`` accepts."""
+    from pyspark import RDD
+    from pyspark.sql import DataFrame, SparkSession
+
+    if isinstance(data, RDD):
+        return data
+    if isinstance(data, DataFrame):
+        if column is None:
+            strings = [f.name for f in data.schema.fields if f.dataType.typeName() == "string"]
+            if len(strings) != 1:
+                raise ValueError(f"the DataFrame has string columns {strings}: say which with column=")
+            column = strings[0]
+        return data.select(column).rdd.map(lambda row: row[0])
+    if isinstance(data, (str, list, tuple)):
+        session = spark or SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        return session.read.text(list(data) if not isinstance(data, str) else data).rdd.map(lambda row: row[0])
+    raise TypeError(f"data must be an RDD, a DataFrame or paths, got {type(data).__name__}")
