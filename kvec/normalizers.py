@@ -23,6 +23,7 @@ __all__ = [
     "Prepend",
     "Replace",
     "Sequence",
+    "SentencePieceNormalizer",
     "StripAccents",
 ]
 
@@ -395,3 +396,98 @@ class Sequence(_Normalizer):
         for normalizer in self.normalizers:
             text = normalizer.normalize_token(text)
         return text
+
+
+class SentencePieceNormalizer(_Normalizer):
+    """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
+    map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
+    spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged.
+
+    Args:
+        precompiled_charsmap: the map as stored in the model (base64 text; empty: no mapping).
+        add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces: as in sentencepiece's
+            ``NormalizerSpec``.
+        user_defined_symbols: strings left as they are.
+
+    Example:
+        >>> SentencePieceNormalizer().normalize_str("  Hello   world ")
+        '▁Hello▁world'
+    """
+
+    def __init__(
+        self,
+        precompiled_charsmap="",
+        add_dummy_prefix=True,
+        remove_extra_whitespaces=True,
+        escape_whitespaces=True,
+        user_defined_symbols=(),
+    ):
+        from kvec.interop.charsmap import CharsMap
+
+        self.precompiled_charsmap = precompiled_charsmap
+        self.add_dummy_prefix = bool(add_dummy_prefix)
+        self.remove_extra_whitespaces = bool(remove_extra_whitespaces)
+        self.escape_whitespaces = bool(escape_whitespaces)
+        self.user_defined_symbols = list(user_defined_symbols)
+        self._map = CharsMap.from_base64(precompiled_charsmap)
+        symbols = sorted(set(self.user_defined_symbols), key=len, reverse=True)
+        self._symbols = regex.compile("|".join(map(regex.escape, symbols))) if symbols else None
+
+    def get_config(self):
+        return {
+            "precompiled_charsmap": self.precompiled_charsmap,
+            "add_dummy_prefix": self.add_dummy_prefix,
+            "remove_extra_whitespaces": self.remove_extra_whitespaces,
+            "escape_whitespaces": self.escape_whitespaces,
+            "user_defined_symbols": self.user_defined_symbols,
+        }
+
+    def _prefixes(self, text):
+        """``(replacement, start, end)`` for each normalization step over ``text``."""
+        steps, position, n = [], 0, len(text)
+        while position < n:
+            match = self._symbols.match(text, position) if self._symbols is not None else None
+            if match is not None:
+                steps.append((match.group(), position, match.end()))
+                position = match.end()
+                continue
+            replacement, length = self._map.prefix(text, position)
+            steps.append((replacement, position, position + length))
+            position += length
+        return steps
+
+    def normalize(self, normalized):
+        text, spans = normalized.text, normalized.spans
+        steps = self._prefixes(text)
+        first = 0
+        if self.remove_extra_whitespaces:
+            while first < len(steps) and steps[first][0] == " ":
+                first += 1
+        if first == len(steps):
+            return Normalized("", [])
+        space = "\u2581" if self.escape_whitespaces else " "
+        chars, out_spans = [], []
+        if self.add_dummy_prefix:
+            start = spans[steps[first][1]][0]
+            chars.append(space)
+            out_spans.append((start, start))
+        previous_space = self.remove_extra_whitespaces
+        for replacement, start, end in steps[first:]:
+            piece = replacement.lstrip(" ") if previous_space else replacement
+            if piece:
+                span = (spans[start][0], spans[end - 1][1])
+                for c in piece:
+                    chars.append(space if c == " " and self.escape_whitespaces else c)
+                    out_spans.append(span)
+                previous_space = piece.endswith(" ")
+            if not self.remove_extra_whitespaces:
+                previous_space = False
+        if self.remove_extra_whitespaces:
+            while chars and chars[-1] == space:
+                chars.pop()
+                out_spans.pop()
+        return Normalized("".join(chars), out_spans)
+
+    def normalize_token(self, text):
+        """The character map alone: a user-defined symbol is matched as it is."""
+        return "".join(replacement for replacement, _, _ in self._prefixes(text))

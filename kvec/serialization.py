@@ -24,7 +24,7 @@ _STAGES = {
         name: getattr(normalizers, name)
         for name in (
             "BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "OpenCC", "Prepend", "Replace", "Sequence",
-            "StripAccents",
+            "SentencePieceNormalizer", "StripAccents",
         )
     },
     "pre_tokenizer": {

@@ -1,6 +1,7 @@
 """Reading and writing other libraries' tokenizer files (see each module)."""
 
 from kvec.interop.huggingface import load_tokenizer_json, save_tokenizer_json
+from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 
-__all__ = ["load_bert_vocab", "load_gpt2_files", "load_tokenizer_json", "save_tokenizer_json"]
+__all__ = ["load_bert_vocab", "load_gpt2_files", "load_sentencepiece_model", "load_tokenizer_json", "save_tokenizer_json"]

@@ -33,6 +33,10 @@ class Unigram(SubwordModel):
         alpha, nbest_size: sampling of segmentations by :meth:`tokenize`, as in :meth:`sample`
             (``nbest_size`` None: always the best one).
         seed: seed of the sampling generator.
+        unmatchable: ids of pieces that keep their id but never match text (sentencepiece's control
+            and unused pieces).
+        unk_score: the score of an unknown character (default: the lowest score less 10, as
+            sentencepiece's lowest normal piece less 10).
 
     Example:
         >>> model = Unigram([("<unk>", 0.0), ("a", -2.0), ("b", -2.0), ("ab", -3.0), ("c", -2.5)], unk_id=0)
@@ -42,7 +46,9 @@ class Unigram(SubwordModel):
         [(['ab'], -3.0), (['a', 'b'], -4.0)]
     """
 
-    def __init__(self, vocab, unk_id=None, byte_fallback=False, alpha=0.1, nbest_size=None, seed=None):
+    def __init__(
+        self, vocab, unk_id=None, byte_fallback=False, alpha=0.1, nbest_size=None, seed=None, unmatchable=(), unk_score=None
+    ):
         self.pieces = []
         for position, entry in enumerate(vocab):
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
@@ -60,10 +66,13 @@ class Unigram(SubwordModel):
             self.vocab.setdefault(piece, i)
         self.id_to_token = {i: piece for i, (piece, _) in enumerate(self.pieces)}
         scores = [score for _, score in self.pieces]
-        self.unk_score = (min(scores) if scores else 0.0) - UNKNOWN_PENALTY
-        # unknown, byte and empty pieces never match text: they stay out of the lattice
+        self.unk_score = ((min(scores) if scores else 0.0) - UNKNOWN_PENALTY) if unk_score is None else float(unk_score)
+        self._explicit_unk_score = unk_score is not None
+        self.unmatchable = sorted({int(i) for i in unmatchable})
+        # unknown, byte, empty and unmatchable pieces never match text: they stay out of the lattice
+        excluded = set(self.unmatchable)
         matchable = [
-            (piece, score) if i != unk_id and piece and not _is_byte_piece(piece) else ("", 0.0)
+            (piece, score) if i != unk_id and piece and not _is_byte_piece(piece) and i not in excluded else ("", 0.0)
             for i, (piece, score) in enumerate(self.pieces)
         ]
         self._lattice = Lattice([], [])
@@ -77,6 +86,8 @@ class Unigram(SubwordModel):
             "byte_fallback": self.byte_fallback,
             "alpha": self.alpha,
             "nbest_size": self.nbest_size,
+            "unmatchable": self.unmatchable,
+            "unk_score": self.unk_score if self._explicit_unk_score else None,
         }
 
     # ---- segmentation ----

@@ -1,0 +1,108 @@
+"""sentencepiece ``.model`` files, read without the sentencepiece or protobuf packages.
+
+:func:`load_sentencepiece_model` builds the pipeline the model file describes: sentencepiece's
+normalizer (its precompiled character map, whitespace rules and dummy prefix), its words (a new word
+at each ``▁``, digits apart with ``split_digits``), the Unigram or BPE model with its byte fallback,
+user-defined symbols kept whole, and a decoder back to text. Control pieces (``<s>``, ``</s>``) and
+unused pieces keep their ids but never match text, as in sentencepiece.
+"""
+
+import base64
+import os
+
+from kvec import decoders, normalizers, pretokenizers
+from kvec.errors import FormatError
+from kvec.interop.protobuf import as_float, as_int32, last, read_message
+from kvec.models import BPE, Unigram
+from kvec.pipeline import Tokenizer
+
+__all__ = ["load_sentencepiece_model"]
+
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+UNIGRAM, BPE_TYPE = 1, 2
+
+
+def load_sentencepiece_model(path):
+    """The pipeline of a sentencepiece ``.model`` file (Unigram or BPE).
+
+    Raises:
+        kvec.errors.FormatError: the file is not a sentencepiece model, is truncated, or uses a model
+            type kvec does not have (word, char); the message names the file.
+    """
+    path = os.fspath(path)
+    with open(path, "rb") as f:
+        data = f.read()
+    model = read_message(data, path)
+    trainer = read_message(last(model, 2, b""), path)
+    spec = read_message(last(model, 3, b""), path)
+    pieces = []
+    for raw in model.get(1, []):
+        fields = read_message(raw, path)
+        try:
+            piece = last(fields, 1, b"").decode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError(path, "a piece is not UTF-8") from None
+        score = as_float(last(fields, 2, b"\0\0\0\0")) if len(last(fields, 2, b"\0\0\0\0")) == 4 else 0.0
+        pieces.append((piece, score, last(fields, 3, NORMAL)))
+    if not pieces:
+        raise FormatError(path, "no pieces: not a sentencepiece model")
+    model_type = last(trainer, 3, UNIGRAM)
+    byte_fallback = bool(last(trainer, 35, 0))
+    split_digits = bool(last(trainer, 25, 0))
+    unknown = [i for i, (_, _, kind) in enumerate(pieces) if kind == UNKNOWN]
+    unk_id = unknown[0] if unknown else as_int32(last(trainer, 40, 0))
+    symbols = [piece for piece, _, kind in pieces if kind == USER_DEFINED]
+    unmatchable = [i for i, (_, _, kind) in enumerate(pieces) if kind in (CONTROL, UNUSED)]
+    normalizer = normalizers.SentencePieceNormalizer(
+        base64.b64encode(last(spec, 2, b"")).decode("ascii"),
+        add_dummy_prefix=bool(last(spec, 3, 1)),
+        remove_extra_whitespaces=bool(last(spec, 4, 1)),
+        escape_whitespaces=bool(last(spec, 5, 1)),
+        user_defined_symbols=symbols,
+    )
+    if model_type == UNIGRAM:
+        # as sentencepiece scores them: a user-defined symbol always beats the normal pieces inside it,
+        # and an unknown character costs the lowest normal score less 10
+        normal = [score for _, score, kind in pieces if kind == NORMAL] or [0.0]
+        best = max(normal)
+        vocab = [(p, len(p) * best - 0.1 if kind == USER_DEFINED else s) for p, s, kind in pieces]
+        subwords = Unigram(
+            vocab, unk_id=unk_id, byte_fallback=byte_fallback, unmatchable=unmatchable, unk_score=min(normal) - 10.0
+        )
+    elif model_type == BPE_TYPE:
+        subwords = _bpe(pieces, unk_id, byte_fallback)
+    else:
+        raise FormatError(path, f"unsupported model type {model_type} (kvec reads Unigram and BPE models)")
+    # a Unigram lattice spans the whole text, as sentencepiece's does: its float sums, and so its choice
+    # between equal scores, carry on from word to word; BPE merges never cross a word's ▁
+    words = pretokenizers.SentencePiece(split_digits=split_digits) if model_type == BPE_TYPE else None
+    tokenizer = Tokenizer(
+        subwords,
+        pre_tokenizer=words,
+        decoder=decoders.SentencePiece(add_dummy_prefix=normalizer.add_dummy_prefix),
+        normalizer=normalizer,
+    )
+    if symbols and model_type == BPE_TYPE:  # a Unigram lattice holds them with their bonus instead
+        tokenizer.add_tokens(symbols)
+    return tokenizer
+
+
+def _bpe(pieces, unk_id, byte_fallback):
+    """sentencepiece BPE as merges: a piece is made of the two pieces whose merge gives the highest
+    score, and merges are ranked by the merged piece's score (highest first)."""
+    vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
+    normal = {piece: score for piece, score, kind in pieces if kind in (NORMAL, USER_DEFINED)}
+    merges = []
+    for piece, score in normal.items():
+        for cut in range(1, len(piece)):
+            left, right = piece[:cut], piece[cut:]
+            if left in normal and right in normal:
+                merges.append((score, vocab[piece], left, right))
+    merges.sort(key=lambda m: (-m[0], m[1]))
+    return BPE(
+        vocab,
+        [(left, right) for _, _, left, right in merges],
+        unk_token=pieces[unk_id][0] if 0 <= unk_id < len(pieces) else None,
+        byte_fallback=byte_fallback,
+        fuse_unk=True,
+    )
