@@ -19,6 +19,7 @@ __all__ = [
     "Punctuation",
     "SentencePiece",
     "Sequence",
+    "Split",
     "Whitespace",
     "WhitespaceSplit",
     "byte_level_decode",
@@ -418,6 +419,37 @@ class SentencePiece(_RegexWords):
 
     def get_config(self):
         return {"split_digits": self.split_digits}
+
+
+class Split:
+    """Words cut by a regular expression, with one of Hugging Face's delimiter behaviors: ``"isolated"``
+    keeps each match and each stretch between matches as words (tiktoken's patterns match every
+    character, so their words are the matches), ``"removed"`` drops the matches, and so on.
+
+    Example:
+        >>> [p.text for p in Split(r"\\p{N}{1,3}").pre_tokenize("ab12345c")]
+        ['ab', '123', '45', 'c']
+    """
+
+    def __init__(self, pattern, behavior="isolated"):
+        if behavior not in BEHAVIORS:
+            raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
+        self.pattern = pattern
+        self.behavior = behavior
+        self._pattern = regex.compile(pattern)
+
+    def get_config(self):
+        return {"pattern": self.pattern, "behavior": self.behavior}
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
+
+    @staticmethod
+    def spell(word):
+        return word
 
 
 class Sequence:

@@ -37,6 +37,7 @@ _STAGES = {
         "Punctuation": pretokenizers.Punctuation,
         "SentencePiece": pretokenizers.SentencePiece,
         "Sequence": pretokenizers.Sequence,
+        "Split": pretokenizers.Split,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },

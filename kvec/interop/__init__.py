@@ -2,6 +2,14 @@
 
 from kvec.interop.huggingface import load_tokenizer_json, save_tokenizer_json
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
+from kvec.interop.tiktoken_ranks import load_tiktoken
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 
-__all__ = ["load_bert_vocab", "load_gpt2_files", "load_sentencepiece_model", "load_tokenizer_json", "save_tokenizer_json"]
+__all__ = [
+    "load_bert_vocab",
+    "load_gpt2_files",
+    "load_sentencepiece_model",
+    "load_tiktoken",
+    "load_tokenizer_json",
+    "save_tokenizer_json",
+]

@@ -13,6 +13,8 @@ same.
 
 import json
 
+import regex
+
 from kvec import decoders, normalizers, pretokenizers, serialization
 from kvec.errors import FormatError
 from kvec.models import BPE, Unigram, WordPiece
@@ -180,6 +182,9 @@ class _Reader:
                 i += 1
             if chars and "^" not in body[:1]:
                 return pretokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
+        if ("Regex" in pattern or "String" in pattern) and behavior in _BEHAVIORS:
+            expression = pattern["Regex"] if "Regex" in pattern else regex.escape(pattern["String"])
+            return pretokenizers.Split(expression, self.behavior(behavior))
         self.fail(f"unsupported pre_tokenizer Split with pattern {pattern!r} and behavior {behavior!r}")
 
     def behavior(self, name):
@@ -291,6 +296,17 @@ def to_tokenizer_json_str(tokenizer):
     if tokenizer.model is None:
         raise ValueError("the tokenizer has no model yet: train it first")
     special = tokenizer.added_vocabulary.special
+    # tokenizers gives a token its model id, or else the next id after the model's vocabulary, in order
+    model_vocab, next_id = tokenizer.model.get_vocab(), len(tokenizer.model.get_vocab())
+    for token, token_id in sorted(tokenizer.added_vocabulary.ids.items(), key=lambda item: item[1]):
+        expected = model_vocab.get(token)
+        if expected is None:
+            expected, next_id = next_id, next_id + 1
+        if token_id != expected:
+            raise ValueError(
+                f"added token {token!r} has id {token_id}, but tokenizer.json would give it {expected} "
+                "(tokenizers numbers added tokens right after the model's vocabulary)"
+            )
     added = [
         {
             "id": token_id,
@@ -387,6 +403,9 @@ def _pre_tokenizer_json(pre_tokenizer):
         if not pre_tokenizer.split_digits:
             return words
         return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
+    if isinstance(pre_tokenizer, pretokenizers.Split):
+        behavior = {v: k for k, v in _BEHAVIORS.items()}[pre_tokenizer.behavior]
+        return {"type": "Split", "pattern": {"Regex": pre_tokenizer.pattern}, "behavior": behavior, "invert": False}
     if isinstance(pre_tokenizer, pretokenizers.Metaspace):
         return {"type": "Metaspace", **pre_tokenizer.get_config()}
     if isinstance(pre_tokenizer, (pretokenizers.Punctuation, pretokenizers.Digits)):
