@@ -770,7 +770,10 @@ def tokenizer_from_json(json_string):
     """
     source = "tokenizer JSON string"
     if isinstance(json_string, bytes):
-        json_string = json_string.decode("utf-8")
+        try:
+            json_string = json_string.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise FormatError(source, f"not UTF-8 text ({e})") from None
     if not isinstance(json_string, str):
         raise TypeError(f"json_string must be a str, got {_type_name(json_string)}")
     try:

@@ -46,6 +46,8 @@ class CharsMap:
         """``(value, length)`` of the longest trie key that is a prefix of ``key`` (bytes), or None."""
         units, found = self._units, None
         size = len(units)
+        if not size:
+            return None
         node = units[0]
         position = (node >> 10) << ((node & (1 << 9)) >> 6)
         for i, byte in enumerate(key):
@@ -58,7 +60,7 @@ class CharsMap:
             if unit & ((1 << 31) | 0xFF) != byte:
                 break
             position ^= (unit >> 10) << ((unit & (1 << 9)) >> 6)
-            if (unit >> 8) & 1:
+            if (unit >> 8) & 1 and 0 <= position < size:
                 found = (units[position] & ((1 << 31) - 1), i + 1)
         return found
 

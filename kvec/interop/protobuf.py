@@ -54,13 +54,21 @@ def _varint(data, position, source):
             raise FormatError(source, "a number longer than 10 bytes")
 
 
-def last(fields, field, default=None):
-    """The last value of ``field`` (protobuf's rule for repeated scalars read as one)."""
+def last(fields, field, default, source):
+    """The last value of ``field`` (protobuf's rule for a scalar seen twice), which must have the type
+    of ``default`` (int for varints, bytes otherwise); ``FormatError`` naming ``source`` if not."""
     values = fields.get(field)
-    return values[-1] if values else default
+    if not values:
+        return default
+    value = values[-1]
+    if type(value) is not type(default):
+        raise FormatError(source, f"field {field} has the wrong wire type")
+    return value
 
 
-def as_float(raw):
+def as_float(raw, source):
+    if len(raw) != 4:
+        raise FormatError(source, "a float field is not 4 bytes")
     return struct.unpack("<f", raw)[0]
 
 

@@ -33,46 +33,54 @@ def load_sentencepiece_model(path):
     with open(path, "rb") as f:
         data = f.read()
     model = read_message(data, path)
-    trainer = read_message(last(model, 2, b""), path)
-    spec = read_message(last(model, 3, b""), path)
+    trainer = read_message(last(model, 2, b"", path), path)
+    spec = read_message(last(model, 3, b"", path), path)
     pieces = []
     for raw in model.get(1, []):
+        if not isinstance(raw, bytes):
+            raise FormatError(path, "field 1 has the wrong wire type")
         fields = read_message(raw, path)
         try:
-            piece = last(fields, 1, b"").decode("utf-8")
+            piece = last(fields, 1, b"", path).decode("utf-8")
         except UnicodeDecodeError:
             raise FormatError(path, "a piece is not UTF-8") from None
-        score = as_float(last(fields, 2, b"\0\0\0\0")) if len(last(fields, 2, b"\0\0\0\0")) == 4 else 0.0
-        pieces.append((piece, score, last(fields, 3, NORMAL)))
+        if not piece:
+            raise FormatError(path, f"piece {len(pieces)} is empty")
+        pieces.append((piece, as_float(last(fields, 2, bytes(4), path), path), last(fields, 3, NORMAL, path)))
     if not pieces:
         raise FormatError(path, "no pieces: not a sentencepiece model")
-    model_type = last(trainer, 3, UNIGRAM)
-    byte_fallback = bool(last(trainer, 35, 0))
-    split_digits = bool(last(trainer, 25, 0))
+    model_type = last(trainer, 3, UNIGRAM, path)
+    byte_fallback = bool(last(trainer, 35, 0, path))
+    split_digits = bool(last(trainer, 25, 0, path))
     unknown = [i for i, (_, _, kind) in enumerate(pieces) if kind == UNKNOWN]
-    unk_id = unknown[0] if unknown else as_int32(last(trainer, 40, 0))
+    unk_id = unknown[0] if unknown else as_int32(last(trainer, 40, 0, path))
     symbols = [piece for piece, _, kind in pieces if kind == USER_DEFINED]
     unmatchable = [i for i, (_, _, kind) in enumerate(pieces) if kind in (CONTROL, UNUSED)]
     normalizer = normalizers.SentencePieceNormalizer(
-        base64.b64encode(last(spec, 2, b"")).decode("ascii"),
-        add_dummy_prefix=bool(last(spec, 3, 1)),
-        remove_extra_whitespaces=bool(last(spec, 4, 1)),
-        escape_whitespaces=bool(last(spec, 5, 1)),
+        base64.b64encode(last(spec, 2, b"", path)).decode("ascii"),
+        add_dummy_prefix=bool(last(spec, 3, 1, path)),
+        remove_extra_whitespaces=bool(last(spec, 4, 1, path)),
+        escape_whitespaces=bool(last(spec, 5, 1, path)),
         user_defined_symbols=symbols,
     )
-    if model_type == UNIGRAM:
-        # as sentencepiece scores them: a user-defined symbol always beats the normal pieces inside it,
-        # and an unknown character costs the lowest normal score less 10
-        normal = [score for _, score, kind in pieces if kind == NORMAL] or [0.0]
-        best = max(normal)
-        vocab = [(p, len(p) * best - 0.1 if kind == USER_DEFINED else s) for p, s, kind in pieces]
-        subwords = Unigram(
-            vocab, unk_id=unk_id, byte_fallback=byte_fallback, unmatchable=unmatchable, unk_score=min(normal) - 10.0
-        )
-    elif model_type == BPE_TYPE:
-        subwords = _bpe(pieces, unk_id, byte_fallback)
-    else:
-        raise FormatError(path, f"unsupported model type {model_type} (kvec reads Unigram and BPE models)")
+    try:
+        if model_type == UNIGRAM:
+            # as sentencepiece scores them: a user-defined symbol always beats the normal pieces inside it,
+            # and an unknown character costs the lowest normal score less 10
+            normal = [score for _, score, kind in pieces if kind == NORMAL] or [0.0]
+            best = max(normal)
+            vocab = [(p, len(p) * best - 0.1 if kind == USER_DEFINED else s) for p, s, kind in pieces]
+            subwords = Unigram(
+                vocab, unk_id=unk_id, byte_fallback=byte_fallback, unmatchable=unmatchable, unk_score=min(normal) - 10.0
+            )
+        elif model_type == BPE_TYPE:
+            subwords = _bpe(pieces, unk_id, byte_fallback)
+        else:
+            raise FormatError(path, f"unsupported model type {model_type} (kvec reads Unigram and BPE models)")
+    except (ValueError, TypeError, KeyError) as e:
+        if isinstance(e, FormatError):
+            raise
+        raise FormatError(path, f"invalid model ({e})") from None
     # a Unigram lattice spans the whole text, as sentencepiece's does: its float sums, and so its choice
     # between equal scores, carry on from word to word; BPE merges never cross a word's ▁
     words = pretokenizers.SentencePiece(split_digits=split_digits) if model_type == BPE_TYPE else None

@@ -59,8 +59,12 @@ def load_tiktoken(path, pattern="cl100k_base", special_tokens=None):
             raise FormatError(path, f"token of rank {rank} cannot be made from two lower-ranked tokens")
         merges.append(tuple("".join(spell[b] for b in part) for part in parts))
     words = pretokenizers.Split(PATTERNS.get(pattern, pattern), behavior="isolated")
+    try:
+        model = BPE(vocab, merges, ignore_merges=True)
+    except ValueError as e:
+        raise FormatError(path, f"the ranks do not make a BPE model ({e})") from None
     tokenizer = Tokenizer(
-        BPE(vocab, merges, ignore_merges=True),
+        model,
         pre_tokenizer=pretokenizers.Sequence([words, pretokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
         decoder=decoders.ByteLevel(),
     )
