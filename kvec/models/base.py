@@ -23,7 +23,15 @@ class SubwordModel:
         """The token ids of one pre-tokenized word."""
         return [i for i, _, _ in self.tokenize_spans(word)]
 
+    def __reduce__(self):
+        # native tables do not pickle: a copy (for worker processes) is rebuilt from the configuration
+        return (_from_config, (type(self), self.get_config()))
+
     def __call__(self, text):
         """The tokens of a text split on whitespace: a bare model is an ``analyzer`` for
         :class:`kvec.Tokenizer` too (a pipeline adds normalization and a decoder)."""
         return [token for word in text.split() for token in self.tokenize(word)]
+
+
+def _from_config(cls, config):
+    return cls(**config)

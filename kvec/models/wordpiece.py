@@ -61,8 +61,3 @@ class WordPiece(SubwordModel):
                 self.vocab, self.continuing_subword_prefix, self.unk_token, self.max_input_chars_per_word
             )
         return self._table
-
-    def __getstate__(self):
-        state = dict(self.__dict__)
-        state["_table"] = None  # a C object: rebuilt on first use
-        return state
