@@ -1,7 +1,6 @@
 """Encoding from 8 threads and from worker processes gives the serial results, for every kind of
 tokenizer (the word caches are shared by the threads)."""
 
-import threading
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
@@ -10,6 +9,7 @@ from hf_models import TEXTS
 from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.presets import keras_subword
+from threads import in_threads
 
 KINDS = ["wordpiece", "bytelevel_bpe", "unigram", "keras", "keras_jieba"]
 
@@ -53,18 +53,7 @@ def test_eight_threads_give_the_serial_ids(tokenizer):
     parts = batches()
     serial = [encode(tokenizer, part) for part in parts]
     fresh = build_copy(tokenizer)  # a cold cache, filled by all threads at once
-    results = [None] * len(parts)
-
-    def work(k):
-        for i in range(k, len(parts), 8):
-            results[i] = encode(fresh, parts[i])
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert results == serial
+    assert in_threads(lambda part: encode(fresh, part), parts) == serial
 
 
 def test_worker_processes_give_the_serial_ids(tokenizer):

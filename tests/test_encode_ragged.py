@@ -1,14 +1,13 @@
 """``Tokenizer.encode_ragged`` and its C encoder: the same words as the pre-tokenizers' regular
 expressions over every code point, the same ids as ``encode_batch``, and safe from many threads."""
 
-import threading
-
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import normalizers
+from threads import in_threads
 from kvec._encoder import WordEncoder
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
@@ -144,17 +143,7 @@ def test_eight_threads_give_the_serial_ids():
         for _ in range(16)
     ]
     serial = [tuple(a.tolist() for a in Tokenizer.from_str(tok.to_str()).encode_ragged(b)) for b in batches]
-    results = [None] * len(batches)
-
-    def work(k):
-        for i in range(k, len(batches), 8):
-            results[i] = tuple(a.tolist() for a in tok.encode_ragged(batches[i]))
-
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = in_threads(lambda batch: tuple(a.tolist() for a in tok.encode_ragged(batch)), batches)
     assert results == serial
 
 
