@@ -7,11 +7,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import normalizers
-from threads import in_threads
 from kvec._encoder import WordEncoder
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit
+from threads import in_threads
 
 CLASS_SPLITTERS = [
     BertPreTokenizer(),
