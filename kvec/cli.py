@@ -15,13 +15,12 @@ in ``--n-jobs`` processes. ``-o`` writes kvec's JSON, or Hugging Face's ``tokeni
 
 import argparse
 import glob
-import json
 import os
 import sys
 from collections import Counter
 
 from kvec import decoders, normalizers, serialization
-from kvec.errors import FormatError, KvecError
+from kvec.errors import KvecError, parse_json
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Whitespace
 
@@ -109,13 +108,10 @@ def load(path):
     from kvec.interop import huggingface
 
     path, text = serialization.read_text(path)
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(path, f"not valid JSON ({e})") from None
+    document = parse_json(text, path)
     if isinstance(document, dict) and "kvec_format" in document:
         return Tokenizer._from_stages(serialization.from_document(document, path))
-    return huggingface.from_tokenizer_json_str(text, source=path)
+    return huggingface.from_tokenizer_json_document(document, path)
 
 
 # ---- the commands ----------------------------------------------------------------------------------

@@ -7,6 +7,17 @@ working.
 """
 
 
+import json
+
+
+def parse_json(text, source):
+    """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FormatError(source, f"not valid JSON ({e})") from None
+
+
 class KvecError(Exception):
     """Base class of every error that kvec raises on its own account."""
 

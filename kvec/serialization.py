@@ -13,7 +13,7 @@ import os
 import tempfile
 
 from kvec import chinese, decoders, normalizers, pretokenizers, processors
-from kvec.errors import FormatError
+from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, Unigram, WordPiece
 
 FORMAT_VERSION = 1
@@ -126,11 +126,7 @@ def component(stage, entry, source):
 
 
 def loads(text, source="kvec tokenizer JSON string"):
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(source, f"not valid JSON ({e})") from None
-    return from_document(document, source)
+    return from_document(parse_json(text, source), source)
 
 
 def read_text(path):

@@ -27,7 +27,7 @@ import numpy as np
 
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
-from kvec.errors import FormatError
+from kvec.errors import FormatError, parse_json
 
 __all__ = [
     "CHINESE_PUNCTUATION",
@@ -776,10 +776,7 @@ def tokenizer_from_json(json_string):
             raise FormatError(source, f"not UTF-8 text ({e})") from None
     if not isinstance(json_string, str):
         raise TypeError(f"json_string must be a str, got {_type_name(json_string)}")
-    try:
-        document = json.loads(json_string)
-    except json.JSONDecodeError as e:
-        raise FormatError(source, f"not valid JSON ({e})") from None
+    document = parse_json(json_string, source)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise FormatError(source, 'expected an object with a "config" object')
     config = dict(document["config"])

@@ -16,12 +16,18 @@ import json
 import regex
 
 from kvec import decoders, normalizers, pretokenizers, serialization
-from kvec.errors import FormatError
+from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, Unigram, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.processors import TemplateProcessing
 
-__all__ = ["load_tokenizer_json", "save_tokenizer_json", "from_tokenizer_json_str", "to_tokenizer_json_str"]
+__all__ = [
+    "from_tokenizer_json_document",
+    "from_tokenizer_json_str",
+    "load_tokenizer_json",
+    "save_tokenizer_json",
+    "to_tokenizer_json_str",
+]
 
 _BEHAVIORS = {
     "Removed": "removed",
@@ -45,10 +51,11 @@ def load_tokenizer_json(path):
 
 def from_tokenizer_json_str(text, source="tokenizer.json string"):
     """:func:`load_tokenizer_json` of the file's text."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(source, f"not valid JSON ({e})") from None
+    return from_tokenizer_json_document(parse_json(text, source), source)
+
+
+def from_tokenizer_json_document(document, source):
+    """:func:`load_tokenizer_json` of the parsed document; ``source`` names it in errors."""
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise FormatError(source, 'expected an object with a "model" object')
     reader = _Reader(source)
@@ -151,12 +158,7 @@ class _Reader:
         if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
             return getattr(pretokenizers, kind)()
         if kind == "Metaspace":
-            scheme = entry.get("prepend_scheme")
-            if scheme is None:  # files before tokenizers 0.14 say add_prefix_space
-                scheme = "always" if entry.get("add_prefix_space", True) else "never"
-            return pretokenizers.Metaspace(
-                replacement=entry.get("replacement", "▁"), prepend_scheme=scheme, split=entry.get("split", True)
-            )
+            return pretokenizers.Metaspace(**self.metaspace(entry))
         if kind == "Punctuation":
             return pretokenizers.Punctuation(self.behavior(entry.get("behavior", "Isolated")))
         if kind == "Digits":
@@ -187,6 +189,14 @@ class _Reader:
             return pretokenizers.Split(expression, self.behavior(behavior))
         self.fail(f"unsupported pre_tokenizer Split with pattern {pattern!r} and behavior {behavior!r}")
 
+    @staticmethod
+    def metaspace(entry):
+        """The arguments of a Metaspace pre-tokenizer or decoder."""
+        scheme = entry.get("prepend_scheme")
+        if scheme is None:  # files before tokenizers 0.14 say add_prefix_space
+            scheme = "always" if entry.get("add_prefix_space", True) else "never"
+        return {"replacement": entry.get("replacement", "▁"), "prepend_scheme": scheme, "split": entry.get("split", True)}
+
     def behavior(self, name):
         if name not in _BEHAVIORS:
             self.fail(f"unknown split behavior {name!r}")
@@ -199,10 +209,7 @@ class _Reader:
         if kind == "WordPiece":
             return decoders.WordPiece(prefix=entry.get("prefix", "##"), cleanup=entry.get("cleanup", True))
         if kind == "Metaspace":
-            scheme = entry.get("prepend_scheme")
-            if scheme is None:
-                scheme = "always" if entry.get("add_prefix_space", True) else "never"
-            return decoders.Metaspace(replacement=entry.get("replacement", "▁"), prepend_scheme=scheme, split=entry.get("split", True))
+            return decoders.Metaspace(**self.metaspace(entry))
         if kind == "Sequence" and self._is_sentencepiece_decoder(entry.get("decoders") or []):
             return decoders.SentencePiece(add_dummy_prefix=len(entry["decoders"]) == 4)
         self.fail(f"unsupported decoder {kind!r}")

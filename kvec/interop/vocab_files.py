@@ -5,10 +5,9 @@ and ``ByteLevelBPETokenizer`` do, so the ids are the same. Bad files raise
 :class:`kvec.errors.FormatError` naming the file and the line.
 """
 
-import json
 
 from kvec import decoders, normalizers, pretokenizers, serialization
-from kvec.errors import FormatError
+from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.processors import TemplateProcessing
@@ -93,10 +92,7 @@ def load_gpt2_files(vocab_path, merges_path, add_prefix_space=False):
         ['hi', 'Ġhi']
     """
     vocab_path, text = serialization.read_text(vocab_path)
-    try:
-        vocab = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(vocab_path, f"not valid JSON ({e})") from None
+    vocab = parse_json(text, vocab_path)
     if not isinstance(vocab, dict) or not all(isinstance(t, str) and isinstance(i, int) for t, i in vocab.items()):
         raise FormatError(vocab_path, "expected an object of token: id")
     merges_path, lines = _lines(merges_path)

@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 from kvec import serialization
-from kvec.errors import FormatError
+from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Tokenizer as Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
 from kvec.token_ids import as_id_tokenizer, ragged_ids
@@ -147,10 +147,7 @@ def token_source(tokenizer):
 def source_from_json(text, source):
     """Rebuild what :meth:`IdSource.to_json` or :meth:`WordSource.to_json` wrote; ``source`` names
     the file in a :class:`kvec.errors.FormatError`."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise FormatError(source, f"not valid JSON ({e})") from None
+    document = parse_json(text, source)
     if not isinstance(document, dict) or len(document) != 1:
         raise FormatError(source, "expected an object with one tokenizer entry")
     (key, value), = document.items()
