@@ -5,7 +5,8 @@
  *                0 separates words and is dropped, 1 is a word of its own, 2..255 form words of maximal
  *                runs of the same class (BERT's split is whitespace 0, punctuation 1, the rest 2).
  *       tokenize: callable word -> list of int ids, the pipeline's own model; called once per distinct
- *                word (a cache of at most max_words words, emptied when full, remembers the answers).
+ *                word (a cache of at most max_words words and 64 MB of records, emptied when full,
+ *                remembers the answers).
  *       triggers: characters that flag a text (the first characters of tokens matched before the model).
  *       gpt2: cut words as GPT-2's regular expression does instead (classes: 2 other, 3 whitespace,
  *                4 letters, 5 numbers).
@@ -77,9 +78,18 @@ typedef struct {
     int lock_ready;
 } WordEncoder;
 
+/* The records kept across batches, in int64s (64 MB): past it the cache starts again, and a pool that
+ * grew larger (one batch's new words may need more) is given back. */
+#define POOL_BUDGET ((Py_ssize_t)1 << 23)
+
 static int
 cache_reset(WordEncoder *self)
 {
+    if (self->pool.capacity > POOL_BUDGET) {
+        PyMem_RawFree(self->pool.data);
+        self->pool.data = NULL;
+        self->pool.capacity = 0;
+    }
     PyMem_RawFree(self->cells);
     self->cells = PyMem_RawCalloc(1024, sizeof(Cell));
     self->mask = 1023;
@@ -278,7 +288,7 @@ encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
     if (!seq) return -1;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), record = self->pool.length;
     Py_ssize_t size = REC_HEADER + n + (w->length + 1) / 2;
-    if (n > 0x7fffffff || w->length > 0x7fffffff || int64s_reserve(&self->pool, size) < 0) {
+    if (n > 0x7fffffff || w->length > 0x7fffffff || record + size >= 0xffffffff || int64s_reserve(&self->pool, size) < 0) {
         Py_DECREF(seq);
         PyErr_NoMemory();
         return -1;
@@ -539,8 +549,8 @@ static int
 encoder_fill_misses(WordEncoder *self, PyObject **texts, Int64s *values, Int64s *lengths, Misses *misses)
 {
     /* a full cache starts again (records learnt below stay valid until the next batch); so does one
-     * whose records would outgrow the cells' 32-bit offsets */
-    if ((Py_ssize_t)self->used + misses->length > self->max_words || self->pool.length > (Py_ssize_t)1 << 31) {
+     * whose records pass the memory budget */
+    if ((Py_ssize_t)self->used + misses->length > self->max_words || self->pool.length > POOL_BUDGET) {
         if (cache_reset(self) < 0) return -1;
     }
     for (Py_ssize_t m = 0; m < misses->length; m++) {

@@ -2,6 +2,7 @@
 
 import codecs
 import json
+import random
 import this
 from collections import Counter
 
@@ -155,3 +156,46 @@ def test_native_merge_equals_the_reference_merge(word_counts, vocab_size, words)
     for word in list(word_counts) + words:
         symbols = model._symbols(word)
         assert model._merge_native(symbols) == model._merge(symbols, None)
+
+
+# ---- long words: merged through the index of pair places ----------------------------------------------
+
+LONG_WORDS = st.text(alphabet="aab", min_size=65, max_size=400) | st.text(alphabet="abcd", min_size=65, max_size=400)
+
+
+@given(
+    long_words=st.dictionaries(LONG_WORDS, st.integers(1, 4), min_size=1, max_size=3),
+    short_words=st.dictionaries(st.text(alphabet="abcd", min_size=1, max_size=8), st.integers(1, 6), max_size=8),
+    vocab_size=st.integers(5, 120),
+    max_token_length=st.sampled_from([None, 3]),
+)
+def test_long_words_train_as_hf(long_words, short_words, vocab_size, max_token_length):
+    word_counts = {**short_words, **long_words}
+    options = dict(vocab_size=vocab_size, max_token_length=max_token_length)
+    vocab, merges, _ = hf_train(word_counts, **options)
+    model = BpeTrainer(**options).train_from_counts(word_counts)
+    assert model.vocab == vocab
+    assert model.merges == merges
+
+
+def test_a_word_of_twenty_thousand_characters_trains_as_hf():
+    rng = random.Random(3)
+    word = "".join(rng.choices("abcab ", k=20_000)).replace(" ", "c")
+    word_counts = {word: 2, "abc": 5, "cab": 1}
+    vocab, merges, tokenizer = hf_train(word_counts, vocab_size=300)
+    model = BpeTrainer(vocab_size=300).train_from_counts(word_counts)
+    assert model.vocab == vocab
+    assert model.merges == merges
+    assert model.tokenize_ids(word) == tokenizer.encode(word).ids
+
+
+@given(
+    word_counts=st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=300), st.integers(1, 4), min_size=1, max_size=6),
+    vocab_size=st.integers(10, 200),
+    affixes=st.sampled_from([{}, {"continuing_subword_prefix": "##"}, {"end_of_word_suffix": "</w>"}]),
+    probes=st.lists(st.text(alphabet="abcdef", min_size=256, max_size=600), max_size=3),
+)
+def test_long_word_ids_skip_the_spans_and_equal_them(word_counts, vocab_size, affixes, probes):
+    model = BpeTrainer(vocab_size=vocab_size, **affixes).train_from_counts(word_counts)
+    for word in list(word_counts) + probes:  # "f" is unknown: those words take the spans path
+        assert model.tokenize_ids(word) == [i for i, _, _ in model.tokenize_spans(word)]

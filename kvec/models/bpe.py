@@ -13,6 +13,7 @@ they are dropped. Given the same vocabulary and merges, the ids equal Hugging Fa
 import heapq
 import random
 from collections import OrderedDict
+from itertools import islice
 
 from kvec._native import BpeRanks
 from kvec.models.base import SubwordModel
@@ -115,6 +116,30 @@ class BPE(SubwordModel):
                     self._cache.popitem(last=False)
                 self._cache[word] = cached
         return list(cached)
+
+    def tokenize_ids(self, word):
+        """The token ids of one word. A long word (256 characters or more, never cached) whose
+        characters are all in the vocabulary skips the spans: its memory stays a few dozen bytes a
+        character."""
+        if len(word) < 256 or self.dropout or (self.ignore_merges and word in self.vocab):
+            return [i for i, _, _ in self.tokenize_spans(word)]
+        ids = self._plain_symbol_ids(word)
+        if ids is None:
+            return [i for i, _, _ in self.tokenize_spans(word)]
+        return self._native.merge(ids, False)
+
+    def _plain_symbol_ids(self, word):
+        """The initial symbol ids of a word, or None when a character needs the unknown rules."""
+        get, prefix, suffix = self.vocab.get, self.continuing_subword_prefix, self.end_of_word_suffix
+        if prefix:
+            ids = [get(word[0])]
+            ids.extend(get(prefix + c) for c in islice(word, 1, None))
+        else:
+            ids = list(map(get, word))
+        if suffix:
+            last = word[-1] if len(word) == 1 or not prefix else prefix + word[-1]
+            ids[-1] = get(last + suffix)
+        return None if None in ids else ids
 
     def _symbols(self, word):
         """Initial ``(id, start, end)`` symbols of a word, with the library's unknown-character rules."""

@@ -20,6 +20,7 @@ Two tie rules decide between pairs of equal count:
 
 import heapq
 import sys
+from array import array
 from collections.abc import Mapping
 
 from kvec._native import bpe_merge_loop
@@ -112,10 +113,10 @@ class BpeTrainer:
                 add(f"<0x{b:02X}>")
         for c in self._alphabet(items):
             add(c)
-        words, counts = self._split_words(items, vocab, add)
+        words = self._split_words(items, vocab, add)
 
         merge_round = _merge_like_hf if self.tie_break == "ids" else _merge_first_in_corpus
-        merges = merge_round(self, words, counts, vocab, tokens, add)
+        merges = merge_round(self, *words, vocab, tokens, add)
         return BPE(
             vocab=vocab,
             merges=[(tokens[a], tokens[b]) for a, b in merges],
@@ -141,23 +142,28 @@ class BpeTrainer:
         return sorted(kept)
 
     def _split_words(self, items, vocab, add):
+        """The words as symbol ids back to back (``array('i')``), each word's length (``array('q')``)
+        and the counts: 4 bytes a character, so a single word of millions of characters fits."""
         prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
-        words, counts = [], []
+        ids, sizes, counts = array("i"), array("q"), []
         for word, count in items:
-            symbols = []
-            last = len(word) - 1
-            for i, c in enumerate(word):
-                if c not in vocab:
-                    continue  # outside the alphabet: skipped, its neighbours become adjacent
-                s = c
-                if i > 0 and prefix:
-                    s = prefix + s
-                if i == last and suffix:
-                    s = s + suffix
-                symbols.append(add(s))
-            words.append(_Word(symbols))
+            before = len(ids)
+            if prefix or suffix:
+                last = len(word) - 1
+                for i, c in enumerate(word):
+                    if c not in vocab:
+                        continue  # outside the alphabet: skipped, its neighbours become adjacent
+                    s = c
+                    if i > 0 and prefix:
+                        s = prefix + s
+                    if i == last and suffix:
+                        s = s + suffix
+                    ids.append(add(s))
+            else:
+                ids.extend(vocab[c] for c in word if c in vocab)
+            sizes.append(len(ids) - before)
             counts.append(count)
-        return words, counts
+        return ids, sizes, counts
 
     def _new_token(self, tokens, a, b):
         part_b = tokens[b]
@@ -228,7 +234,7 @@ def merge_everywhere(words, counts, where, pair_counts, a, b, new, max_length):
     return changed_pairs, merged
 
 
-def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
+def _merge_like_hf(trainer, ids, sizes, counts, vocab, tokens, add):
     """The merge loop of Hugging Face's BpeTrainer (native: entry word sets and lazy refresh included)."""
     bar = progress_bar(trainer.show_progress, total=trainer.vocab_size, initial=len(vocab), desc="BPE merges")
 
@@ -238,7 +244,8 @@ def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
         return new, len(vocab)
 
     merges = bpe_merge_loop(
-        [word.ids for word in words],
+        ids,
+        sizes,
         counts,
         trainer.vocab_size,
         len(vocab),
@@ -252,8 +259,12 @@ def _merge_like_hf(trainer, words, counts, vocab, tokens, add):
     return sorted(last_rank, key=last_rank.__getitem__)
 
 
-def _merge_first_in_corpus(trainer, words, counts, vocab, tokens, add):
+def _merge_first_in_corpus(trainer, ids, sizes, counts, vocab, tokens, add):
     """Most frequent pair, ties to the first occurrence in corpus order; every occurrence merged."""
+    words, at = [], 0
+    for size in sizes:
+        words.append(_Word(ids[at : at + size].tolist()))
+        at += size
     max_length = trainer.max_token_length or sys.maxsize
     pair_counts, where = _count_pairs(words, counts)
     heap = [(-count, pair) for pair, count in pair_counts.items() if count > 0]
