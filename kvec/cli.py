@@ -20,6 +20,7 @@ import sys
 from collections import Counter
 
 from kvec import decoders, normalizers, serialization
+from kvec.atomic import atomic_write
 from kvec.errors import KvecError, parse_json
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Whitespace
@@ -207,7 +208,9 @@ def plot_lengths(lengths, path):
     axes.set_ylabel("tokens")
     axes.set_title("kvec: token lengths")
     figure.tight_layout()
-    figure.savefig(path)
+    image_format = os.path.splitext(path)[1].lstrip(".").lower() or "png"
+    with atomic_write(path, binary=True) as f:
+        figure.savefig(f, format=image_format)
     plt.close(figure)
 
 

@@ -10,9 +10,9 @@ old file or the new one, never a partial one.
 
 import json
 import os
-import tempfile
 
 from kvec import chinese, decoders, normalizers, pretokenizers, processors
+from kvec.atomic import atomic_write
 from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, Unigram, WordPiece
 
@@ -145,17 +145,6 @@ def load(path):
 
 
 def save(document, path):
-    """Write ``document`` as JSON to ``path`` atomically (temporary file, fsync, rename)."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=".kvec-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(document, f, ensure_ascii=False)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    """Write ``document`` as JSON to ``path`` atomically (see :mod:`kvec.atomic`)."""
+    with atomic_write(path) as f:
+        json.dump(document, f, ensure_ascii=False)

@@ -20,6 +20,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from kvec.atomic import atomic_write
 from kvec.layers.sources import IdSource, source_from_json, token_source
 
 __all__ = ["TextVectorization"]
@@ -321,10 +322,11 @@ class TextVectorization(keras.layers.TextVectorization):
         super().save_assets(dir_path)
         if self._kvec_kind is None:
             return
-        with open(os.path.join(dir_path, TOKENIZER_ASSET), "w", encoding="utf-8") as f:
+        with atomic_write(os.path.join(dir_path, TOKENIZER_ASSET)) as f:
             f.write(self._source().to_json())
         if self._ids_idf is not None:
-            np.save(os.path.join(dir_path, "kvec_idf_weights.npy"), self._ids_idf)
+            with atomic_write(os.path.join(dir_path, "kvec_idf_weights.npy"), binary=True) as f:
+                np.save(f, self._ids_idf)
 
     def load_assets(self, dir_path):
         super().load_assets(dir_path)

@@ -1,0 +1,188 @@
+"""Saves are atomic: a writer killed at any point leaves the old file or the new one, never a corrupt one.
+
+Each writer runs in a subprocess that replaces an old file (version A) with a new one (version B) and is
+killed with SIGKILL: at fixed points (in the middle of writing, before the fsync, before the rename)
+and, in a second test, after random delays while it rewrites the file in a loop. The target must then
+hold exactly A or B.
+"""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kvec.atomic import atomic_write
+
+# The child process: `python -c CHILD WRITER PATH VERSION KILL_POINT`. A kill point patches the step
+# where the process dies; "loop" rewrites versions A and B forever instead.
+CHILD = r"""
+import os, signal, sys
+
+writer, path, version, kill_point = sys.argv[1:5]
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+if kill_point == "fsync":
+    os.fsync = die
+elif kill_point == "replace":
+    os.replace = die
+elif kill_point == "middle":
+    real_fdopen = os.fdopen
+
+    class DiesHalfway:
+        def __init__(self, f):
+            self.f, self.written = f, 0
+        def write(self, data):
+            self.written += len(data)
+            if self.written > 2000:
+                self.f.write(data[: len(data) // 2])
+                self.f.flush()
+                die()
+            return self.f.write(data)
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+        def __enter__(self):
+            return self
+        def __exit__(self, *exc):
+            return self.f.__exit__(*exc)
+
+    os.fdopen = lambda *a, **k: DiesHalfway(real_fdopen(*a, **k))
+
+sys.path.insert(0, os.environ["KVEC_TESTS"])
+from test_atomic_saves import write_version
+
+if kill_point == "loop":
+    while True:
+        for v in "AB":
+            write_version(writer, path, v)
+else:
+    write_version(writer, path, version)
+    sys.exit(3)  # not killed: the kill point was never reached
+"""
+
+WRITERS = ("pipeline_save", "tokenizer_json", "plot")
+
+
+def tokenizer(version):
+    """A WordPiece pipeline of 20,000 tokens; versions A and B differ in their token order."""
+    from kvec.models import WordPiece
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import Whitespace
+
+    tokens = ["[UNK]"] + [f"tok{i:05d}" for i in range(20_000)]
+    if version == "B":
+        tokens = tokens[:1] + tokens[:0:-1]
+    return Tokenizer(WordPiece({t: i for i, t in enumerate(tokens)}), pre_tokenizer=Whitespace())
+
+
+def write_version(writer, path, version):
+    if writer == "pipeline_save":
+        tokenizer(version).save(path)
+    elif writer == "tokenizer_json":
+        from kvec.interop import save_tokenizer_json
+
+        save_tokenizer_json(tokenizer(version), path)
+    else:
+        from kvec.cli import plot_lengths
+
+        plot_lengths({1: 10, 2: 30, 3: 20} if version == "A" else {1: 5, 2: 7, 3: 40, 4: 2}, path)
+
+
+def target(tmp_path, writer):
+    return str(tmp_path / ("lengths.png" if writer == "plot" else "tokenizer.json"))
+
+
+def expected_contents(tmp_path, writer):
+    """The bytes of versions A and B, written without interruption."""
+    contents = {}
+    for version in "AB":
+        path = str(tmp_path / f"expected-{version}{os.path.splitext(target(tmp_path, writer))[1]}")
+        write_version(writer, path, version)
+        with open(path, "rb") as f:
+            contents[version] = f.read()
+    assert contents["A"] != contents["B"]
+    return contents
+
+
+def run_child(writer, path, version, kill_point, wait=True):
+    env = {**os.environ, "KVEC_TESTS": os.path.dirname(__file__), "MPLBACKEND": "Agg"}
+    command = [sys.executable, "-c", CHILD, writer, path, version, kill_point]
+    if not wait:
+        return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.run(command, env=env, capture_output=True, timeout=120)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+@pytest.mark.parametrize("kill_point", ["middle", "fsync", "replace"])
+def test_a_writer_killed_at_each_step_leaves_the_old_file(writer, kill_point, tmp_path):
+    contents = expected_contents(tmp_path, writer)
+    path = target(tmp_path, writer)
+    write_version(writer, path, "A")
+    done = run_child(writer, path, "B", kill_point)
+    assert done.returncode == -signal.SIGKILL, done.stderr.decode()
+    assert read(path) == contents["A"]
+    if writer != "plot":
+        from kvec.pipeline import Tokenizer
+
+        loaded = Tokenizer.from_file(path) if writer == "pipeline_save" else None
+        assert loaded is None or loaded.get_vocab() == tokenizer("A").get_vocab()
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_a_writer_killed_at_random_moments_leaves_a_whole_version(writer, tmp_path):
+    contents = expected_contents(tmp_path, writer)
+    path = target(tmp_path, writer)
+    write_version(writer, path, "A")
+    rng = random.Random(writer)
+    for _ in range(6):
+        child = run_child(writer, path, "A", "loop", wait=False)
+        time.sleep(1.0 + rng.random())  # start-up, then saves back to back
+        child.kill()
+        assert child.wait() == -signal.SIGKILL, child.stderr.read().decode()
+        assert read(path) in (contents["A"], contents["B"])
+
+
+def test_a_failed_write_removes_its_temporary_file_and_keeps_the_target(tmp_path):
+    path = tmp_path / "kept.txt"
+    path.write_text("old")
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        with atomic_write(path) as f:
+            f.write("partial")
+            raise RuntimeError("disk on fire")
+    assert path.read_text() == "old"
+    assert os.listdir(tmp_path) == ["kept.txt"]
+
+
+def test_the_layer_writes_its_assets_atomically(tmp_path, monkeypatch):
+    pytest.importorskip("tensorflow")
+    import kvec.atomic
+    from kvec.layers import TextVectorization
+    from kvec.pretokenizers import Whitespace
+
+    layer = TextVectorization(tokenizer=Whitespace())
+    layer.adapt(["a b c", "b c d"])
+    layer.save_assets(str(tmp_path))
+    asset = tmp_path / "kvec_tokenizer.json"
+    before = asset.read_bytes()
+    json.loads(before)
+
+    def failing_fsync(fd):
+        raise OSError("no space left on device")
+
+    monkeypatch.setattr(kvec.atomic.os, "fsync", failing_fsync)
+    layer.adapt(["x y z"])
+    with pytest.raises(OSError, match="no space left"):
+        layer.save_assets(str(tmp_path))
+    assert asset.read_bytes() == before
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
