@@ -453,6 +453,11 @@ class Tokenizer:
 
     def texts_to_sequences_generator(self, texts):
         """Generator version of :meth:`texts_to_sequences`: yields one list of indices per text."""
+        if self.subword is not None and self.analyzer is None:
+            raise ValueError(
+                f"this Tokenizer(subword={self.subword['kind']!r}) has no model yet: it trains one on the "
+                "first fit_on_texts, so call fit_on_texts before converting texts"
+            )
         tokens = self._tokenize_function()
         lookup, oov_index, to_ids = self._ids_functions()
         native, lower = self._native_rule(), self.lower

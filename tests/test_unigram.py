@@ -153,7 +153,7 @@ def test_character_coverage_leaves_rare_characters_unknown():
 
 
 def test_training_errors():
-    with pytest.raises(ValueError, match=r"vocab_size 5 is too small: 1 special and byte tokens and \d+ characters"):
+    with pytest.raises(ValueError, match=r"vocab_size 5 is too small: it needs \d+ tokens for 1 special token and the \d+ characters"):
         train(LINES, vocab_size=5)
     with pytest.raises(ValueError, match="vocab_size 5000 is too large for this corpus: it yields at most"):
         train(LINES, vocab_size=5000)

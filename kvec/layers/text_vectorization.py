@@ -123,6 +123,8 @@ class TextVectorization(keras.layers.TextVectorization):
             self._lookup_layer.set_vocabulary(["[kvec ids]"], idf_weights=[1.0] if output_mode == "tf_idf" else None)
         self._ids_sparse = bool(sparse)
         self._ids_idf = None  # document-frequency weights of a tf_idf layer over ids, learnt by adapt
+        # a word splitter's vocabulary comes from vocabulary=, adapt, set_vocabulary or the assets
+        self._words_ready = vocabulary is not None
 
     # ---- the tokenizer ----------------------------------------------------------------------------
 
@@ -193,7 +195,9 @@ class TextVectorization(keras.layers.TextVectorization):
         ``tf_idf`` layer learns the document frequency of every id.
         """
         if self._kvec_kind != "ids":
-            return super().adapt(data, batch_size=batch_size, steps=steps)
+            result = super().adapt(data, batch_size=batch_size, steps=steps)
+            self._words_ready = True
+            return result
         texts = self._adapt_texts(data, steps)
         source = self._source()
         source.fit(texts)
@@ -235,6 +239,7 @@ class TextVectorization(keras.layers.TextVectorization):
         if self._kvec_kind == "ids":
             raise ValueError("the layer's vocabulary is its tokenizer's: set_vocabulary does not apply")
         super().set_vocabulary(vocabulary, idf_weights=idf_weights)
+        self._words_ready = True
 
     def _ids_depth(self):
         size = self.vocabulary_size()
@@ -252,6 +257,8 @@ class TextVectorization(keras.layers.TextVectorization):
         return (input_shape[0], self._ids_depth() if self._kvec_source is not None else None)
 
     def call(self, inputs):
+        if self._kvec_kind == "words" and not self._words_ready:
+            raise ValueError("this layer has no vocabulary yet: call adapt() or set_vocabulary() first")
         if self._kvec_kind != "ids":
             if self._output_mode == "int" and not isinstance(inputs, (list, tuple, tf.RaggedTensor)):
                 inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
@@ -338,6 +345,7 @@ class TextVectorization(keras.layers.TextVectorization):
         if source.kind != self._kvec_kind:
             raise ValueError(f"{path}: holds a tokenizer of kind {source.kind!r}, the layer needs {self._kvec_kind!r}")
         self._kvec_source = source
+        self._words_ready = True
         idf_path = os.path.join(dir_path, "kvec_idf_weights.npy")
         if os.path.exists(idf_path):
             self._ids_idf = np.load(idf_path, allow_pickle=False)

@@ -20,6 +20,7 @@ Two tie rules decide between pairs of equal count:
 
 import heapq
 import sys
+import warnings
 from array import array
 from collections.abc import Mapping
 
@@ -113,6 +114,15 @@ class BpeTrainer:
                 add(f"<0x{b:02X}>")
         for c in self._alphabet(items):
             add(c)
+        if len(vocab) > self.vocab_size:
+            warnings.warn(
+                f"vocab_size {self.vocab_size} is smaller than the special tokens"
+                f"{', byte tokens' if self.byte_fallback else ''} and characters of the alphabet: the "
+                f"vocabulary keeps all {len(vocab)} of them, with no merges (pass limit_alphabet to "
+                "cap the alphabet)",
+                UserWarning,
+                stacklevel=2,
+            )
         words = self._split_words(items, vocab, add)
 
         merge_round = _merge_like_hf if self.tie_break == "ids" else _merge_first_in_corpus

@@ -88,12 +88,19 @@ class UnigramTrainer:
         byte_fallback=False,
         show_progress=False,
     ):
+        for name, value, minimum in (("vocab_size", vocab_size, 1), ("max_piece_length", max_piece_length, 1),
+                                     ("seed_size", seed_size, 1), ("n_sub_iterations", n_sub_iterations, 1)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+            if value < minimum:
+                raise ValueError(f"{name} must be >= {minimum}, got {value}")
+        for name, value in (("character_coverage", character_coverage), ("shrinking_factor", shrinking_factor)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise TypeError(f"{name} must be a number, got {type(value).__name__}")
         if not 0.0 < character_coverage <= 1.0:
             raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
         if not 0.0 < shrinking_factor < 1.0:
             raise ValueError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
-        if max_piece_length < 1:
-            raise ValueError(f"max_piece_length must be at least 1, got {max_piece_length}")
         self.special_tokens = list(special_tokens)
         if unk_token is not None and unk_token not in self.special_tokens:
             self.special_tokens.insert(0, unk_token)
@@ -121,9 +128,15 @@ class UnigramTrainer:
         required = self._required_chars(items)
         fixed = self._fixed_tokens()
         if len(fixed) + len(required) > self.vocab_size:
+            special = len(self.special_tokens)
+            parts = [f"{special} special token{'s' if special != 1 else ''}"]
+            if self.byte_fallback:
+                parts.append("256 byte tokens")
             raise ValueError(
-                f"vocab_size {self.vocab_size} is too small: {len(fixed)} special and byte tokens and "
-                f"{len(required)} characters needed for character_coverage {self.character_coverage}"
+                f"vocab_size {self.vocab_size} is too small: it needs {len(fixed) + len(required)} tokens for "
+                f"{' and '.join(parts)} and the {len(required)} characters that cover "
+                f"character_coverage={self.character_coverage} of the text (lower character_coverage or "
+                "raise vocab_size)"
             )
         lattice = Lattice([w for w, _ in items], [c for _, c in items])
         lattice.seed(
