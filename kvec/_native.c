@@ -39,6 +39,13 @@ typedef struct {
 } Separators;
 
 static int
+compare_code_points(const void *x, const void *y)
+{
+    Py_UCS4 a = *(const Py_UCS4 *)x, b = *(const Py_UCS4 *)y;
+    return (a > b) - (a < b);
+}
+
+static int
 separators_init(Separators *sep, PyObject *chars)
 {
     memset(sep->ascii, 0, sizeof(sep->ascii));
@@ -58,18 +65,15 @@ separators_init(Separators *sep, PyObject *chars)
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = PyUnicode_READ(kind, data, i);
-        if (c < 128) {
-            sep->ascii[c] = 1;
-        } else {
-            /* insertion into the sorted list, skipping duplicates */
-            Py_ssize_t j = sep->n_other;
-            while (j > 0 && sep->other[j - 1] > c) j--;
-            if (j > 0 && sep->other[j - 1] == c) continue;
-            memmove(sep->other + j + 1, sep->other + j, sizeof(Py_UCS4) * (sep->n_other - j));
-            sep->other[j] = c;
-            sep->n_other++;
-        }
+        if (c < 128) sep->ascii[c] = 1;
+        else sep->other[sep->n_other++] = c;
     }
+    /* sorted, without duplicates, for the binary search */
+    qsort(sep->other, (size_t)sep->n_other, sizeof(Py_UCS4), compare_code_points);
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t i = 0; i < sep->n_other; i++)
+        if (kept == 0 || sep->other[kept - 1] != sep->other[i]) sep->other[kept++] = sep->other[i];
+    sep->n_other = kept;
     return 0;
 }
 
