@@ -87,6 +87,7 @@ class Encoding:
 
 
 _WORD_CACHE_SIZE = 1 << 18
+_LONGEST_CACHED_WORD = 255  # longer words are encoded afresh: the cache stays bounded in memory
 
 
 class WordSource:
@@ -354,10 +355,14 @@ class Tokenizer:
                 except KeyError:
                     if len(cache) > _WORD_CACHE_SIZE:
                         cache.clear()
+                    ids = []
                     for word in words:
-                        if word not in cache:
-                            cache[word] = tokenize_ids(spell(word))
-                    ids = list(chain.from_iterable(map(cache.__getitem__, words)))
+                        word_ids = cache.get(word)
+                        if word_ids is None:
+                            word_ids = tokenize_ids(spell(word))
+                            if len(word) <= _LONGEST_CACHED_WORD:
+                                cache[word] = word_ids
+                        ids.extend(word_ids)
             encodings.append(Encoding(ids, source=(self, text)))
         return encodings
 

@@ -13,6 +13,9 @@ from kvec import decoders
 from kvec.models import WordPiece
 from kvec.trainers import WordPieceTrainer
 
+# parity cases include vocab sizes below the alphabet, which the trainers keep whole and warn about
+pytestmark = pytest.mark.filterwarnings("ignore:vocab_size .* is smaller than:UserWarning")
+
 
 def test_seed003_likelihood_vocabulary():
     counts = Counter(word for sentence in seeds.SEED003_SENTENCES for word in sentence.split())
