@@ -2,10 +2,13 @@
 a kvec error; never another exception, never a hang. ``bench/fuzz.sh`` runs the same with a far larger
 budget (``KVEC_FUZZ_EXAMPLES``)."""
 
+import ast
 import base64
 import io
 import json
 import os
+import pathlib
+import pickle
 import signal
 
 import pytest
@@ -13,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hf_models import TEXTS, hf_trained
+import kvec
 from kvec import Tokenizer, tokenizer_from_json
 from kvec.errors import KvecError
 from kvec.interop import load_bert_vocab, load_gpt2_files, load_sentencepiece_model, load_tiktoken, load_tokenizer_json
@@ -116,3 +120,76 @@ def test_mutated_files_load_or_raise_kvec_errors(name, steps, tmp_path):
 @pytest.mark.parametrize("name", list(FILES))
 def test_the_unmutated_files_load(name, tmp_path):
     load_pair(tmp_path, name, FILES[name])
+
+
+class _Payload:
+    """Unpickling this creates ``marker``: the proof that a loader ran a file's contents."""
+
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.mkdir, (self.marker,))
+
+
+@pytest.mark.parametrize("name", list(FILES))
+def test_a_pickle_in_place_of_any_file_is_never_unpickled(name, tmp_path):
+    marker = tmp_path / "ran"
+    for protocol in (0, 2, pickle.HIGHEST_PROTOCOL):
+        with pytest.raises(KvecError):
+            load_pair(tmp_path, name, pickle.dumps(_Payload(str(marker)), protocol=protocol))
+        assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "stage, type_name",
+    [("model", "__import__"), ("normalizer", "os.system"), ("pre_tokenizer", "eval"), ("decoder", "__class__")],
+)
+def test_kvec_files_name_only_known_components(stage, type_name, tmp_path):
+    config = json.loads(FILES["kvec"])
+    config[stage] = {"type": type_name, "command": "mkdir ran"}
+    path = tmp_path / "tokenizer.json"
+    path.write_text(json.dumps(config))
+    with pytest.raises(KvecError, match=f"{type_name}|{stage}") as raised:
+        Pipeline.from_file(path)
+    assert str(path) in str(raised.value)
+    assert not (tmp_path / "ran").exists()
+
+
+def _calls_that_run_data(tree):
+    """Calls in ``tree`` that could execute or unpickle what they read."""
+    banned_names = {"eval", "exec", "compile", "__import__"}
+    banned_attributes = {
+        ("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickler"), ("marshal", "load"), ("marshal", "loads"),
+        ("yaml", "load"), ("shelve", "open"), ("importlib", "import_module"), ("dill", "load"), ("dill", "loads"),
+    }
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        function = node.func
+        if isinstance(function, ast.Name) and function.id in banned_names:
+            yield node.lineno, function.id
+        if isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name):
+            pair = (function.value.id, function.attr)
+            if pair in banned_attributes:
+                yield node.lineno, ".".join(pair)
+            if function.attr == "load" and function.value.id in ("np", "numpy"):
+                keywords = {k.arg: k.value for k in node.keywords}
+                allow = keywords.get("allow_pickle")
+                if not (isinstance(allow, ast.Constant) and allow.value is False):
+                    yield node.lineno, "numpy.load without allow_pickle=False"
+
+
+def test_the_banned_call_scan_finds_each_kind():
+    source = "eval(x)\npickle.loads(b)\nnp.load(p)\nnp.load(p, allow_pickle=True)\nnp.load(p, allow_pickle=False)\n"
+    assert [line for line, _ in _calls_that_run_data(ast.parse(source))] == [1, 2, 3, 4]
+
+
+def test_no_kvec_module_executes_or_unpickles_what_it_reads():
+    package = pathlib.Path(kvec.__file__).parent
+    found = [
+        f"{path.relative_to(package)}:{line}: {call}"
+        for path in sorted(package.rglob("*.py"))
+        for line, call in _calls_that_run_data(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert found == []
