@@ -42,7 +42,10 @@ def main(argv=None):
             mismatch("jieba", f"line {line}: kvec {ours[line][:8]} vs jieba {expected[line][:8]}")
 
     kvec_times, jieba_times, _ = interleave(
-        lambda: segmenter.segment(lines, n_jobs=args.n_jobs), lambda: [jieba.lcut(line) for line in lines], args.runs, check,
+        lambda: segmenter.segment(lines, n_jobs=args.n_jobs),
+        lambda: [jieba.lcut(line) for line in lines],
+        args.runs,
+        check,
         keep=False,
     )
     kvec_s, jieba_s = statistics.median(kvec_times), statistics.median(jieba_times)

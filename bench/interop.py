@@ -35,7 +35,9 @@ def main(argv=None):
     hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.decoder = decoders.ByteLevel()
     alphabet = pre_tokenizers.ByteLevel.alphabet()
-    hf.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=args.vocab_size, initial_alphabet=alphabet, show_progress=False))
+    hf.train_from_iterator(
+        lines, trainers.BpeTrainer(vocab_size=args.vocab_size, initial_alphabet=alphabet, show_progress=False)
+    )
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "tokenizer.json")
         hf.save(path)
@@ -56,8 +58,12 @@ def main(argv=None):
     )
     kvec_median, hf_median = statistics.median(kvec_times), statistics.median(hf_times)
     print("ids identical")
-    print(f"encode_batch, median of {args.runs}: kvec {kvec_median:.3f} s   HF {hf_median:.3f} s   kvec / HF {kvec_median / hf_median:.2f}x")
-    print(f"  kvec runs: {', '.join(f'{t:.3f}' for t in kvec_times)}   HF runs: {', '.join(f'{t:.3f}' for t in hf_times)}")
+    print(
+        f"encode_batch, median of {args.runs}: kvec {kvec_median:.3f} s   HF {hf_median:.3f} s   kvec / HF {kvec_median / hf_median:.2f}x"
+    )
+    print(
+        f"  kvec runs: {', '.join(f'{t:.3f}' for t in kvec_times)}   HF runs: {', '.join(f'{t:.3f}' for t in hf_times)}"
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,6 @@ import platform
 import statistics
 
 import numpy as np
-
 from harness import interleave, mismatch, positive_int, read_lines, timed
 
 NUM_WORDS = 20000
@@ -174,7 +173,9 @@ def report_allocation_floor(sequences, width, runs):
         return None
 
     seconds = statistics.median(timed(allocate_and_write)[1] for _ in range(runs))
-    print(f"{'  of which page faults':<{LABEL_WIDTH}}np.zeros + first write of the same cells: {seconds:.3f}s", flush=True)
+    print(
+        f"{'  of which page faults':<{LABEL_WIDTH}}np.zeros + first write of the same cells: {seconds:.3f}s", flush=True
+    )
 
 
 def bench_pad(sequences, runs):

@@ -65,7 +65,9 @@ def main(argv=None):
     print(f"{len(lines)} lines, vocabulary of {len(vocabulary)} WordPiece tokens, batches of {args.batch_size}")
 
     # a copy of the trained pipeline: its word cache starts empty
-    ours = dataset(lines, TextVectorization(tokenizer=Tokenizer.from_str(pipeline.to_str()), ragged=True), args.batch_size)
+    ours = dataset(
+        lines, TextVectorization(tokenizer=Tokenizer.from_str(pipeline.to_str()), ragged=True), args.batch_size
+    )
     theirs = dataset(
         lines,
         keras_hub.tokenizers.WordPieceTokenizer(vocabulary=vocabulary, lowercase=False, strip_accents=False),

@@ -172,7 +172,9 @@ def _chunks_of(texts, size):
 
 def baseline_mb():
     """Peak RSS of a process that has imported kvec and numpy and done nothing."""
-    code = "import resource, kvec, kvec.pipeline, numpy; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    code = (
+        "import resource, kvec, kvec.pipeline, numpy; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+    )
     return float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
 
 

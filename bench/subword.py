@@ -100,11 +100,18 @@ def parse_args(argv=None):
     parser.add_argument("--runs", type=positive_int, default=3, help="runs per workload (default 3)")
     parser.add_argument("--lines", type=positive_int, default=None, help="use only the first N lines (default: all)")
     parser.add_argument(
-        "--skip", nargs="+", action="extend", default=[], choices=WORKLOADS, metavar="WORKLOAD",
+        "--skip",
+        nargs="+",
+        action="extend",
+        default=[],
+        choices=WORKLOADS,
+        metavar="WORKLOAD",
         help=f"workloads to skip: {', '.join(WORKLOADS)}",
     )
     parser.add_argument(
-        "--character-coverage", type=float, default=CHARACTER_COVERAGE,
+        "--character-coverage",
+        type=float,
+        default=CHARACTER_COVERAGE,
         help=f"character_coverage of both Unigram trainers (default {CHARACTER_COVERAGE})",
     )
     return parser.parse_args(argv)
@@ -211,7 +218,9 @@ def train_kvec_bpe(lines):
     from kvec.trainers import BpeTrainer
 
     tok = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
-    tok.train_from_iterator(lines, BpeTrainer(vocab_size=VOCAB_SIZE, initial_alphabet=ByteLevel.alphabet()), n_jobs=N_JOBS)
+    tok.train_from_iterator(
+        lines, BpeTrainer(vocab_size=VOCAB_SIZE, initial_alphabet=ByteLevel.alphabet()), n_jobs=N_JOBS
+    )
     return tok
 
 
@@ -233,7 +242,9 @@ def train_kvec_wordpiece(lines):
     from kvec.trainers import WordPieceTrainer
 
     tok = Tokenizer(None, pre_tokenizer=Whitespace())
-    tok.train_from_iterator(lines, WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS), n_jobs=N_JOBS)
+    tok.train_from_iterator(
+        lines, WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=SPECIAL_TOKENS), n_jobs=N_JOBS
+    )
     return tok
 
 
@@ -270,8 +281,13 @@ def train_sentencepiece_unigram(lines):
 
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(training_lines(lines)), model_writer=model, model_type="unigram",
-        vocab_size=VOCAB_SIZE, character_coverage=CHARACTER_COVERAGE, num_threads=N_JOBS, minloglevel=2,
+        sentence_iterator=iter(training_lines(lines)),
+        model_writer=model,
+        model_type="unigram",
+        vocab_size=VOCAB_SIZE,
+        character_coverage=CHARACTER_COVERAGE,
+        num_threads=N_JOBS,
+        minloglevel=2,
     )
     return spm.SentencePieceProcessor(model_proto=model.getvalue())
 
@@ -281,7 +297,9 @@ def train_hf_unigram(lines):
 
     tok = Tokenizer(models.Unigram())
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    trainer = trainers.UnigramTrainer(vocab_size=VOCAB_SIZE, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False)
+    trainer = trainers.UnigramTrainer(
+        vocab_size=VOCAB_SIZE, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False
+    )
     tok.train_from_iterator(training_lines(lines), trainer)
     return tok
 
@@ -456,7 +474,17 @@ def child_peak_megabytes(workload, side, path, limit):
     """Peak minus baseline ``ru_maxrss`` (MB) of one training in a fresh interpreter."""
     bench_dir = os.path.dirname(os.path.abspath(__file__))
     parent_kb = max_rss_kb()
-    command = [sys.executable, "-c", CHILD_CODE, bench_dir, workload, side, path, str(limit or 0), str(CHARACTER_COVERAGE)]
+    command = [
+        sys.executable,
+        "-c",
+        CHILD_CODE,
+        bench_dir,
+        workload,
+        side,
+        path,
+        str(limit or 0),
+        str(CHARACTER_COVERAGE),
+    ]
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", TF_CPP_MIN_LOG_LEVEL="3")
     done = subprocess.run(command, cwd=os.path.dirname(bench_dir), env=env, capture_output=True, text=True)
     if done.returncode != 0:

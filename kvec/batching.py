@@ -81,7 +81,9 @@ class TokenBatches:
         if isinstance(sequences, tuple) and len(sequences) == 2:
             values, row_lengths = (np.asarray(a, dtype=np.int64) for a in sequences)
             if values.ndim != 1 or row_lengths.ndim != 1 or row_lengths.sum() != len(values) or (row_lengths < 0).any():
-                raise ValueError("sequences as (values, row_lengths) needs 1-D arrays with row_lengths summing to len(values)")
+                raise ValueError(
+                    "sequences as (values, row_lengths) needs 1-D arrays with row_lengths summing to len(values)"
+                )
         else:
             try:
                 values, row_lengths = rows_to_ragged(list(sequences))

@@ -7,7 +7,7 @@ without any regular expression. The tables are built from the pre-tokenizers' ow
 ways give the same words.
 """
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 import regex
@@ -18,7 +18,7 @@ DROPPED, ALONE, RUN = 0, 1, 2  # RUN and any class above it: maximal runs of tha
 _CODE_POINTS = 0x110000
 
 
-@lru_cache(maxsize=None)
+@cache
 def _every_code_point():
     return np.arange(_CODE_POINTS, dtype=np.uint32).tobytes().decode("utf-32-le", "surrogatepass")
 

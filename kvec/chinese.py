@@ -9,9 +9,9 @@ so a pipeline with a Jieba pre-tokenizer counts words in ``n_jobs`` processes.
 import gc
 import multiprocessing
 import os
-from array import array
 import re
 import sys
+from array import array
 
 __all__ = ["Jieba", "default_cache_dir"]
 

@@ -45,9 +45,17 @@ def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_pro
     if model == "bpe":
         tok = Tokenizer(None, pre_tokenizer=Whitespace(), normalizer=lowering)
         unk = "[UNK]" if "[UNK]" in specials else None
-        return tok, BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=show_progress), unk
+        return (
+            tok,
+            BpeTrainer(
+                vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=show_progress
+            ),
+            unk,
+        )
     if model == "bytelevel-bpe":
-        tok = Tokenizer(None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel(), normalizer=lowering)
+        tok = Tokenizer(
+            None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel(), normalizer=lowering
+        )
         trainer = BpeTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,
@@ -65,7 +73,11 @@ def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_pro
         )
         unk = "[UNK]" if "[UNK]" in specials else specials[0] if specials else "[UNK]"
         trainer = WordPieceTrainer(
-            vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, unk_token=unk, show_progress=show_progress
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=specials,
+            unk_token=unk,
+            show_progress=show_progress,
         )
         return tok, trainer, None
     tok = sentencepiece_style(normalizer=lowering)
@@ -120,7 +132,9 @@ def load(path):
 
 def train(args):
     specials = args.special if args.special is not None else DEFAULT_SPECIALS[args.model]
-    tok, trainer, unk = pipeline_for(args.model, args.vocab_size, specials, args.lowercase, args.min_frequency, not args.quiet)
+    tok, trainer, unk = pipeline_for(
+        args.model, args.vocab_size, specials, args.lowercase, args.min_frequency, not args.quiet
+    )
     files = expand(args.files, stdin_when_empty=False)
     if not files:
         raise SystemExit("kvec train: give at least one file (or - for standard input)")
@@ -183,8 +197,10 @@ def inspect(args):
             tokens += len(encoding.ids)
             size += len(text.encode("utf-8"))
             words += len(text.split())
-        print(f"sample: {len(texts)} lines, {tokens} tokens, {size / max(tokens, 1):.3f} bytes/token, "
-              f"{tokens / max(words, 1):.3f} tokens/word")
+        print(
+            f"sample: {len(texts)} lines, {tokens} tokens, {size / max(tokens, 1):.3f} bytes/token, "
+            f"{tokens / max(words, 1):.3f} tokens/word"
+        )
         print(f"most frequent tokens in the sample (top {args.top}):")
         for token_id, count in counts.most_common(args.top):
             print(f"  {tok.id_to_token(token_id)!r:>20} {count}")

@@ -32,8 +32,17 @@ class WordPiece:
     """
 
     _CLEANUPS = (
-        (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
-        (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+        (" .", "."),
+        (" ?", "?"),
+        (" !", "!"),
+        (" ,", ","),
+        (" ' ", "'"),
+        (" n't", "n't"),
+        (" 'm", "'m"),
+        (" do not", " don't"),
+        (" 's", "'s"),
+        (" 've", "'ve"),
+        (" 're", "'re"),
     )
 
     def __init__(self, prefix="##", cleanup=True):
@@ -47,7 +56,7 @@ class WordPiece:
         parts = []
         for i, token in enumerate(tokens):
             if i and token.startswith(self.prefix):
-                token = token[len(self.prefix):]
+                token = token[len(self.prefix) :]
             elif i:
                 token = " " + token
             if self.cleanup:  # token by token, as Hugging Face tokenizers does

@@ -6,7 +6,6 @@ raises :class:`FormatError`, which is also a ``ValueError`` so existing ``except
 working.
 """
 
-
 import json
 
 

@@ -14,7 +14,9 @@ __all__ = ["SUBWORD_KINDS", "keras_subword", "sentencepiece_style"]
 ESCAPE = "\ufdd0"  # a noncharacter: never assigned, so text rarely holds it
 
 
-def sentencepiece_style(model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()):
+def sentencepiece_style(
+    model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()
+):
     """A :class:`kvec.pipeline.Tokenizer` that reads text as sentencepiece does.
 
     Args:

@@ -380,8 +380,10 @@ class Metaspace:
 
     def _spelled(self, text, first):
         spelled = text.replace(" ", self.replacement)
-        prepend = bool(spelled) and not spelled.startswith(self.replacement) and (
-            self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first)
+        prepend = (
+            bool(spelled)
+            and not spelled.startswith(self.replacement)
+            and (self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first))
         )
         return (self.replacement + spelled, -1) if prepend else (spelled, 0)
 

@@ -23,8 +23,18 @@ _STAGES = {
     "normalizer": {
         name: getattr(normalizers, name)
         for name in (
-            "BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "OpenCC", "Prepend", "Replace", "Sequence",
-            "SentencePieceNormalizer", "StripAccents",
+            "BertNormalizer",
+            "Lowercase",
+            "NFC",
+            "NFD",
+            "NFKC",
+            "NFKD",
+            "OpenCC",
+            "Prepend",
+            "Replace",
+            "Sequence",
+            "SentencePieceNormalizer",
+            "StripAccents",
         )
     },
     "pre_tokenizer": {
@@ -86,7 +96,7 @@ def from_document(document, source):
     if version != FORMAT_VERSION:
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
     stages = {}
-    for stage, registry in _STAGES.items():
+    for stage in _STAGES:
         entry = document.get(stage)
         if entry is None:
             if stage == "model":
@@ -97,7 +107,8 @@ def from_document(document, source):
     for key in ("special_tokens", "added_tokens"):
         pairs = document.get(key, [])
         if not isinstance(pairs, list) or not all(
-            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int) for e in pairs
+            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int)
+            for e in pairs
         ):
             raise FormatError(source, f"{key} must be a list of [token, id] pairs")
         stages[key] = dict(pairs)

@@ -239,7 +239,7 @@ class Tokenizer:
         **kwargs,
     ):
         if "nb_words" in kwargs:
-            warnings.warn("The `nb_words` argument in `Tokenizer` has been renamed `num_words`.")
+            warnings.warn("The `nb_words` argument in `Tokenizer` has been renamed `num_words`.")  # noqa: B028 (as the legacy code)
             num_words = kwargs.pop("nb_words")
         if subword is not None:
             if analyzer is not None:
@@ -388,7 +388,12 @@ class Tokenizer:
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
         pipeline, trainer = _keras_subword(
-            self.subword["kind"], self.subword["vocab_size"], self.lower, self.filters, self.split, **self.subword["options"]
+            self.subword["kind"],
+            self.subword["vocab_size"],
+            self.lower,
+            self.filters,
+            self.split,
+            **self.subword["options"],
         )
         pipeline.train_from_iterator(texts, trainer)
         self.analyzer = pipeline
@@ -712,8 +717,7 @@ def _flatten_indices(sequences):
         except TypeError:
             position = next(i for i, s in enumerate(sequences) if not hasattr(s, "__len__"))
             raise TypeError(
-                f"sequences[{position}] must be a sequence of int indices, "
-                f"got {_type_name(sequences[position])}"
+                f"sequences[{position}] must be a sequence of int indices, got {_type_name(sequences[position])}"
             ) from None
         ids = np.array(list(chain.from_iterable(sequences)))
         if ids.size == 0:

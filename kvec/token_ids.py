@@ -33,8 +33,7 @@ def as_id_tokenizer(tokenizer):
     if isinstance(tokenizer, (Tokenizer, Pipeline)):
         return tokenizer
     raise TypeError(
-        "tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer or a kvec model, "
-        f"got {type(tokenizer).__name__}"
+        f"tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer or a kvec model, got {type(tokenizer).__name__}"
     )
 
 

@@ -14,7 +14,12 @@ from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Metaspace, Whitespace
 
-VOCAB = {t: i for i, t in enumerate(["[UNK]", "a", "b", "ab", "c", "h", "i", "é", "中", "##a", "##b", "##c", "▁", "▁a", "Hi", "hi"])}
+VOCAB = {
+    t: i
+    for i, t in enumerate(
+        ["[UNK]", "a", "b", "ab", "c", "h", "i", "é", "中", "##a", "##b", "##c", "▁", "▁a", "Hi", "hi"]
+    )
+}
 POOL = ["Hi", "hi", "HI", "ab c", "中文", "Éb", "c!", "x", "[SEP]", " a", "##b", "aa"]
 TEXT = st.lists(st.sampled_from(POOL + ["a", "b", " ", "A", "É", "\t", "c", "!", "中"]), max_size=12).map("".join)
 
@@ -30,11 +35,19 @@ NORMALIZERS = {
 PIPELINES = {
     "wordpiece-whitespace": (
         lambda: (WordPiece(VOCAB), Whitespace(), decoders.WordPiece()),
-        lambda: (hf_models.WordPiece(VOCAB, unk_token="[UNK]"), hf_pre_tokenizers.Whitespace(), hf_decoders.WordPiece()),
+        lambda: (
+            hf_models.WordPiece(VOCAB, unk_token="[UNK]"),
+            hf_pre_tokenizers.Whitespace(),
+            hf_decoders.WordPiece(),
+        ),
     ),
     "wordpiece-bert": (
         lambda: (WordPiece(VOCAB), BertPreTokenizer(), decoders.WordPiece()),
-        lambda: (hf_models.WordPiece(VOCAB, unk_token="[UNK]"), hf_pre_tokenizers.BertPreTokenizer(), hf_decoders.WordPiece()),
+        lambda: (
+            hf_models.WordPiece(VOCAB, unk_token="[UNK]"),
+            hf_pre_tokenizers.BertPreTokenizer(),
+            hf_decoders.WordPiece(),
+        ),
     ),
     "wordpiece-metaspace": (
         lambda: (WordPiece(VOCAB), Metaspace(prepend_scheme="first"), decoders.Metaspace(prepend_scheme="first")),
@@ -74,7 +87,9 @@ def view(encoding):
 @pytest.mark.parametrize("pipeline", sorted(PIPELINES))
 @pytest.mark.parametrize("normalizer", sorted(NORMALIZERS))
 @given(
-    calls=st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(POOL), min_size=1, max_size=4)), min_size=1, max_size=3),
+    calls=st.lists(
+        st.tuples(st.booleans(), st.lists(st.sampled_from(POOL), min_size=1, max_size=4)), min_size=1, max_size=3
+    ),
     texts=st.lists(TEXT, min_size=1, max_size=3),
 )
 def test_added_and_special_tokens_equal_hf(pipeline, normalizer, calls, texts):
@@ -98,7 +113,9 @@ def test_added_and_special_tokens_equal_hf(pipeline, normalizer, calls, texts):
         got, expected = ours.encode(text), theirs.encode(text)
         assert view(got) == view(expected)
         for skip in (True, False):
-            assert ours.decode(got.ids, skip_special_tokens=skip) == theirs.decode(expected.ids, skip_special_tokens=skip)
+            assert ours.decode(got.ids, skip_special_tokens=skip) == theirs.decode(
+                expected.ids, skip_special_tokens=skip
+            )
     assert [view(e) for e in ours.encode_batch(texts)] == [view(e) for e in theirs.encode_batch(texts)]
     assert ours.get_vocab() == theirs.get_vocab()
     assert ours.get_vocab_size() == theirs.get_vocab_size()

@@ -38,10 +38,19 @@ def test_rows_are_pad_sequences_rows_and_every_example_comes_once(
     sequences = [s + [1000 + i] for i, s in enumerate(sequences)]  # every row unique
     labels = np.arange(len(sequences)) * 10
     batches = TokenBatches(
-        sequences, labels=labels, batch_size=batch_size, maxlen=maxlen, padding=padding, truncating=truncating,
-        bucket=bucket, shuffle=shuffle, bucket_window=window, seed=3, pad_value=-1,
+        sequences,
+        labels=labels,
+        batch_size=batch_size,
+        maxlen=maxlen,
+        padding=padding,
+        truncating=truncating,
+        bucket=bucket,
+        shuffle=shuffle,
+        bucket_window=window,
+        seed=3,
+        pad_value=-1,
     )
-    for epoch in range(2):
+    for _epoch in range(2):
         order = []
         for inputs, batch_labels in batches:
             ids, mask = inputs["input_ids"], inputs["attention_mask"]

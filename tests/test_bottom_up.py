@@ -11,7 +11,9 @@ from kvec.trainers import BottomUpWordPieceTrainer, learn_vocabulary
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 learner = pytest.importorskip("tensorflow_text.tools.wordpiece_vocab.wordpiece_tokenizer_learner_lib")
 
-WORD_COUNTS = st.dictionaries(st.text(alphabet="abcdé中", min_size=1, max_size=7), st.integers(0, 60), min_size=1, max_size=40)
+WORD_COUNTS = st.dictionaries(
+    st.text(alphabet="abcdé中", min_size=1, max_size=7), st.integers(0, 60), min_size=1, max_size=40
+)
 OPTIONS = st.fixed_dictionaries(
     dict(
         vocab_size=st.integers(1, 60),
@@ -66,8 +68,13 @@ def test_bad_input():
 
 
 @settings(max_examples=60)
-@given(word_counts=st.dictionaries(st.text(alphabet="ab#@", min_size=1, max_size=6), st.integers(1, 40), min_size=1, max_size=25),
-       joiner=st.sampled_from(["##", "#", "a"]), vocab_size=st.integers(1, 30))
+@given(
+    word_counts=st.dictionaries(
+        st.text(alphabet="ab#@", min_size=1, max_size=6), st.integers(1, 40), min_size=1, max_size=25
+    ),
+    joiner=st.sampled_from(["##", "#", "a"]),
+    vocab_size=st.integers(1, 30),
+)
 def test_words_containing_the_joiner_equal_tensorflow_text(word_counts, joiner, vocab_size):
     # such words can spell a joined token, so these take the string-keyed rounds
     options = dict(vocab_size=vocab_size, reserved_tokens=[], lower_thresh=1, joiner=joiner)

@@ -7,6 +7,7 @@ import this
 from collections import Counter
 
 import pytest
+import seed_examples as seeds
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
@@ -14,7 +15,6 @@ from tokenizers import models as hf_models
 from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import trainers as hf_trainers
 
-import seed_examples as seeds
 from kvec.models import BPE
 from kvec.trainers import BpeTrainer
 
@@ -123,8 +123,13 @@ def test_model_ids_equal_hf(word_counts, vocab_size, probe):
 
 def test_unknown_characters_unk_fuse_and_byte_fallback():
     vocab = {"<unk>": 0, "a": 1, "b": 2, "ab": 3, "<0xC3>": 4, "<0xA9>": 5}
-    for options in ({}, {"unk_token": "<unk>"}, {"unk_token": "<unk>", "fuse_unk": True}, {"byte_fallback": True},
-                    {"unk_token": "<unk>", "byte_fallback": True}):
+    for options in (
+        {},
+        {"unk_token": "<unk>"},
+        {"unk_token": "<unk>", "fuse_unk": True},
+        {"byte_fallback": True},
+        {"unk_token": "<unk>", "byte_fallback": True},
+    ):
         hf = HFTokenizer(hf_models.BPE(vocab, [("a", "b")], **options))
         model = BPE(vocab, [("a", "b")], **options)
         for word in ("ab", "axxb", "éab", "xé", "中ab", "abx中"):
@@ -193,7 +198,9 @@ def test_a_word_of_twenty_thousand_characters_trains_as_hf():
 
 
 @given(
-    word_counts=st.dictionaries(st.text(alphabet="abcde", min_size=1, max_size=300), st.integers(1, 4), min_size=1, max_size=6),
+    word_counts=st.dictionaries(
+        st.text(alphabet="abcde", min_size=1, max_size=300), st.integers(1, 4), min_size=1, max_size=6
+    ),
     vocab_size=st.integers(10, 200),
     affixes=st.sampled_from([{}, {"continuing_subword_prefix": "##"}, {"end_of_word_suffix": "</w>"}]),
     probes=st.lists(st.text(alphabet="abcdef", min_size=256, max_size=600), max_size=3),

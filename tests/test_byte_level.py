@@ -4,6 +4,7 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import STABLE_CHARS
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 from tokenizers import models as hf_models
@@ -11,7 +12,6 @@ from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import trainers as hf_trainers
 
 from kvec import decoders
-from strategies import STABLE_CHARS
 from kvec.models import BPE
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import ByteLevel, bytes_to_unicode
@@ -49,11 +49,15 @@ def test_pre_tokenizer_equals_hf(text, add_prefix_space):
     assert ours == theirs
 
 
-@given(corpus=CORPUS, vocab_size=st.integers(256, 330), probe=st.lists(TEXT, max_size=5), add_prefix_space=st.booleans())
+@given(
+    corpus=CORPUS, vocab_size=st.integers(256, 330), probe=st.lists(TEXT, max_size=5), add_prefix_space=st.booleans()
+)
 def test_training_and_encoding_equal_hf(corpus, vocab_size, probe, add_prefix_space):
     alphabet = ByteLevel.alphabet()
     theirs = hf_byte_level(add_prefix_space)
-    theirs.train_from_iterator(corpus, hf_trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet, show_progress=False))
+    theirs.train_from_iterator(
+        corpus, hf_trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet, show_progress=False)
+    )
     ours = kvec_byte_level(add_prefix_space)
     ours.train_from_iterator(corpus, BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet))
     model = json.loads(theirs.to_str())["model"]
@@ -81,7 +85,9 @@ def test_decode_encode_round_trip_is_lossless(text):
 def test_loaded_vocab_and_merges_encode_like_hf():
     corpus = ["The quick brown fox jumps over the lazy dog.", "Le cœur a ses raisons 中文 🤗!"] * 3
     theirs = hf_byte_level()
-    theirs.train_from_iterator(corpus, hf_trainers.BpeTrainer(vocab_size=320, initial_alphabet=ByteLevel.alphabet(), show_progress=False))
+    theirs.train_from_iterator(
+        corpus, hf_trainers.BpeTrainer(vocab_size=320, initial_alphabet=ByteLevel.alphabet(), show_progress=False)
+    )
     model = json.loads(theirs.to_str())["model"]
     merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in model["merges"]]
     ours = Tokenizer(BPE(model["vocab"], merges), pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())

@@ -14,7 +14,28 @@ from kvec.pipeline import Tokenizer
 from kvec.pipeline import Tokenizer as Pipeline
 from kvec.trainers import UnigramTrainer, WordPieceTrainer
 
-TEXT = st.lists(st.sampled_from(["我爱", "北京", "天安门", "自然语言处理", "，", "。", " ", "hello", "2024", "年", "机器学习", "很", "有趣", "！", "Ω"]), max_size=10).map("".join)
+TEXT = st.lists(
+    st.sampled_from(
+        [
+            "我爱",
+            "北京",
+            "天安门",
+            "自然语言处理",
+            "，",
+            "。",
+            " ",
+            "hello",
+            "2024",
+            "年",
+            "机器学习",
+            "很",
+            "有趣",
+            "！",
+            "Ω",
+        ]
+    ),
+    max_size=10,
+).map("".join)
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +46,11 @@ def cache_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def segmenters(cache_dir):
     # jieba loads its dictionary once per segmenter (about a second): these serve every example
-    return {(mode, hmm): Jieba(mode=mode, hmm=hmm, cache_dir=cache_dir) for mode in ("accurate", "search", "full") for hmm in (True, False)}
+    return {
+        (mode, hmm): Jieba(mode=mode, hmm=hmm, cache_dir=cache_dir)
+        for mode in ("accurate", "search", "full")
+        for hmm in (True, False)
+    }
 
 
 @given(text=TEXT)
@@ -49,7 +74,15 @@ def test_user_words_stay_private_and_whole(cache_dir, tmp_path):
     words.write_text("机器 学习 5 n\n深度学习框架 10\nNew York\n", encoding="utf-8")
     for user_dict in (str(words), ["机器 学习", ("深度学习框架", 10), "New York"]):
         segmenter = Jieba(user_dict=user_dict, cache_dir=cache_dir)
-        assert segmenter("我在New York研究机器 学习和深度学习框架") == ["我", "在", "New York", "研究", "机器 学习", "和", "深度学习框架"]
+        assert segmenter("我在New York研究机器 学习和深度学习框架") == [
+            "我",
+            "在",
+            "New York",
+            "研究",
+            "机器 学习",
+            "和",
+            "深度学习框架",
+        ]
     assert "深度学习框架" not in jieba.lcut("深度学习框架")  # jieba's global tokenizer never saw them
 
 
@@ -110,9 +143,13 @@ def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
     def printed(label):
         i = next(k for k, line in enumerate(lines) if line.startswith(label))
         text = lines[i + 1].strip()
-        return ast.literal_eval(text.removeprefix("OrderedDict(").removesuffix(")") if text.startswith("OrderedDict") else text)
+        return ast.literal_eval(
+            text.removeprefix("OrderedDict(").removesuffix(")") if text.startswith("OrderedDict") else text
+        )
 
-    tokenizer = Tokenizer(num_words=64, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n,。', analyzer=Jieba(cache_dir=cache_dir))
+    tokenizer = Tokenizer(
+        num_words=64, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n,。', analyzer=Jieba(cache_dir=cache_dir)
+    )
     tokenizer.fit_on_texts(demo.CHINESE)
     assert tokenizer.document_count == 10
     assert tokenizer.word_index == printed("词语到索引的映射")
@@ -150,7 +187,11 @@ def test_opencc_normalizer_converts_traditional_to_simplified_with_offsets(cache
 
     text = "漢語自然語言處理，臺灣的軟體"
     assert OpenCC("t2s").normalize_str(text) == opencc.OpenCC("t2s").convert(text)
-    tokenizer = Pipeline(WordPiece({"[UNK]": 0, "汉语": 1, "自然语言": 2, "处理": 3}), pre_tokenizer=Jieba(cache_dir=cache_dir), normalizer=OpenCC("t2s"))
+    tokenizer = Pipeline(
+        WordPiece({"[UNK]": 0, "汉语": 1, "自然语言": 2, "处理": 3}),
+        pre_tokenizer=Jieba(cache_dir=cache_dir),
+        normalizer=OpenCC("t2s"),
+    )
     encoding = tokenizer.encode("漢語自然語言處理")
     assert encoding.ids == [1, 2, 3] and [text[a:b] for a, b in encoding.offsets] == ["漢語", "自然語言", "處理"]
     loaded = Pipeline.from_str(tokenizer.to_str())

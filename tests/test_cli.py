@@ -5,14 +5,15 @@ import subprocess
 import sys
 
 import pytest
-
 from hf_models import TEXTS
 
 tokenizers = pytest.importorskip("tokenizers")
 
 
 def kvec(*args, stdin=None, check=True):
-    run = subprocess.run([sys.executable, "-m", "kvec.cli", *map(str, args)], input=stdin, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "kvec.cli", *map(str, args)], input=stdin, capture_output=True, text=True
+    )
     if check:
         assert run.returncode == 0, run.stderr
     return run
@@ -40,7 +41,18 @@ def test_train_encode_decode_round_trip(model, corpus, tmp_path):
 
 def test_training_is_the_same_for_every_n_jobs_and_hf_reads_the_export(corpus, tmp_path):
     one, two, hf = tmp_path / "one.json", tmp_path / "two.json", tmp_path / "hf.json"
-    kvec("train", "--model", "wordpiece", "--vocab-size", 500, "--quiet", corpus / "part1.txt", corpus / "part2.txt", "-o", one)
+    kvec(
+        "train",
+        "--model",
+        "wordpiece",
+        "--vocab-size",
+        500,
+        "--quiet",
+        corpus / "part1.txt",
+        corpus / "part2.txt",
+        "-o",
+        one,
+    )
     kvec("train", "--model", "wordpiece", "--vocab-size", 500, "--quiet", "--n-jobs", 2, corpus / "*.txt", "-o", two)
     assert one.read_bytes() == two.read_bytes()
     kvec("train", "--model", "wordpiece", "--vocab-size", 500, "--quiet", "--format", "hf", corpus / "*.txt", "-o", hf)
@@ -73,7 +85,17 @@ def test_inspect_describes_the_tokenizer(corpus, tmp_path):
 def test_errors_exit_with_a_message(corpus, tmp_path):
     run = kvec("encode", "-t", tmp_path / "missing.json", corpus / "part1.txt", check=False)
     assert run.returncode != 0 and "kvec encode:" in run.stderr and "missing.json" in run.stderr
-    run = kvec("train", "--model", "bpe", "--vocab-size", 100, tmp_path / "nothing*.txt", "-o", tmp_path / "x.json", check=False)
+    run = kvec(
+        "train",
+        "--model",
+        "bpe",
+        "--vocab-size",
+        100,
+        tmp_path / "nothing*.txt",
+        "-o",
+        tmp_path / "x.json",
+        check=False,
+    )
     assert run.returncode != 0 and "no file matches" in run.stderr
     bad = tmp_path / "bad.json"
     bad.write_text('{"kvec_format": 1, "model": ', encoding="utf-8")

@@ -4,12 +4,12 @@ tokenizer (the word caches are shared by the threads)."""
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
 from hf_models import TEXTS
+from threads import in_threads
+
 from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.presets import keras_subword
-from threads import in_threads
 
 KINDS = ["wordpiece", "bytelevel_bpe", "unigram", "keras", "keras_jieba"]
 
@@ -59,7 +59,9 @@ def test_eight_threads_give_the_serial_ids(tokenizer):
 def test_worker_processes_give_the_serial_ids(tokenizer):
     parts = batches()[:4]
     with ProcessPoolExecutor(max_workers=2) as pool:
-        assert list(pool.map(encode_in_worker, [(tokenizer, part) for part in parts])) == [encode(tokenizer, p) for p in parts]
+        assert list(pool.map(encode_in_worker, [(tokenizer, part) for part in parts])) == [
+            encode(tokenizer, p) for p in parts
+        ]
 
 
 def build_copy(tok):

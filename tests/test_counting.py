@@ -31,7 +31,9 @@ def test_trained_models_are_byte_identical_for_n_jobs_1_and_2(tmp_path):
     saved = []
     for n_jobs in (1, 2):
         tokenizer = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
-        tokenizer.train_from_iterator((t for t in texts), BpeTrainer(vocab_size=320, initial_alphabet=ByteLevel.alphabet()), n_jobs=n_jobs)
+        tokenizer.train_from_iterator(
+            (t for t in texts), BpeTrainer(vocab_size=320, initial_alphabet=ByteLevel.alphabet()), n_jobs=n_jobs
+        )
         saved.append(tokenizer.to_str())
     assert saved[0] == saved[1]
 

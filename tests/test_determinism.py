@@ -53,7 +53,12 @@ print(json.dumps(digests, sort_keys=True))
 def run(n_jobs, order, seed):
     env = {**os.environ, "PYTHONHASHSEED": str(seed)}
     out = subprocess.run(
-        [sys.executable, "-c", TRAIN_ALL, str(n_jobs), order], capture_output=True, text=True, cwd=ROOT, env=env, check=True
+        [sys.executable, "-c", TRAIN_ALL, str(n_jobs), order],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
     ).stdout
     return json.loads(out.strip().splitlines()[-1])
 

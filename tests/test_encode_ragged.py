@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from threads import in_threads
 
 from kvec import normalizers
 from kvec._encoder import WordEncoder
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit
-from threads import in_threads
 
 CLASS_SPLITTERS = [
     BertPreTokenizer(),
@@ -80,7 +80,9 @@ def test_gpt2_words_on_generated_text(text):
 
 TEXT = st.lists(
     st.one_of(
-        st.sampled_from(["un", "able", "low", "LOW", "er", "[CLS]", "<m>", "Keras", "ΣΑΣ", " ", "  ", ",", "!", "\n", "é"]),
+        st.sampled_from(
+            ["un", "able", "low", "LOW", "er", "[CLS]", "<m>", "Keras", "ΣΑΣ", " ", "  ", ",", "!", "\n", "é"]
+        ),
         st.characters(blacklist_categories=("Cs",)),
     ),
     max_size=12,
@@ -96,7 +98,16 @@ def wordpiece_pipeline(normalizer, pre_tokenizer):
     texts=st.lists(TEXT, max_size=8),
     normalizer=st.sampled_from([None, normalizers.Lowercase(), normalizers.NFKC(), normalizers.BertNormalizer()]),
     pre_tokenizer=st.sampled_from(
-        [None, BertPreTokenizer(), Whitespace(), WhitespaceSplit(), KerasFilters(), ByteLevel(), ByteLevel(add_prefix_space=False), ByteLevel(use_regex=False)]
+        [
+            None,
+            BertPreTokenizer(),
+            Whitespace(),
+            WhitespaceSplit(),
+            KerasFilters(),
+            ByteLevel(),
+            ByteLevel(add_prefix_space=False),
+            ByteLevel(use_regex=False),
+        ]
     ),
     special=st.sampled_from([[], ["[CLS]"], ["[CLS]", "<m>"]]),
     added=st.sampled_from([[], ["Keras"], ["keras", "LOW"]]),
@@ -139,7 +150,10 @@ def test_eight_threads_give_the_serial_ids():
     tok = Tokenizer(WordPiece(vocab), pre_tokenizer=BertPreTokenizer())
     rng = np.random.default_rng(7)
     batches = [
-        [" ".join("".join(rng.choice(list("abcdefghij"), size=rng.integers(1, 9))) for _ in range(30)) for _ in range(50)]
+        [
+            " ".join("".join(rng.choice(list("abcdefghij"), size=rng.integers(1, 9))) for _ in range(30))
+            for _ in range(50)
+        ]
         for _ in range(16)
     ]
     serial = [tuple(a.tolist() for a in Tokenizer.from_str(tok.to_str()).encode_ragged(b)) for b in batches]
@@ -164,4 +178,7 @@ def test_encoder_errors_name_what_is_wrong():
 
 @given(st.text(st.sampled_from("aΣσςİIΑ Bb.")))
 def test_lowercase_normalize_str_is_the_character_by_character_mapping(text):
-    assert normalizers.Lowercase().normalize_str(text) == normalizers.Lowercase().normalize(normalizers.Normalized.of(text)).text
+    assert (
+        normalizers.Lowercase().normalize_str(text)
+        == normalizers.Lowercase().normalize(normalizers.Normalized.of(text)).text
+    )

@@ -12,10 +12,10 @@ import pickle
 import signal
 
 import pytest
+from hf_models import TEXTS, hf_trained
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hf_models import TEXTS, hf_trained
 import kvec
 from kvec import Tokenizer, tokenizer_from_json
 from kvec.errors import KvecError
@@ -39,12 +39,16 @@ def valid_files():
     files["tokenizer.json"] = hf_trained("bert_wordpiece").to_str().encode()
     spm = pytest.importorskip("sentencepiece")
     proto = io.BytesIO()
-    spm.SentencePieceTrainer.train(sentence_iterator=iter(TEXTS), model_writer=proto, vocab_size=300, minloglevel=2, num_threads=1)
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(TEXTS), model_writer=proto, vocab_size=300, minloglevel=2, num_threads=1
+    )
     files["sentencepiece"] = proto.getvalue()
     files["vocab.txt"] = "\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "un", "##able", "a"]).encode()
     gpt2 = json.loads(hf_trained("bytelevel_bpe").to_str())["model"]
     files["vocab.json"] = json.dumps(gpt2["vocab"]).encode()
-    files["merges.txt"] = ("#version: 0.2\n" + "\n".join(m if isinstance(m, str) else " ".join(m) for m in gpt2["merges"][:200])).encode()
+    files["merges.txt"] = (
+        "#version: 0.2\n" + "\n".join(m if isinstance(m, str) else " ".join(m) for m in gpt2["merges"][:200])
+    ).encode()
     files["tiktoken"] = "".join(f"{base64.b64encode(bytes([b])).decode()} {b}\n" for b in range(256)).encode() + (
         f"{base64.b64encode(b'ab').decode()} 256\n{base64.b64encode(b'abc').decode()} 257\n".encode()
     )
@@ -76,7 +80,9 @@ def load_pair(folder, name, data):
 
 
 MUTATION = st.lists(
-    st.tuples(st.sampled_from(["flip", "cut", "insert", "truncate"]), st.floats(0, 1), st.binary(min_size=1, max_size=8)),
+    st.tuples(
+        st.sampled_from(["flip", "cut", "insert", "truncate"]), st.floats(0, 1), st.binary(min_size=1, max_size=8)
+    ),
     min_size=1,
     max_size=4,
 )
@@ -102,7 +108,11 @@ def _too_slow(signum, frame):
 
 
 @pytest.mark.parametrize("name", list(FILES))
-@settings(max_examples=EXAMPLES, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
+@settings(
+    max_examples=EXAMPLES,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    deadline=None,
+)
 @given(steps=MUTATION)
 def test_mutated_files_load_or_raise_kvec_errors(name, steps, tmp_path):
     data = mutate(FILES[name], steps)
@@ -160,8 +170,16 @@ def _calls_that_run_data(tree):
     """Calls in ``tree`` that could execute or unpickle what they read."""
     banned_names = {"eval", "exec", "compile", "__import__"}
     banned_attributes = {
-        ("pickle", "load"), ("pickle", "loads"), ("pickle", "Unpickler"), ("marshal", "load"), ("marshal", "loads"),
-        ("yaml", "load"), ("shelve", "open"), ("importlib", "import_module"), ("dill", "load"), ("dill", "loads"),
+        ("pickle", "load"),
+        ("pickle", "loads"),
+        ("pickle", "Unpickler"),
+        ("marshal", "load"),
+        ("marshal", "loads"),
+        ("yaml", "load"),
+        ("shelve", "open"),
+        ("importlib", "import_module"),
+        ("dill", "load"),
+        ("dill", "loads"),
     }
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):

@@ -16,7 +16,6 @@ from kvec.trainers import UnigramTrainer
 tokenizers = pytest.importorskip("tokenizers")
 from hf_models import TEXT, TEXTS, hf_trained  # noqa: E402
 
-
 HF_KINDS = ["bytelevel_bpe", "bert_wordpiece", "bpe_sequence", "unigram_metaspace"]
 
 
@@ -85,14 +84,23 @@ def test_bad_files_raise_kvec_errors_naming_the_file(tmp_path):
     document = json.loads(text)
     cases = {
         "model.json": ({"model": {"type": "WordLevel", "vocab": {}}}, "unsupported model 'WordLevel'"),
-        "normalizer.json": ({**document, "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}}, "unsupported normalizer 'Precompiled'"),
-        "pre.json": ({**document, "pre_tokenizer": {"type": "UnicodeScripts"}}, "unsupported pre_tokenizer 'UnicodeScripts'"),
+        "normalizer.json": (
+            {**document, "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}},
+            "unsupported normalizer 'Precompiled'",
+        ),
+        "pre.json": (
+            {**document, "pre_tokenizer": {"type": "UnicodeScripts"}},
+            "unsupported pre_tokenizer 'UnicodeScripts'",
+        ),
         "decoder.json": ({**document, "decoder": {"type": "CTC"}}, "unsupported decoder 'CTC'"),
         "lstrip.json": (
             {**document, "added_tokens": [{"id": 0, "content": "<mask>", "special": True, "lstrip": True}]},
             "unsupported added token '<mask>' with lstrip=true",
         ),
-        "vocab.json": ({**document, "model": {**document["model"], "vocab": ["not", "a", "dict"]}}, "invalid component"),
+        "vocab.json": (
+            {**document, "model": {**document["model"], "vocab": ["not", "a", "dict"]}},
+            "invalid component",
+        ),
         "nomodel.json": ({"version": "1.0"}, 'expected an object with a "model" object'),
     }
     for name, (content, message) in cases.items():

@@ -66,12 +66,49 @@ def test_kvec_json_loads_in_keras_3_legacy_copy():
         ("{not json", "not valid JSON"),
         ("[1, 2]", 'expected an object with a "config" object'),
         ('{"config": {}}', 'config has no "word_counts"'),
-        (json.dumps({"config": {"word_counts": "{", "word_docs": "{}", "index_docs": "{}",
-                                "index_word": "{}", "word_index": "{}"}}), '"word_counts" is not valid JSON'),
-        (json.dumps({"config": {"word_counts": "{}", "word_docs": "{}", "index_docs": '{"x": 1}',
-                                "index_word": "{}", "word_index": "{}"}}), "index keys must be integers"),
-        (json.dumps({"config": {"word_counts": "{}", "word_docs": "{}", "index_docs": "{}",
-                                "index_word": "{}", "word_index": "{}", "evil": 1}}), "unknown config keys"),
+        (
+            json.dumps(
+                {
+                    "config": {
+                        "word_counts": "{",
+                        "word_docs": "{}",
+                        "index_docs": "{}",
+                        "index_word": "{}",
+                        "word_index": "{}",
+                    }
+                }
+            ),
+            '"word_counts" is not valid JSON',
+        ),
+        (
+            json.dumps(
+                {
+                    "config": {
+                        "word_counts": "{}",
+                        "word_docs": "{}",
+                        "index_docs": '{"x": 1}',
+                        "index_word": "{}",
+                        "word_index": "{}",
+                    }
+                }
+            ),
+            "index keys must be integers",
+        ),
+        (
+            json.dumps(
+                {
+                    "config": {
+                        "word_counts": "{}",
+                        "word_docs": "{}",
+                        "index_docs": "{}",
+                        "index_word": "{}",
+                        "word_index": "{}",
+                        "evil": 1,
+                    }
+                }
+            ),
+            "unknown config keys",
+        ),
     ],
 )
 def test_corrupt_json_raises_format_error(document, problem):

@@ -27,7 +27,9 @@ TRAINED = {}
 
 def trained(kind):
     if kind not in TRAINED:
-        tokenizer = kvec.Tokenizer(subword=kind, vocab_size=300 if kind in ("bytelevel_bpe", "unigram") else 80, oov_token="<OOV>")
+        tokenizer = kvec.Tokenizer(
+            subword=kind, vocab_size=300 if kind in ("bytelevel_bpe", "unigram") else 80, oov_token="<OOV>"
+        )
         tokenizer.fit_on_texts(CORPUS)
         TRAINED[kind] = tokenizer
     return TRAINED[kind]
@@ -60,7 +62,9 @@ def test_the_model_vocabulary_leaves_no_word_out(kind):
 @pytest.mark.parametrize("kind", ["bpe", "wordpiece"])
 def test_sequences_to_texts_joins_pieces_into_words(kind):
     ours = trained(kind)
-    assert ours.sequences_to_texts(ours.texts_to_sequences(["The lazy dog, the widest words!"])) == ["the lazy dog the widest words"]
+    assert ours.sequences_to_texts(ours.texts_to_sequences(["The lazy dog, the widest words!"])) == [
+        "the lazy dog the widest words"
+    ]
 
 
 def test_a_later_fit_keeps_the_model_and_adds_counts():
@@ -79,17 +83,53 @@ def test_json_round_trip_gives_identical_outputs(kind):
     loaded = kvec.tokenizer_from_json(ours.to_json())
     probe = CORPUS[:4] + ["an unseen sentence"]
     assert loaded.texts_to_sequences(probe) == ours.texts_to_sequences(probe)
-    assert loaded.sequences_to_texts(loaded.texts_to_sequences(probe)) == ours.sequences_to_texts(ours.texts_to_sequences(probe))
-    untrained = kvec.tokenizer_from_json(kvec.Tokenizer(subword=kind, vocab_size=300 if kind in ("bytelevel_bpe", "unigram") else 80, oov_token="<OOV>").to_json())
+    assert loaded.sequences_to_texts(loaded.texts_to_sequences(probe)) == ours.sequences_to_texts(
+        ours.texts_to_sequences(probe)
+    )
+    untrained = kvec.tokenizer_from_json(
+        kvec.Tokenizer(
+            subword=kind, vocab_size=300 if kind in ("bytelevel_bpe", "unigram") else 80, oov_token="<OOV>"
+        ).to_json()
+    )
     untrained.fit_on_texts(CORPUS)
     assert untrained.texts_to_sequences(probe) == ours.texts_to_sequences(probe)
 
 
-BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "dog", "##s", "run", "##ning", "un", "##able", "a", "b", ",", ".", "!", "中", "é", "e", "##e"]
+BERT_VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "the",
+    "dog",
+    "##s",
+    "run",
+    "##ning",
+    "un",
+    "##able",
+    "a",
+    "b",
+    ",",
+    ".",
+    "!",
+    "中",
+    "é",
+    "e",
+    "##e",
+]
 
 
 @settings(max_examples=60)
-@given(texts=st.lists(st.lists(st.sampled_from(["The", "dogs", "running", "unable", "Été", "中", ",", ".", "!", " ", "x", "ab", "Run"]), max_size=8).map("".join), min_size=1, max_size=4))
+@given(
+    texts=st.lists(
+        st.lists(
+            st.sampled_from(["The", "dogs", "running", "unable", "Été", "中", ",", ".", "!", " ", "x", "ab", "Run"]),
+            max_size=8,
+        ).map("".join),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_model_id_mode_gives_hf_wordpiece_ids(texts):
     vocab = {t: i for i, t in enumerate(BERT_VOCAB)}
     theirs = HFTokenizer(hf_models.WordPiece(vocab, unk_token="[UNK]"))

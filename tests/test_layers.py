@@ -55,7 +55,9 @@ KERAS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("arguments", KERAS_CASES, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "defaults")
+@pytest.mark.parametrize(
+    "arguments", KERAS_CASES, ids=lambda a: ",".join(f"{k}={v}" for k, v in a.items()) or "defaults"
+)
 @pytest.mark.parametrize("seed", [0, 1])
 def test_without_a_tokenizer_the_layer_is_keras(arguments, seed):
     train, test = corpus(seed), corpus(seed + 100)
@@ -87,7 +89,9 @@ def segmenter():
     return Jieba()
 
 
-@pytest.mark.parametrize("kind", ["keras", "keras_oov", "subword_bpe", "wordpiece", "bytelevel_bpe", "unigram", "bare_model"])
+@pytest.mark.parametrize(
+    "kind", ["keras", "keras_oov", "subword_bpe", "wordpiece", "bytelevel_bpe", "unigram", "bare_model"]
+)
 def test_a_tokenizer_gives_its_own_ids(kind):
     train, test = corpus(3, 60), corpus(4)
     if kind == "keras":
@@ -246,7 +250,11 @@ def test_a_saved_model_reloads_in_a_fresh_process_with_the_same_outputs(kind, tm
     model.save(path)
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     run = subprocess.run(
-        [sys.executable, "-c", MODEL_SCRIPT, path, json.dumps(test)], capture_output=True, text=True, env=env, check=True
+        [sys.executable, "-c", MODEL_SCRIPT, path, json.dumps(test)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
     )
     np.testing.assert_allclose(np.array(json.loads(run.stdout.strip().splitlines()[-1])), expected, rtol=1e-6)
 
@@ -257,7 +265,12 @@ def test_sequential_models_train_with_the_layer_inside():
     layer = TextVectorization(tokenizer=keras_subword("wordpiece", 40), output_sequence_length=4)
     layer.adapt(texts)
     model = keras.Sequential(
-        [layer, keras.layers.Embedding(layer.vocabulary_size(), 8), keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)]
+        [
+            layer,
+            keras.layers.Embedding(layer.vocabulary_size(), 8),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(1),
+        ]
     )
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.BinaryCrossentropy(from_logits=True))
     dataset = tf.data.Dataset.from_tensor_slices((texts, labels)).batch(8)

@@ -31,6 +31,7 @@ def test_the_py_dataset_and_the_tf_dataset_give_token_batches():
     # a shuffled dataset moves to its next epoch after each full pass
     again = [x["input_ids"].numpy().tolist() for x, _ in batches.as_dataset()]
     assert again != [x for x, _ in from_tf]
+
     def rows(batches):  # the ids are >= 1: zeros are padding
         return sorted(tuple(i for i in row if i) for batch in batches for row in batch)
 
@@ -39,13 +40,19 @@ def test_the_py_dataset_and_the_tf_dataset_give_token_batches():
 
 def test_model_fit_reads_the_batches():
     keras.utils.set_random_seed(0)
-    texts = ["good fine great nice"[: 4 + i % 15] + " good" for i in range(40)] + ["bad awful poor"[: 3 + i % 11] + " bad" for i in range(40)]
+    texts = ["good fine great nice"[: 4 + i % 15] + " good" for i in range(40)] + [
+        "bad awful poor"[: 3 + i % 11] + " bad" for i in range(40)
+    ]
     labels = np.array([1] * 40 + [0] * 40)
     tok = Tokenizer()
     tok.fit_on_texts(texts)
     batches = TextBatches.from_texts(texts, tok, labels=labels, batch_size=8, shuffle=True, inputs="input_ids")
     model = keras.Sequential(
-        [keras.layers.Embedding(len(tok.word_index) + 1, 8, mask_zero=True), keras.layers.GlobalAveragePooling1D(), keras.layers.Dense(1)]
+        [
+            keras.layers.Embedding(len(tok.word_index) + 1, 8, mask_zero=True),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(1),
+        ]
     )
     model.compile(optimizer=keras.optimizers.Adam(0.05), loss=keras.losses.BinaryCrossentropy(from_logits=True))
     history = model.fit(batches, epochs=8, verbose=0)

@@ -89,12 +89,19 @@ def test_a_documented_misuse_raises_the_documented_error(namespace, call, kind, 
         from kvec.layers import TextVectorization
 
         namespace = {**namespace, "TextVectorization": TextVectorization}
-    expected = {"TypeError": TypeError, "ValueError": ValueError, "FormatError": FormatError, "UserWarning": UserWarning}[kind]
+    expected = {
+        "TypeError": TypeError,
+        "ValueError": ValueError,
+        "FormatError": FormatError,
+        "UserWarning": UserWarning,
+    }[kind]
     if expected is UserWarning:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             eval(call, namespace)
-        assert [w for w in caught if w.category is UserWarning and message in str(w.message)], [str(w.message) for w in caught]
+        assert [w for w in caught if w.category is UserWarning and message in str(w.message)], [
+            str(w.message) for w in caught
+        ]
         return
     with pytest.raises(expected) as raised:
         eval(call, namespace)

@@ -3,22 +3,27 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import STABLE_CHARS
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models as hf_models
 from tokenizers import normalizers as hf_normalizers
 from tokenizers import pre_tokenizers as hf_pre_tokenizers
 
 from kvec import normalizers
-from strategies import STABLE_CHARS
 from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer
 
 # Decomposable, composable and reorderable characters, Hangul jamo, ligatures, controls and whitespace.
-PIECES = st.sampled_from(
-    list("abcABC \u0301\u0323\u0300\u0327éÉÅΣσİßẞ中文가\u1100\u1161\u11a8ﬁ①㍿,.!'$-_\t\n\r\x00\x07\u200b\u00a0\u3000\ufffd")
-    + ["e\u0301", "a\u0323\u0301", "a\u0301\u0323", "\u0301\u0323"]
-) | STABLE_CHARS
+PIECES = (
+    st.sampled_from(
+        list(
+            "abcABC \u0301\u0323\u0300\u0327éÉÅΣσİßẞ中文가\u1100\u1161\u11a8ﬁ①㍿,.!'$-_\t\n\r\x00\x07\u200b\u00a0\u3000\ufffd"
+        )
+        + ["e\u0301", "a\u0323\u0301", "a\u0301\u0323", "\u0301\u0323"]
+    )
+    | STABLE_CHARS
+)
 TEXT = st.lists(PIECES, max_size=16).map("".join)
 
 PAIRS = {
@@ -41,8 +46,38 @@ PAIRS = {
 VOCAB = {
     t: i
     for i, t in enumerate(
-        ["[UNK]", "a", "b", "c", "##a", "##b", "##c", "ab", "e", "##e", "σ", "中", "文", ",", ".", "!", "'", "$", "-",
-         "_", "fi", "1", "가", "ﬁ", "①", "é", "##é", "abc", "##\u0301", "\u0301"]
+        [
+            "[UNK]",
+            "a",
+            "b",
+            "c",
+            "##a",
+            "##b",
+            "##c",
+            "ab",
+            "e",
+            "##e",
+            "σ",
+            "中",
+            "文",
+            ",",
+            ".",
+            "!",
+            "'",
+            "$",
+            "-",
+            "_",
+            "fi",
+            "1",
+            "가",
+            "ﬁ",
+            "①",
+            "é",
+            "##é",
+            "abc",
+            "##\u0301",
+            "\u0301",
+        ]
     )
 }
 

@@ -58,7 +58,9 @@ def test_mixed_values(sequences, maxlen, dtype, padding, value):
     assert_same(sequences, maxlen=maxlen, dtype=dtype, padding=padding, value=value)
 
 
-@given(st.lists(st.lists(st.text(max_size=4), max_size=5), max_size=5), MAXLEN, st.sampled_from([object, "<U2", "int32"]))
+@given(
+    st.lists(st.lists(st.text(max_size=4), max_size=5), max_size=5), MAXLEN, st.sampled_from([object, "<U2", "int32"])
+)
 def test_string_sequences(sequences, maxlen, dtype):
     assert_same(sequences, maxlen=maxlen, dtype=dtype, value="")
 

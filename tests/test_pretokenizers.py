@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import STABLE_CHARS
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 from tokenizers import models as hf_models
@@ -12,9 +13,12 @@ from kvec import decoders
 from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BEHAVIORS, PREPEND_SCHEMES, Digits, Metaspace, Punctuation
-from strategies import STABLE_CHARS
 
-TEXT = st.lists(st.sampled_from([" ", "  ", "▁", "a", "B", "1", "23", "٣", "½", ",", "!!", "¿", "$", "-", "中", "\n"]) | STABLE_CHARS, max_size=14).map("".join)
+TEXT = st.lists(
+    st.sampled_from([" ", "  ", "▁", "a", "B", "1", "23", "٣", "½", ",", "!!", "¿", "$", "-", "中", "\n"])
+    | STABLE_CHARS,
+    max_size=14,
+).map("".join)
 
 
 def pieces(pre_tokenizer, text, **kwargs):
@@ -33,19 +37,25 @@ def test_metaspace_equals_hf(scheme, split, text):
 @pytest.mark.parametrize("behavior", BEHAVIORS)
 @given(text=TEXT)
 def test_punctuation_equals_hf(behavior, text):
-    assert pieces(Punctuation(behavior), text) == hf_pre_tokenizers.Punctuation(behavior=behavior).pre_tokenize_str(text)
+    assert pieces(Punctuation(behavior), text) == hf_pre_tokenizers.Punctuation(behavior=behavior).pre_tokenize_str(
+        text
+    )
 
 
 @pytest.mark.parametrize("individual", [True, False])
 @given(text=TEXT)
 def test_digits_equal_hf(individual, text):
-    assert pieces(Digits(individual), text) == hf_pre_tokenizers.Digits(individual_digits=individual).pre_tokenize_str(text)
+    assert pieces(Digits(individual), text) == hf_pre_tokenizers.Digits(individual_digits=individual).pre_tokenize_str(
+        text
+    )
 
 
 @pytest.mark.parametrize("scheme", PREPEND_SCHEMES)
 @given(tokens=st.lists(st.sampled_from(["▁Hey", "▁", "my", "▁friend", "▁▁", "a▁b", " x"]), max_size=6))
 def test_metaspace_decoder_equals_hf(scheme, tokens):
-    assert decoders.Metaspace(prepend_scheme=scheme).decode(tokens) == hf_decoders.Metaspace(prepend_scheme=scheme).decode(tokens)
+    assert decoders.Metaspace(prepend_scheme=scheme).decode(tokens) == hf_decoders.Metaspace(
+        prepend_scheme=scheme
+    ).decode(tokens)
 
 
 @pytest.mark.parametrize("scheme", PREPEND_SCHEMES)
@@ -56,7 +66,11 @@ def test_metaspace_first_scheme_after_special_tokens_equals_hf(scheme, text):
     theirs.pre_tokenizer = hf_pre_tokenizers.Metaspace(prepend_scheme=scheme)
     theirs.decoder = hf_decoders.Metaspace(prepend_scheme=scheme)
     theirs.add_special_tokens(["<s>"])
-    ours = Tokenizer(WordPiece(vocab, unk_token="<unk>"), pre_tokenizer=Metaspace(prepend_scheme=scheme), decoder=decoders.Metaspace(prepend_scheme=scheme))
+    ours = Tokenizer(
+        WordPiece(vocab, unk_token="<unk>"),
+        pre_tokenizer=Metaspace(prepend_scheme=scheme),
+        decoder=decoders.Metaspace(prepend_scheme=scheme),
+    )
     ours.add_special_tokens(["<s>"])
     expected, got = theirs.encode(text), ours.encode(text)
     assert (got.ids, got.offsets) == (expected.ids, expected.offsets)
@@ -72,8 +86,11 @@ def test_bad_arguments():
         Metaspace(replacement="__")
 
 
-@given(text=TEXT | st.text(max_size=20), filters=st.sampled_from(['!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n', "", ",.", "a", "中，"]),
-       split=st.sampled_from([" ", ",", "a"]))
+@given(
+    text=TEXT | st.text(max_size=20),
+    filters=st.sampled_from(['!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n', "", ",.", "a", "中，"]),
+    split=st.sampled_from([" ", ",", "a"]),
+)
 def test_keras_filters_words_are_text_to_word_sequence(text, filters, split):
     from kvec import text_to_word_sequence
     from kvec.pretokenizers import KerasFilters

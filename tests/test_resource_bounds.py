@@ -113,7 +113,10 @@ def distinct_characters(n):
 
 def test_three_hundred_thousand_distinct_characters_train_and_encode():
     chars = distinct_characters(300_000)
-    texts = [" ".join("".join(chars[i : i + 10]) for i in range(start, start + 1000, 10)) for start in range(0, len(chars), 1000)]
+    texts = [
+        " ".join("".join(chars[i : i + 10]) for i in range(start, start + 1000, 10))
+        for start in range(0, len(chars), 1000)
+    ]
     with hang_guard():
         bpe = Tokenizer(None, pre_tokenizer=WhitespaceSplit())
         bpe.train_from_iterator(texts, BpeTrainer(vocab_size=1000, limit_alphabet=500, byte_fallback=True))

@@ -5,14 +5,14 @@ fallback, split digits and user-defined symbols; bad files raise kvec errors nam
 import io
 
 import pytest
+from hf_models import TEXTS, WORDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import STABLE_CHARS
 
-from hf_models import TEXTS, WORDS
 from kvec.errors import FormatError
 from kvec.interop import load_sentencepiece_model
 from kvec.pipeline import Tokenizer
-from strategies import STABLE_CHARS
 
 spm = pytest.importorskip("sentencepiece")
 
@@ -25,14 +25,21 @@ CONFIGS = {
     "bpe_bytes_symbols": dict(model_type="bpe", byte_fallback=True, user_defined_symbols=["<mask>"]),
 }
 EXTRA = ["  ", "\t", "１２", "Ａ", "ﬁ", "①", "<s>", "</s>", "<mask>", "Hello", "▁", "...", ">>>", "中文", "😀"]
-TEXT = st.lists(st.one_of(st.sampled_from(WORDS + EXTRA), st.sampled_from([" ", "  "]), STABLE_CHARS), max_size=16).map("".join)
+TEXT = st.lists(st.one_of(st.sampled_from(WORDS + EXTRA), st.sampled_from([" ", "  "]), STABLE_CHARS), max_size=16).map(
+    "".join
+)
 
 
 @pytest.fixture(scope="module", params=list(CONFIGS))
 def pair(request, tmp_path_factory):
     proto = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(TEXTS), model_writer=proto, vocab_size=500, num_threads=1, minloglevel=2, **CONFIGS[request.param]
+        sentence_iterator=iter(TEXTS),
+        model_writer=proto,
+        vocab_size=500,
+        num_threads=1,
+        minloglevel=2,
+        **CONFIGS[request.param],
     )
     path = tmp_path_factory.mktemp("sp") / "m.model"
     path.write_bytes(proto.getvalue())

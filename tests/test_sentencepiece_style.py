@@ -14,26 +14,43 @@ spm = pytest.importorskip("sentencepiece")
 
 SYMBOLS = ["[SEP]", "kvec"]
 WORDS = ["low", "lower", "newest", "widest", "中文字", "é", "abab", "2024", "x1", "show"]
-CORPUS = [" ".join(WORDS[(i * 3 + k) % len(WORDS)] for k in range(1 + i % 5)) + (" [SEP] kvec" if i % 3 == 0 else "") for i in range(120)]
+CORPUS = [
+    " ".join(WORDS[(i * 3 + k) % len(WORDS)] for k in range(1 + i % 5)) + (" [SEP] kvec" if i % 3 == 0 else "")
+    for i in range(120)
+]
 
 
 def train_sentencepiece(**options):
     proto = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(CORPUS), model_writer=proto, model_type="unigram", vocab_size=320, byte_fallback=True,
-        split_digits=True, user_defined_symbols=SYMBOLS, normalization_rule_name="identity",
-        remove_extra_whitespaces=False, hard_vocab_limit=False, num_threads=1, minloglevel=2, **options,
+        sentence_iterator=iter(CORPUS),
+        model_writer=proto,
+        model_type="unigram",
+        vocab_size=320,
+        byte_fallback=True,
+        split_digits=True,
+        user_defined_symbols=SYMBOLS,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        hard_vocab_limit=False,
+        num_threads=1,
+        minloglevel=2,
+        **options,
     )
     return spm.SentencePieceProcessor(model_proto=proto.getvalue())
 
 
 SENTENCEPIECE = train_sentencepiece()
-TEXT = st.lists(st.sampled_from(WORDS + SYMBOLS + [" ", "  ", "7", "ß", "😀", "Ω", "lowkvec", "\t"]), max_size=8).map("".join)
+TEXT = st.lists(st.sampled_from(WORDS + SYMBOLS + [" ", "  ", "7", "ß", "😀", "Ω", "lowkvec", "\t"]), max_size=8).map(
+    "".join
+)
 
 
 def kvec_from(sp):
     vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
-    return sentencepiece_style(Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True), split_digits=True, user_defined_symbols=SYMBOLS)
+    return sentencepiece_style(
+        Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True), split_digits=True, user_defined_symbols=SYMBOLS
+    )
 
 
 @given(text=TEXT)
@@ -47,7 +64,10 @@ TRAINED = sentencepiece_style(split_digits=True, user_defined_symbols=SYMBOLS)
 TRAINED.train_from_iterator(CORPUS, UnigramTrainer(vocab_size=280, byte_fallback=True))
 
 
-@given(text=st.text(max_size=40) | st.lists(st.sampled_from(["▁", "\ufdd0", "\ufdd1", " ", "a", "low"]), max_size=10).map("".join))
+@given(
+    text=st.text(max_size=40)
+    | st.lists(st.sampled_from(["▁", "\ufdd0", "\ufdd1", " ", "a", "low"]), max_size=10).map("".join)
+)
 def test_decoding_gives_back_any_text(text):
     # the space mark ▁ and the escape character included
     assert TRAINED.decode(TRAINED.encode(text).ids) == text
@@ -75,6 +95,10 @@ def test_bpe_reads_text_the_same_way():
     tokenizer = sentencepiece_style(split_digits=True)
     tokenizer.train_from_iterator(CORPUS, BpeTrainer(vocab_size=380, byte_fallback=True))
     tokens = tokenizer.encode("lowest  2024 中文字").tokens
-    assert tokens[0].startswith("▁low") and "2" in tokens and all(not (set(t) & set("0123456789")) or len(t) == 1 for t in tokens)
+    assert (
+        tokens[0].startswith("▁low")
+        and "2" in tokens
+        and all(not (set(t) & set("0123456789")) or len(t) == 1 for t in tokens)
+    )
     for line in CORPUS[:10] + ["  low  newest ", "Zürich ▁ 😀 \ufdd0"]:  # unseen characters take bytes
         assert tokenizer.decode(tokenizer.encode(line).ids) == line

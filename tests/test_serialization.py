@@ -58,7 +58,11 @@ def test_saved_bytes_do_not_depend_on_the_hash_seed():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     outputs = {
         subprocess.run(
-            [sys.executable, "-c", SAVE_TWICE], capture_output=True, text=True, check=True, cwd=root,
+            [sys.executable, "-c", SAVE_TWICE],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
             env={**os.environ, "PYTHONHASHSEED": str(seed)},
         ).stdout
         for seed in (0, 1, 2, 3, 4)
@@ -74,8 +78,14 @@ def test_saved_bytes_do_not_depend_on_the_hash_seed():
         ('{"kvec_format": 99, "model": null}', "unsupported kvec_format 99"),
         ('{"kvec_format": 1, "model": null}', "no model"),
         ('{"kvec_format": 1, "model": {"type": "Pickle", "config": {}}}', "unknown model type 'Pickle'"),
-        ('{"kvec_format": 1, "model": {"type": "BPE", "config": {"vocab": {}, "merges": [["a", "b"]]}}}', "invalid model config"),
-        ('{"kvec_format": 1, "model": {"type": "BPE", "config": {"vocab": {}, "merges": [], "evil": 1}}}', "invalid model config"),
+        (
+            '{"kvec_format": 1, "model": {"type": "BPE", "config": {"vocab": {}, "merges": [["a", "b"]]}}}',
+            "invalid model config",
+        ),
+        (
+            '{"kvec_format": 1, "model": {"type": "BPE", "config": {"vocab": {}, "merges": [], "evil": 1}}}',
+            "invalid model config",
+        ),
         ('{"kvec_format": 1, "model": {"type": "WordPiece", "config": []}}', 'model must be an object with "type"'),
     ],
 )

@@ -4,8 +4,8 @@ so a trainer gives the same model."""
 import shutil
 
 import pytest
-
 from hf_models import TEXTS
+
 from kvec.presets import keras_subword
 from kvec.pretokenizers import ByteLevel, Whitespace
 from kvec.trainers.counting import count_words

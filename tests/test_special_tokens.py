@@ -20,8 +20,12 @@ from kvec.processors import TemplateProcessing
 from kvec.trainers import BpeTrainer
 
 SPECIALS = ["[CLS]", "[SEP]", "[MASK]", "[SEP]x", "<|endoftext|>"]
-TEXT = st.lists(st.sampled_from(SPECIALS + ["a", "b", "ab", " ", "A", "[", "]", "é", "中", "cls", "\n"]), max_size=12).map("".join)
-VOCAB = {t: i for i, t in enumerate(["[UNK]", "a", "b", "ab", "c", "[CLS]", "[SEP]", "[", "]", "é", "中", "##b", "##a"])}
+TEXT = st.lists(
+    st.sampled_from(SPECIALS + ["a", "b", "ab", " ", "A", "[", "]", "é", "中", "cls", "\n"]), max_size=12
+).map("".join)
+VOCAB = {
+    t: i for i, t in enumerate(["[UNK]", "a", "b", "ab", "c", "[CLS]", "[SEP]", "[", "]", "é", "中", "##b", "##a"])
+}
 SINGLE, PAIR = "[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1"
 
 
@@ -51,7 +55,9 @@ def test_special_tokens_and_templates_equal_hf(first, second, template, add):
     assert view(got) == view(expected)
     for skip in (True, False):
         assert ours.decode(got.ids, skip_special_tokens=skip) == theirs.decode(expected.ids, skip_special_tokens=skip)
-    assert [view(e) for e in ours.encode_batch([first, first + "a"])] == [view(e) for e in theirs.encode_batch([first, first + "a"])]
+    assert [view(e) for e in ours.encode_batch([first, first + "a"])] == [
+        view(e) for e in theirs.encode_batch([first, first + "a"])
+    ]
 
 
 @given(corpus=st.lists(TEXT, min_size=1, max_size=6), probe=TEXT)
@@ -61,10 +67,15 @@ def test_byte_level_training_cuts_out_special_tokens_like_hf(corpus, probe):
     theirs.pre_tokenizer = hf_pre_tokenizers.ByteLevel()
     theirs.decoder = hf_decoders.ByteLevel()
     theirs.train_from_iterator(
-        corpus, hf_trainers.BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"], show_progress=False)
+        corpus,
+        hf_trainers.BpeTrainer(
+            vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"], show_progress=False
+        ),
     )
     ours = Tokenizer(None, pre_tokenizer=ByteLevel(), decoder=decoders.ByteLevel())
-    ours.train_from_iterator(corpus, BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"]))
+    ours.train_from_iterator(
+        corpus, BpeTrainer(vocab_size=300, initial_alphabet=alphabet, special_tokens=["<|endoftext|>"])
+    )
     assert ours.get_vocab() == json.loads(theirs.to_str())["model"]["vocab"]
     assert view(ours.encode(probe)) == view(theirs.encode(probe))
     assert ours.decode(ours.encode(probe).ids) == theirs.decode(theirs.encode(probe).ids)

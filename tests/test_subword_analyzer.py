@@ -17,8 +17,11 @@ BPE.train_from_iterator(CORPUS, BpeTrainer(vocab_size=300, initial_alphabet=Byte
 
 
 @settings(max_examples=40)
-@given(texts=st.lists(st.sampled_from(CORPUS + ["unseen zebra", "", "cat cat cat"]), max_size=8),
-       num_words=st.sampled_from([None, 5, 50]), oov=st.sampled_from([None, "<OOV>"]))
+@given(
+    texts=st.lists(st.sampled_from(CORPUS + ["unseen zebra", "", "cat cat cat"]), max_size=8),
+    num_words=st.sampled_from([None, 5, 50]),
+    oov=st.sampled_from([None, "<OOV>"]),
+)
 @example(texts=[""], num_words=None, oov=None)  # no vocabulary: both refuse to build matrices
 def test_bpe_analyzer_equals_legacy_on_token_lists(texts, num_words, oov):
     ours = kvec.Tokenizer(num_words=num_words, oov_token=oov, analyzer=BPE)
@@ -48,7 +51,9 @@ def test_sequences_to_texts_uses_the_pipeline_decoder():
     tokenizer = kvec.Tokenizer(analyzer=BPE)
     tokenizer.fit_on_texts(CORPUS)
     # the pipeline's own decoding (ByteLevel with its prefix space, as HF decodes it)
-    assert tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(CORPUS[:3])) == [BPE.decode(BPE.encode(t).ids) for t in CORPUS[:3]]
+    assert tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(CORPUS[:3])) == [
+        BPE.decode(BPE.encode(t).ids) for t in CORPUS[:3]
+    ]
     assert [t.strip() for t in tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(CORPUS[:3]))] == CORPUS[:3]
 
 
@@ -58,7 +63,9 @@ def test_json_round_trip_keeps_the_pipeline_analyzer():
     loaded = kvec.tokenizer_from_json(tokenizer.to_json())
     probe = CORPUS + ["unseen zebra"]
     assert loaded.texts_to_sequences(probe) == tokenizer.texts_to_sequences(probe)
-    assert loaded.sequences_to_texts(loaded.texts_to_sequences(probe)) == tokenizer.sequences_to_texts(tokenizer.texts_to_sequences(probe))
+    assert loaded.sequences_to_texts(loaded.texts_to_sequences(probe)) == tokenizer.sequences_to_texts(
+        tokenizer.texts_to_sequences(probe)
+    )
     loaded.fit_on_texts(["the cat"])  # fits further with the same analyzer
     tokenizer.fit_on_texts(["the cat"])
     assert loaded.word_index == tokenizer.word_index

@@ -3,10 +3,10 @@
 import base64
 
 import pytest
+from hf_models import TEXT, hf_trained
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hf_models import TEXT, hf_trained
 from kvec.errors import FormatError
 from kvec.interop import load_tiktoken
 from kvec.interop.tiktoken_ranks import PATTERNS
@@ -36,7 +36,9 @@ def pair(request, tmp_path_factory):
     ranks = ranks_from_hf()
     path = tmp_path_factory.mktemp("tiktoken") / "ranks.tiktoken"
     path.write_text("".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks.items()), encoding="utf-8")
-    theirs = tiktoken.Encoding(request.param, pat_str=PATTERNS[request.param], mergeable_ranks=ranks, special_tokens=SPECIAL)
+    theirs = tiktoken.Encoding(
+        request.param, pat_str=PATTERNS[request.param], mergeable_ranks=ranks, special_tokens=SPECIAL
+    )
     return theirs, load_tiktoken(path, request.param, special_tokens=SPECIAL)
 
 
@@ -74,9 +76,15 @@ def test_exports_to_tokenizer_json_and_refuses_ids_it_cannot_hold(pair, tmp_path
         "".join(f"{base64.b64encode(t).decode()} {r}\n" for t, r in ranks_from_hf().items()), encoding="utf-8"
     )
     ours = Tokenizer.from_str(pair[1].to_str())  # a copy: kvec JSON holds Split and Sequence too
-    with pytest.raises(ValueError, match="added token '<\\|endoftext\\|>' has id 5000, but tokenizer.json would give it"):
+    with pytest.raises(
+        ValueError, match="added token '<\\|endoftext\\|>' has id 5000, but tokenizer.json would give it"
+    ):
         save_tokenizer_json(ours, tmp_path / "gapped.json")
-    ours = load_tiktoken(tmp_path / "ranks.tiktoken", pattern=ours.pre_tokenizer.pretokenizers[0].pattern, special_tokens={"<|endoftext|>": len(ours.model.vocab)})
+    ours = load_tiktoken(
+        tmp_path / "ranks.tiktoken",
+        pattern=ours.pre_tokenizer.pretokenizers[0].pattern,
+        special_tokens={"<|endoftext|>": len(ours.model.vocab)},
+    )
     save_tokenizer_json(ours, tmp_path / "t.json")
     theirs = __import__("tokenizers").Tokenizer.from_file(str(tmp_path / "t.json"))
     again = load_tokenizer_json(tmp_path / "t.json")

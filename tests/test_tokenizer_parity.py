@@ -15,14 +15,17 @@ from kvec import text as ktext
 # Characters that exercise the rules: filters, the split character, apostrophes, case pairs (Greek final
 # sigma, dotted I, German sharp s), CJK and its punctuation, combining marks, emoji, control chars.
 ALPHABET = st.sampled_from(
-    list("abcAB xyz") + list('!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n\r') + list("'’Σσς İıßẞ") +
-    list("中文，。、") + ["e\u0301", "\u200d", "😀", "\x00", "\u2028", "Ab", "ab", "Σa"]
+    list("abcAB xyz")
+    + list('!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n\r')
+    + list("'’Σσς İıßẞ")
+    + list("中文，。、")
+    + ["e\u0301", "\u200d", "😀", "\x00", "\u2028", "Ab", "ab", "Σa"]
 )
 TEXTS = st.lists(st.lists(ALPHABET, max_size=25).map("".join), max_size=12)
-TOKEN_LISTS = st.lists(st.lists(st.sampled_from(["a", "B", "b", "Σσ", "中", "", "x y", "<OOV>"]), max_size=8), max_size=6)
-FILTERS = st.sampled_from(
-    [ktext.DEFAULT_FILTERS, "", ",.", "ab", "，。,", ktext.DEFAULT_FILTERS + "，。", list("!? ")]
+TOKEN_LISTS = st.lists(
+    st.lists(st.sampled_from(["a", "B", "b", "Σσ", "中", "", "x y", "<OOV>"]), max_size=8), max_size=6
 )
+FILTERS = st.sampled_from([ktext.DEFAULT_FILTERS, "", ",.", "ab", "，。,", ktext.DEFAULT_FILTERS + "，。", list("!? ")])
 SPLITS = st.sampled_from([" ", ",", "a", "ab", "，", "\n"])
 OOV = st.sampled_from([None, "<OOV>", "a", "b"])
 NUM_WORDS = st.sampled_from([None, 0, 1, 2, 3, 5, 50])

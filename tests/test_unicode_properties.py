@@ -3,10 +3,10 @@ control characters, NUL, CR LF): encoding never raises on a str, ids stay in the
 configurations that promise it give the text back exactly."""
 
 import pytest
+from hf_models import TEXTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hf_models import TEXTS
 from kvec import Tokenizer
 from kvec.presets import keras_subword, sentencepiece_style
 from kvec.trainers import UnigramTrainer
@@ -14,7 +14,23 @@ from kvec.trainers import UnigramTrainer
 SPECIAL_TEXT = st.lists(
     st.one_of(
         st.characters(),  # every code point, surrogates included
-        st.sampled_from(["👩‍👩‍👧", "e\u0301", "\u200d", "\u200b", "שלום", "مرحبا", "\x00", "\r\n", "\t", "\ufeff", "🤗", "▁", "\ufdd0"]),
+        st.sampled_from(
+            [
+                "👩‍👩‍👧",
+                "e\u0301",
+                "\u200d",
+                "\u200b",
+                "שלום",
+                "مرحبا",
+                "\x00",
+                "\r\n",
+                "\t",
+                "\ufeff",
+                "🤗",
+                "▁",
+                "\ufdd0",
+            ]
+        ),
         st.sampled_from(["the", "return", " ", "  "]),
     ),
     max_size=25,
@@ -29,7 +45,9 @@ def build(kind):
         tok.train_from_iterator(TEXTS, UnigramTrainer(vocab_size=400, byte_fallback=True))
         return tok
     # no lowercasing where the text must come back as it was
-    tok, trainer = keras_subword(kind, {"bytelevel_bpe": 400, "unigram": 400}.get(kind, 300), lower=kind not in LOSSLESS)
+    tok, trainer = keras_subword(
+        kind, {"bytelevel_bpe": 400, "unigram": 400}.get(kind, 300), lower=kind not in LOSSLESS
+    )
     tok.train_from_iterator(TEXTS, trainer)
     return tok
 

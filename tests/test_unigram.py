@@ -64,7 +64,9 @@ def test_viterbi_and_nbest_equal_exhaustive_search(pieces, word):
 
 
 def test_sampling_frequencies_converge_to_path_probabilities():
-    model = Unigram([("<unk>", 0.0), ("a", -1.0), ("b", -1.5), ("ab", -2.0), ("ba", -3.0), ("aba", -3.25)], unk_id=0, seed=7)
+    model = Unigram(
+        [("<unk>", 0.0), ("a", -1.0), ("b", -1.5), ("ab", -2.0), ("ba", -3.0), ("aba", -3.25)], unk_id=0, seed=7
+    )
     word, alpha, draws = "abab", 0.5, 20_000
     paths = {tokens: score for score, tokens in segmentations(model, word)}
     z = sum(math.exp(alpha * s) for s in paths.values())
@@ -79,7 +81,10 @@ def test_sampling_frequencies_converge_to_path_probabilities():
 
 def test_sampling_is_seedable():
     vocab = [("<unk>", 0.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5)]
-    draws = [[model.tokenize("ababab") for _ in range(50)] for model in (Unigram(vocab, 0, seed=3, nbest_size=-1) for _ in range(2))]
+    draws = [
+        [model.tokenize("ababab") for _ in range(50)]
+        for model in (Unigram(vocab, 0, seed=3, nbest_size=-1) for _ in range(2))
+    ]
     assert draws[0] == draws[1] and len({tuple(d) for d in draws[0]}) > 1
 
 
@@ -90,7 +95,7 @@ BYTES = [(f"<0x{b:02X}>", -20.0) for b in range(256)]
 def test_byte_fallback_spells_every_character(text):
     model = Unigram([("<unk>", 0.0), ("a", -1.0), ("ab", -1.5), ("é", -2.0)] + BYTES, unk_id=0, byte_fallback=True)
     spelled = b""
-    for token_id, start, end in model.tokenize_spans(text):
+    for token_id, _start, _end in model.tokenize_spans(text):
         token = model.id_to_token[token_id]
         assert token != "<unk>"
         spelled += bytes([int(token[3:5], 16)]) if len(token) == 6 and token.startswith("<0x") else token.encode()
@@ -109,15 +114,25 @@ def sentencepiece_model(vocab_size=40):
     spm = pytest.importorskip("sentencepiece")
     proto = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(LINES), model_writer=proto, model_type="unigram", vocab_size=vocab_size,
-        normalization_rule_name="identity", remove_extra_whitespaces=False, hard_vocab_limit=False, minloglevel=2,
+        sentence_iterator=iter(LINES),
+        model_writer=proto,
+        model_type="unigram",
+        vocab_size=vocab_size,
+        normalization_rule_name="identity",
+        remove_extra_whitespaces=False,
+        hard_vocab_limit=False,
+        minloglevel=2,
         num_threads=1,
     )
     return spm.SentencePieceProcessor(model_proto=proto.getvalue())
 
 
-@given(words=st.lists(st.sampled_from(["low", "lower", "newest", "widest", "中文字", "é", "abab", "x"]), min_size=1, max_size=6),
-       probe=st.text("lowernstidab中文字éxyz ", max_size=20))
+@given(
+    words=st.lists(
+        st.sampled_from(["low", "lower", "newest", "widest", "中文字", "é", "abab", "x"]), min_size=1, max_size=6
+    ),
+    probe=st.text("lowernstidab中文字éxyz ", max_size=20),
+)
 def test_viterbi_ids_equal_sentencepiece_given_its_pieces(words, probe):
     sp = sentencepiece_model()
     vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
@@ -126,8 +141,14 @@ def test_viterbi_ids_equal_sentencepiece_given_its_pieces(words, probe):
     assert tokenizer.encode(text).ids == sp.encode(text)
 
 
-WORDS_OF_LINES = [stem + end for stem in ("low", "new", "wid", "show", "know", "ab") for end in ("", "er", "est", "ing", "s")]
-LINES = [" ".join(WORDS_OF_LINES[(i * 7 + k * 3) % 30] for k in range(5)) + (" 中文字 é x" if i % 4 == 0 else "") for i in range(60)]
+WORDS_OF_LINES = [
+    stem + end for stem in ("low", "new", "wid", "show", "know", "ab") for end in ("", "er", "est", "ing", "s")
+]
+LINES = [
+    " ".join(WORDS_OF_LINES[(i * 7 + k * 3) % 30] for k in range(5)) + (" 中文字 é x" if i % 4 == 0 else "")
+    for i in range(60)
+]
+
 
 def train(lines, **options):
     tokenizer = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
@@ -153,7 +174,9 @@ def test_character_coverage_leaves_rare_characters_unknown():
 
 
 def test_training_errors():
-    with pytest.raises(ValueError, match=r"vocab_size 5 is too small: it needs \d+ tokens for 1 special token and the \d+ characters"):
+    with pytest.raises(
+        ValueError, match=r"vocab_size 5 is too small: it needs \d+ tokens for 1 special token and the \d+ characters"
+    ):
         train(LINES, vocab_size=5)
     with pytest.raises(ValueError, match="vocab_size 5000 is too large for this corpus: it yields at most"):
         train(LINES, vocab_size=5000)
@@ -189,7 +212,9 @@ def test_training_is_identical_across_hash_seeds_and_n_jobs():
     outputs = set()
     for seed, n_jobs in (("0", 1), ("1", 2), ("4242", 2), ("7", 1)):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        run = subprocess.run([sys.executable, "-c", TRAIN_AND_DUMP, str(n_jobs)], env=env, capture_output=True, text=True, check=True)
+        run = subprocess.run(
+            [sys.executable, "-c", TRAIN_AND_DUMP, str(n_jobs)], env=env, capture_output=True, text=True, check=True
+        )
         outputs.add(run.stdout)
     assert len(outputs) == 1
     assert json.loads(outputs.pop())["model"]["type"] == "Unigram"

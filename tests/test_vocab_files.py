@@ -27,7 +27,9 @@ def bert_pair(request, tmp_path_factory):
 def gpt2_pair(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp("gpt2")
     vocab, merges = hf_trained("bytelevel_bpe").model.save(str(folder))
-    return ByteLevelBPETokenizer(vocab, merges, add_prefix_space=request.param), load_gpt2_files(vocab, merges, request.param)
+    return ByteLevelBPETokenizer(vocab, merges, add_prefix_space=request.param), load_gpt2_files(
+        vocab, merges, request.param
+    )
 
 
 @settings(max_examples=60)

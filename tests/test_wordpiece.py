@@ -3,12 +3,12 @@
 from collections import Counter
 
 import pytest
+import seed_examples as seeds
 from hypothesis import given
 from hypothesis import strategies as st
 from tokenizers import decoders as hf_decoders
 from tokenizers import models as hf_models
 
-import seed_examples as seeds
 from kvec import decoders
 from kvec.models import WordPiece
 from kvec.trainers import WordPieceTrainer
@@ -43,7 +43,11 @@ def test_seed002_likelihood_prefers_rare_parts():
 VOCAB_WORDS = st.lists(st.text(alphabet="abcé", min_size=1, max_size=4), min_size=1, max_size=15)
 
 
-@given(pieces=VOCAB_WORDS, words=st.lists(st.text(alphabet="abcéd", max_size=12), max_size=10), limit=st.sampled_from([3, 5, 100]))
+@given(
+    pieces=VOCAB_WORDS,
+    words=st.lists(st.text(alphabet="abcéd", max_size=12), max_size=10),
+    limit=st.sampled_from([3, 5, 100]),
+)
 def test_model_ids_equal_hf(pieces, words, limit):
     tokens = ["[UNK]"] + [p if i % 2 else "##" + p for i, p in enumerate(pieces)] + list("abc")
     vocab = {t: i for i, t in enumerate(dict.fromkeys(tokens))}
@@ -55,14 +59,24 @@ def test_model_ids_equal_hf(pieces, words, limit):
         assert in_bytes == expected
 
 
-@given(tokens=st.lists(st.sampled_from(["un", "##aff", "##able", ".", "?", "'s", "'", "t", "do", "not", "##", "n't", "a b"]), max_size=10))
+@given(
+    tokens=st.lists(
+        st.sampled_from(["un", "##aff", "##able", ".", "?", "'s", "'", "t", "do", "not", "##", "n't", "a b"]),
+        max_size=10,
+    )
+)
 def test_decoder_equals_hf(tokens):
     assert decoders.WordPiece().decode(tokens) == hf_decoders.WordPiece().decode(tokens)
     assert decoders.WordPiece(cleanup=False).decode(tokens) == hf_decoders.WordPiece(cleanup=False).decode(tokens)
 
 
-@given(word_counts=st.dictionaries(st.text(alphabet="abcd中", min_size=1, max_size=8), st.integers(1, 9), min_size=1, max_size=12),
-       vocab_size=st.integers(1, 60), scoring=st.sampled_from(["frequency", "likelihood"]))
+@given(
+    word_counts=st.dictionaries(
+        st.text(alphabet="abcd中", min_size=1, max_size=8), st.integers(1, 9), min_size=1, max_size=12
+    ),
+    vocab_size=st.integers(1, 60),
+    scoring=st.sampled_from(["frequency", "likelihood"]),
+)
 def test_trained_vocabulary_covers_its_training_words(word_counts, vocab_size, scoring):
     trainer = WordPieceTrainer(vocab_size=vocab_size, scoring=scoring, special_tokens=["[UNK]"])
     model = trainer.train_from_counts(word_counts)
@@ -88,7 +102,12 @@ def test_pipeline_equals_hf(text):
     from kvec.pipeline import Tokenizer
     from kvec.pretokenizers import Whitespace
 
-    vocab = {t: i for i, t in enumerate(["[UNK]", "a", "b", "c", "é", "d", ",", ".", "!", "##a", "##b", "##c", "ab", "##bc", "cé", "##é"])}
+    vocab = {
+        t: i
+        for i, t in enumerate(
+            ["[UNK]", "a", "b", "c", "é", "d", ",", ".", "!", "##a", "##b", "##c", "ab", "##bc", "cé", "##é"]
+        )
+    }
     theirs = HFTokenizer(hf_models.WordPiece(vocab, unk_token="[UNK]"))
     theirs.pre_tokenizer = hf_pre_tokenizers.Whitespace()
     theirs.decoder = hf_decoders.WordPiece()

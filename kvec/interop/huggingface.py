@@ -143,7 +143,9 @@ class _Reader:
         if kind == "Replace":
             pattern = entry.get("pattern") or {}
             if "String" not in pattern:
-                self.fail(f"unsupported normalizer Replace with pattern {pattern!r} (kvec replaces strings, not regexes)")
+                self.fail(
+                    f"unsupported normalizer Replace with pattern {pattern!r} (kvec replaces strings, not regexes)"
+                )
             return normalizers.Replace(pattern["String"], entry["content"])
         self.fail(f"unsupported normalizer {kind!r}")
 
@@ -195,7 +197,11 @@ class _Reader:
         scheme = entry.get("prepend_scheme")
         if scheme is None:  # files before tokenizers 0.14 say add_prefix_space
             scheme = "always" if entry.get("add_prefix_space", True) else "never"
-        return {"replacement": entry.get("replacement", "▁"), "prepend_scheme": scheme, "split": entry.get("split", True)}
+        return {
+            "replacement": entry.get("replacement", "▁"),
+            "prepend_scheme": scheme,
+            "split": entry.get("split", True),
+        }
 
     def behavior(self, name):
         if name not in _BEHAVIORS:
@@ -272,7 +278,11 @@ class _Reader:
     def added_tokens(self, tokenizer, entries):
         special, added = {}, {}
         for position, entry in enumerate(entries):
-            if not isinstance(entry, dict) or not isinstance(entry.get("content"), str) or not isinstance(entry.get("id"), int):
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("content"), str)
+                or not isinstance(entry.get("id"), int)
+            ):
                 self.fail(f"added_tokens[{position}] must have a str content and an int id")
             content = entry["content"]
             for flag in ("lstrip", "rstrip", "single_word"):
@@ -375,7 +385,12 @@ def _model_json(model):
     if isinstance(model, Unigram):
         if model.nbest_size is not None:
             _unsupported("model", model)
-        return {"type": "Unigram", "unk_id": model.unk_id, "vocab": [list(p) for p in model.pieces], "byte_fallback": model.byte_fallback}
+        return {
+            "type": "Unigram",
+            "unk_id": model.unk_id,
+            "vocab": [list(p) for p in model.pieces],
+            "byte_fallback": model.byte_fallback,
+        }
     _unsupported("model", model)
 
 
@@ -398,7 +413,12 @@ def _pre_tokenizer_json(pre_tokenizer):
     if isinstance(pre_tokenizer, pretokenizers.Sequence):
         return {"type": "Sequence", "pretokenizers": [_pre_tokenizer_json(p) for p in pre_tokenizer.pretokenizers]}
     if isinstance(pre_tokenizer, pretokenizers.ByteLevel):
-        return {"type": "ByteLevel", "add_prefix_space": pre_tokenizer.add_prefix_space, "trim_offsets": True, "use_regex": pre_tokenizer.use_regex}
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": pre_tokenizer.add_prefix_space,
+            "trim_offsets": True,
+            "use_regex": pre_tokenizer.use_regex,
+        }
     if isinstance(pre_tokenizer, pretokenizers.KerasFilters):
         # the Keras rule: every filter character and the split character separate words, and vanish
         separators = "".join(sorted(set(pre_tokenizer.filters) | {pre_tokenizer.split}))
@@ -446,7 +466,9 @@ def _post_processor_json(processor):
         "type": "TemplateProcessing",
         "single": template(processor.single),
         "pair": template(processor.pair) if processor.pair else template(processor.single + " $B:1"),
-        "special_tokens": {token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in ids.items()},
+        "special_tokens": {
+            token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in ids.items()
+        },
     }
 
 

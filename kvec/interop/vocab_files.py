@@ -5,7 +5,6 @@ and ``ByteLevelBPETokenizer`` do, so the ids are the same. Bad files raise
 :class:`kvec.errors.FormatError` naming the file and the line.
 """
 
-
 from kvec import decoders, normalizers, pretokenizers, serialization
 from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, WordPiece
@@ -65,7 +64,10 @@ def load_bert_vocab(
         pre_tokenizer=pretokenizers.BertPreTokenizer(),
         decoder=decoders.WordPiece(),
         normalizer=normalizers.BertNormalizer(
-            clean_text=clean_text, handle_chinese_chars=handle_chinese_chars, strip_accents=strip_accents, lowercase=lowercase
+            clean_text=clean_text,
+            handle_chinese_chars=handle_chinese_chars,
+            strip_accents=strip_accents,
+            lowercase=lowercase,
         ),
         post_processor=TemplateProcessing(
             f"{cls_token} $A {sep_token}",
@@ -108,4 +110,6 @@ def load_gpt2_files(vocab_path, merges_path, add_prefix_space=False):
         model = BPE(vocab, merges)
     except ValueError as e:
         raise FormatError(merges_path, str(e)) from None
-    return Tokenizer(model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel())
+    return Tokenizer(
+        model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel()
+    )

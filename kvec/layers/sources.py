@@ -95,7 +95,9 @@ class IdSource:
             if not self.trained:
                 raise ValueError("the layer's tokenizer is not trained yet: call adapt() before saving")
             return json.dumps({"kvec_pipeline": json.loads(self.tokenizer.to_str())}, ensure_ascii=False)
-        return json.dumps({"kvec_tokenizer": json.loads(self.tokenizer.to_json(ensure_ascii=False))}, ensure_ascii=False)
+        return json.dumps(
+            {"kvec_tokenizer": json.loads(self.tokenizer.to_json(ensure_ascii=False))}, ensure_ascii=False
+        )
 
 
 class WordSource:
@@ -150,7 +152,7 @@ def source_from_json(text, source):
     document = parse_json(text, source)
     if not isinstance(document, dict) or len(document) != 1:
         raise FormatError(source, "expected an object with one tokenizer entry")
-    (key, value), = document.items()
+    ((key, value),) = document.items()
     if key == "kvec_pipeline":
         restored = IdSource(Pipeline._from_stages(serialization.from_document(value, source)))
         restored.prepare()

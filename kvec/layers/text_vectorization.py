@@ -146,7 +146,10 @@ class TextVectorization(keras.layers.TextVectorization):
 
     def _texts(self, array):
         encoding = self._encoding
-        return [item.decode(encoding, "surrogateescape") if isinstance(item, bytes) else str(item) for item in array.tolist()]
+        return [
+            item.decode(encoding, "surrogateescape") if isinstance(item, bytes) else str(item)
+            for item in array.tolist()
+        ]
 
     def _numpy_ids(self, array):
         if self._encoding.lower().replace("-", "") == "utf8":
@@ -212,7 +215,11 @@ class TextVectorization(keras.layers.TextVectorization):
         """All texts of ``data`` as a list of str, standardized as the layer's calls will be."""
         if isinstance(data, tf.data.Dataset):
             batches = data.take(steps) if steps is not None else data
-        elif hasattr(data, "__iter__") and not isinstance(data, (list, tuple, np.ndarray, str)) and not tf.is_tensor(data):
+        elif (
+            hasattr(data, "__iter__")
+            and not isinstance(data, (list, tuple, np.ndarray, str))
+            and not tf.is_tensor(data)
+        ):
             batches = (batch for i, batch in enumerate(data) if steps is None or i < steps)
         else:
             batches = [data]
@@ -282,7 +289,9 @@ class TextVectorization(keras.layers.TextVectorization):
             if self._output_mode == "tf_idf":
                 counts = counts.with_values(counts.values * tf.gather(self._idf_constant(), counts.indices[:, -1]))
             return tf.sparse.reshape(counts, [depth]) if scalar else counts
-        counts = tf.math.bincount(ids, minlength=depth, maxlength=depth, binary_output=binary, axis=-1, dtype=tf.float32)
+        counts = tf.math.bincount(
+            ids, minlength=depth, maxlength=depth, binary_output=binary, axis=-1, dtype=tf.float32
+        )
         counts.set_shape([None, depth])
         if self._output_mode == "tf_idf":
             counts = counts * self._idf_constant()

@@ -84,7 +84,9 @@ class BPE(SubwordModel):
                 raise ValueError(f"merges[{rank}]: the merged token {merged!r} is not in the vocabulary")
             self._ranks[(self.vocab[a], self.vocab[self.merges[rank][1]])] = (rank, self.vocab[merged])
         # the native table mirrors _ranks: a pair listed twice keeps its last rank, as in the library
-        self._native = BpeRanks([(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])])
+        self._native = BpeRanks(
+            [(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])]
+        )
 
     def get_config(self):
         """Everything needed to rebuild the model (the dropout generator's state aside)."""

@@ -47,7 +47,15 @@ class Unigram(SubwordModel):
     """
 
     def __init__(
-        self, vocab, unk_id=None, byte_fallback=False, alpha=0.1, nbest_size=None, seed=None, unmatchable=(), unk_score=None
+        self,
+        vocab,
+        unk_id=None,
+        byte_fallback=False,
+        alpha=0.1,
+        nbest_size=None,
+        seed=None,
+        unmatchable=(),
+        unk_score=None,
     ):
         self.pieces = []
         for position, entry in enumerate(vocab):

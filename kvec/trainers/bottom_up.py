@@ -126,7 +126,9 @@ class _ThresholdLearner:
             tokens = self._with_chars({})
             for iteration in range(self.num_iterations):
                 table = self._first_round() if iteration == 0 else self._discounted(self._count_substrings(tokens))
-                tokens = self._with_chars({t: c for by_token in reversed(table) for t, c in by_token.items() if c >= thresh})
+                tokens = self._with_chars(
+                    {t: c for by_token in reversed(table) for t, c in by_token.items() if c >= thresh}
+                )
         ordered = sorted(sorted(tokens.items()), key=lambda item: item[1], reverse=True)
         vocab = list(dict.fromkeys(self.reserved_tokens + sorted(self.chars) + [t for t, _ in ordered]))
         return vocab
@@ -219,4 +221,6 @@ class BottomUpWordPieceTrainer:
 
     def train_from_counts(self, word_counts):
         vocab = learn_vocabulary(word_counts, self.vocab_size, self.reserved_tokens, joiner=self.joiner, **self.options)
-        return WordPiece({t: i for i, t in enumerate(vocab)}, unk_token=self.unk_token, continuing_subword_prefix=self.joiner)
+        return WordPiece(
+            {t: i for i, t in enumerate(vocab)}, unk_token=self.unk_token, continuing_subword_prefix=self.joiner
+        )

@@ -86,7 +86,10 @@ class BpeTrainer:
         for i, c in enumerate(initial_alphabet):
             if not isinstance(c, str) or len(c) != 1:
                 raise ValueError(f"initial_alphabet[{i}] must be a single character, got {c!r}")
-        for name, value in (("continuing_subword_prefix", continuing_subword_prefix), ("end_of_word_suffix", end_of_word_suffix)):
+        for name, value in (
+            ("continuing_subword_prefix", continuing_subword_prefix),
+            ("end_of_word_suffix", end_of_word_suffix),
+        ):
             if value is not None and not isinstance(value, str):
                 raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
         self.vocab_size = vocab_size

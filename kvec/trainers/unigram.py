@@ -33,9 +33,29 @@ EXPECTED_COUNT_THRESHOLD = 0.5
 MISSING_CHAR_PENALTY = 0.0001
 
 # scripts that keep apart in one piece; a character of none of them goes with any
-_SCRIPTS = ["Latin", "Han", "Cyrillic", "Greek", "Arabic", "Hebrew", "Hangul", "Thai", "Devanagari", "Armenian",
-            "Georgian", "Bengali", "Tamil", "Ethiopic", "Khmer", "Lao", "Myanmar", "Tibetan"]
-_SCRIPT_PATTERN = regex.compile("|".join(f"(\\p{{Script={s}}})" for s in _SCRIPTS) + r"|([\p{Hiragana}\p{Katakana}ー])|(\p{Nd})")
+_SCRIPTS = [
+    "Latin",
+    "Han",
+    "Cyrillic",
+    "Greek",
+    "Arabic",
+    "Hebrew",
+    "Hangul",
+    "Thai",
+    "Devanagari",
+    "Armenian",
+    "Georgian",
+    "Bengali",
+    "Tamil",
+    "Ethiopic",
+    "Khmer",
+    "Lao",
+    "Myanmar",
+    "Tibetan",
+]
+_SCRIPT_PATTERN = regex.compile(
+    "|".join(f"(\\p{{Script={s}}})" for s in _SCRIPTS) + r"|([\p{Hiragana}\p{Katakana}ー])|(\p{Nd})"
+)
 
 
 def _script_class(char):
@@ -88,8 +108,12 @@ class UnigramTrainer:
         byte_fallback=False,
         show_progress=False,
     ):
-        for name, value, minimum in (("vocab_size", vocab_size, 1), ("max_piece_length", max_piece_length, 1),
-                                     ("seed_size", seed_size, 1), ("n_sub_iterations", n_sub_iterations, 1)):
+        for name, value, minimum in (
+            ("vocab_size", vocab_size, 1),
+            ("max_piece_length", max_piece_length, 1),
+            ("seed_size", seed_size, 1),
+            ("n_sub_iterations", n_sub_iterations, 1),
+        ):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
             if value < minimum:
@@ -211,7 +235,9 @@ class UnigramTrainer:
         goes; a character stays. Any other piece would move its count to its best split into other
         pieces: its loss is the likelihood that costs, and the pieces losing least go.
         """
-        alt_scores, alt_ids, alt_lengths = (np.frombuffer(b, dtype=t) for b, t in zip(lattice.alternatives(n_jobs), (np.float64, np.int32, np.int32)))
+        alt_scores, alt_ids, alt_lengths = (
+            np.frombuffer(b, dtype=t) for b, t in zip(lattice.alternatives(n_jobs), (np.float64, np.int32, np.int32))
+        )
         freq = np.frombuffer(lattice.viterbi_counts(n_jobs))
         freq_sum = freq.sum()
         has_alternative = ~np.isnan(alt_scores)
@@ -226,7 +252,9 @@ class UnigramTrainer:
         own = freq[candidates]
         alt_freq = np.where(pieces >= 0, freq[np.maximum(pieces, 0)], 0.0) + np.repeat(own, lengths)
         log_sum_alt = np.log(freq_sum + own * (lengths - 1))
-        log_prob_alt = np.add.reduceat(np.log(alt_freq), boundaries) - lengths * log_sum_alt if len(candidates) else np.zeros(0)
+        log_prob_alt = (
+            np.add.reduceat(np.log(alt_freq), boundaries) - lengths * log_sum_alt if len(candidates) else np.zeros(0)
+        )
         loss = own / total * ((np.log(own) - math.log(freq_sum)) - log_prob_alt)
         size = max(desired, int(self.shrinking_factor * len(scores)))
         order = np.lexsort((candidates, -loss))
@@ -281,5 +309,7 @@ def _digamma(x):
         small = x < 6.0
     inverse = 1.0 / x
     inverse2 = inverse * inverse
-    series = inverse2 * (1.0 / 12 - inverse2 * (1.0 / 120 - inverse2 * (1.0 / 252 - inverse2 * (1.0 / 240 - inverse2 / 132))))
+    series = inverse2 * (
+        1.0 / 12 - inverse2 * (1.0 / 120 - inverse2 * (1.0 / 252 - inverse2 * (1.0 / 240 - inverse2 / 132)))
+    )
     return result + np.log(x) - 0.5 * inverse - series
