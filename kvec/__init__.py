@@ -8,10 +8,12 @@ The public surface, mirroring ``keras.preprocessing.text`` and ``keras.utils.pad
     tok.fit_on_texts(texts)
     x = pad_sequences(tok.texts_to_sequences(texts), maxlen=128)
 
-The core imports and runs without TensorFlow or Keras.
+``kvec.Pipeline`` is the subword tokenizer (normalizer, pre-tokenizer, model, post-processor,
+decoder); see :mod:`kvec.pipeline`. The core imports and runs without TensorFlow or Keras.
 """
 
 from kvec.errors import FormatError, KvecError
+from kvec.pipeline import Pipeline
 from kvec.sequence import pad_sequences
 from kvec.text import (
     Tokenizer,
@@ -26,6 +28,7 @@ __version__ = "0.1.0"
 __all__ = [
     "FormatError",
     "KvecError",
+    "Pipeline",
     "Tokenizer",
     "hashing_trick",
     "one_hot",

@@ -11,7 +11,8 @@ order. NumPy only: the Keras adapters are in :mod:`kvec.layers.batches`.
 
 import numpy as np
 
-from kvec.token_ids import ragged_ids, rows_to_ragged
+from kvec.ragged import rows_to_ragged
+from kvec.token_ids import ragged_ids
 
 __all__ = ["TokenBatches"]
 

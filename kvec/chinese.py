@@ -13,6 +13,8 @@ import re
 import sys
 from array import array
 
+from kvec.contracts import Piece, PreTokenizer
+
 __all__ = ["Jieba", "default_cache_dir"]
 
 MODES = ("accurate", "search", "full")
@@ -30,7 +32,7 @@ def default_cache_dir():
     return os.path.join(base, "kvec")
 
 
-class Jieba:
+class Jieba(PreTokenizer):
     """Words of Chinese (and mixed) text by jieba; whitespace is dropped.
 
     Args:
@@ -107,8 +109,6 @@ class Jieba:
     # ---- the pre-tokenizer interface ----
 
     def pre_tokenize(self, text, first=True):
-        from kvec.pretokenizers import Piece
-
         return [Piece(word, start) for word, start in self._spans(text)]
 
     def split_words(self, text, first=True):

@@ -22,8 +22,11 @@ from collections import Counter
 from kvec import decoders, normalizers, serialization
 from kvec.atomic import atomic_write
 from kvec.errors import KvecError, parse_json
-from kvec.pipeline import Tokenizer
+from kvec.interop import huggingface, save_tokenizer_json
+from kvec.pipeline import Pipeline
+from kvec.presets import sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Whitespace
+from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 
 __all__ = ["main"]
 
@@ -38,12 +41,9 @@ DEFAULT_SPECIALS = {
 
 def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_progress):
     """An untrained pipeline and its trainer for ``kvec train --model``."""
-    from kvec.presets import sentencepiece_style
-    from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
-
     lowering = normalizers.Lowercase() if lowercase else None
     if model == "bpe":
-        tok = Tokenizer(None, pre_tokenizer=Whitespace(), normalizer=lowering)
+        tok = Pipeline(None, pre_tokenizer=Whitespace(), normalizer=lowering)
         unk = "[UNK]" if "[UNK]" in specials else None
         return (
             tok,
@@ -53,7 +53,7 @@ def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_pro
             unk,
         )
     if model == "bytelevel-bpe":
-        tok = Tokenizer(
+        tok = Pipeline(
             None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel(), normalizer=lowering
         )
         trainer = BpeTrainer(
@@ -65,7 +65,7 @@ def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_pro
         )
         return tok, trainer, None
     if model == "wordpiece":
-        tok = Tokenizer(
+        tok = Pipeline(
             None,
             pre_tokenizer=BertPreTokenizer(),
             decoder=decoders.WordPiece(),
@@ -118,12 +118,10 @@ def lines_of(paths):
 
 def load(path):
     """A pipeline from kvec's JSON or a Hugging Face ``tokenizer.json``."""
-    from kvec.interop import huggingface
-
     path, text = serialization.read_text(path)
     document = parse_json(text, path)
     if isinstance(document, dict) and "kvec_format" in document:
-        return Tokenizer._from_stages(serialization.from_document(document, path))
+        return Pipeline.from_document(document, path)
     return huggingface.from_tokenizer_json_document(document, path)
 
 
@@ -142,8 +140,6 @@ def train(args):
     if unk is not None:
         tok.model.unk_token = unk
     if args.format == "hf":
-        from kvec.interop import save_tokenizer_json
-
         save_tokenizer_json(tok, args.output)
     else:
         tok.save(args.output)

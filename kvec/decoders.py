@@ -1,11 +1,12 @@
 """Decoders: turn a list of tokens back into text."""
 
+from kvec.contracts import Decoder
 from kvec.pretokenizers import byte_level_decode
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
 
-class ByteLevel:
+class ByteLevel(Decoder):
     """Undo the byte-level spelling: read the tokens' characters back as UTF-8 bytes.
 
     Example:
@@ -20,7 +21,7 @@ class ByteLevel:
         return byte_level_decode(tokens)
 
 
-class WordPiece:
+class WordPiece(Decoder):
     """Join WordPiece tokens: a ``prefix``-marked token glues to the previous one, others get a space.
 
     With ``cleanup`` the space before a token that is punctuation or an English contraction (``'s``,
@@ -66,7 +67,7 @@ class WordPiece:
         return "".join(parts)
 
 
-class Metaspace:
+class Metaspace(Decoder):
     """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
     prepended space), unless ``prepend_scheme`` is ``never``.
 
@@ -92,7 +93,7 @@ class Metaspace:
         return "".join(parts)
 
 
-class SentencePiece:
+class SentencePiece(Decoder):
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
     surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of
     ``add_dummy_prefix`` at the start goes. With ``escape`` (a character ``E``), the escapes of

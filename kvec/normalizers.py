@@ -11,6 +11,9 @@ import unicodedata
 
 import regex
 
+from kvec.charsmap import CharsMap
+from kvec.contracts import Normalized, Normalizer
+
 __all__ = [
     "BertNormalizer",
     "Lowercase",
@@ -28,66 +31,7 @@ __all__ = [
 ]
 
 
-class Normalized:
-    """Normalized text and the original span of each of its characters."""
-
-    __slots__ = ("text", "spans")
-
-    def __init__(self, text, spans):
-        self.text = text
-        self.spans = spans
-
-    @classmethod
-    def of(cls, text):
-        return cls(text, [(i, i + 1) for i in range(len(text))])
-
-    def map(self, function):
-        """Replace each character ``c`` by the string ``function(c)`` (possibly empty)."""
-        chars, spans = [], []
-        for c, span in zip(self.text, self.spans):
-            replacement = function(c)
-            chars.append(replacement)
-            spans.extend([span] * len(replacement))
-        return Normalized("".join(chars), spans)
-
-    def transform(self, stream):
-        """Apply a stream of ``(char, change)`` pairs, with Hugging Face ``tokenizers``' alignment rules.
-
-        Walking the current characters in order: ``change <= 0`` means the char replaces the next
-        current character (taking its span) and removes ``-change`` more after it; ``change > 0`` means
-        the char is inserted and shares the span of the character before it.
-        """
-        chars, spans = [], []
-        position = 0
-        for c, change in stream:
-            if change > 0:
-                spans.append(self.spans[position - 1] if position else (0, 0))
-            else:
-                spans.append(self.spans[position])
-                position += 1 - change
-            chars.append(c)
-        return Normalized("".join(chars), spans)
-
-    def original(self, start, end):
-        """Original offsets of the normalized characters ``start:end``."""
-        return self.spans[start][0], self.spans[end - 1][1]
-
-
-class _Normalizer:
-    def normalize_str(self, text):
-        """The normalized text alone (as ``tokenizers``' ``normalize_str``)."""
-        return self.normalize(Normalized.of(text)).text
-
-    def normalize_token(self, text):
-        """The form an added token is matched in: the normalized text, less what only belongs at the
-        start of a whole text (:class:`Prepend`)."""
-        return self.normalize_str(text)
-
-    def get_config(self):
-        return {}
-
-
-class Lowercase(_Normalizer):
+class Lowercase(Normalizer):
     """Lowercase each character (no context rules such as the Greek final sigma, as in HF).
 
     Example:
@@ -98,12 +42,15 @@ class Lowercase(_Normalizer):
     def normalize(self, normalized):
         return normalized.map(str.lower)
 
+    def keeps(self, char):
+        return char.lower() == char
+
     def normalize_str(self, text):
         # str.lower lowercases a final sigma by its context; character by character it is always σ
         return text.lower() if "\u03a3" not in text else "".join(map(str.lower, text))
 
 
-class OpenCC(_Normalizer):
+class OpenCC(Normalizer):
     """Chinese script conversion with OpenCC, such as Traditional to Simplified (``config="t2s"``).
 
     Needs the ``opencc`` package (``pip install kvec[chinese]``). A conversion that keeps the length
@@ -139,7 +86,7 @@ class OpenCC(_Normalizer):
         return normalized.map(self._converter.convert)
 
 
-class Prepend(_Normalizer):
+class Prepend(Normalizer):
     """Put ``prepend`` before a non-empty text (its characters stand for the first character's span).
 
     Example:
@@ -164,7 +111,7 @@ class Prepend(_Normalizer):
         return Normalized(self.prepend + normalized.text, [normalized.spans[0]] * len(self.prepend) + normalized.spans)
 
 
-class Replace(_Normalizer):
+class Replace(Normalizer):
     """Replace every occurrence of the string ``pattern`` by ``content``, left to right; the new
     characters stand for the span of the replaced ones.
 
@@ -200,7 +147,7 @@ class Replace(_Normalizer):
         return Normalized("".join(chars), new_spans)
 
 
-class StripAccents(_Normalizer):
+class StripAccents(Normalizer):
     """Remove every mark (categories Mn, Mc and Me, as HF's StripAccents); use after NFD or NFKD.
 
     Example:
@@ -212,8 +159,8 @@ class StripAccents(_Normalizer):
         return normalized.map(lambda c: "" if unicodedata.category(c).startswith("M") else c)
 
 
-class _UnicodeForm(_Normalizer):
-    form = None
+class _UnicodeForm(Normalizer):
+    form = ""  # NFD, NFKD, NFC or NFKC: set by each form
 
     def normalize(self, normalized):
         stream = []  # (char, change): the first char of a decomposition replaces its source, others are inserted
@@ -323,7 +270,7 @@ def _is_chinese(c):
     )
 
 
-class BertNormalizer(_Normalizer):
+class BertNormalizer(Normalizer):
     """BERT's normalizer.
 
     Args:
@@ -376,7 +323,7 @@ def _clean(c):
     return c
 
 
-class Sequence(_Normalizer):
+class Sequence(Normalizer):
     """Apply normalizers one after the other.
 
     Example:
@@ -398,7 +345,7 @@ class Sequence(_Normalizer):
         return text
 
 
-class SentencePieceNormalizer(_Normalizer):
+class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
     spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged.
@@ -422,8 +369,6 @@ class SentencePieceNormalizer(_Normalizer):
         escape_whitespaces=True,
         user_defined_symbols=(),
     ):
-        from kvec.interop.charsmap import CharsMap
-
         self.precompiled_charsmap = precompiled_charsmap
         self.add_dummy_prefix = bool(add_dummy_prefix)
         self.remove_extra_whitespaces = bool(remove_extra_whitespaces)

@@ -6,20 +6,19 @@ each character), the model turns each piece into tokens, and the encoding collec
 offsets into the original text. The decoder turns tokens back into text.
 """
 
-import inspect
 import json
 from itertools import chain
 
 import numpy as np
 
 from kvec import serialization
+from kvec._encoder import WordEncoder
 from kvec.added_vocabulary import AddedVocabulary
-from kvec.normalizers import Lowercase, Normalized
-from kvec.pretokenizers import ByteLevel, Piece
-from kvec.token_ids import rows_to_ragged
+from kvec.contracts import Normalized, Piece, WordTable
+from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
-__all__ = ["Encoding", "Tokenizer"]
+__all__ = ["Encoding", "Pipeline", "Tokenizer", "TrainingWords"]
 
 
 class Encoding:
@@ -90,9 +89,10 @@ _WORD_CACHE_SIZE = 1 << 18
 _LONGEST_CACHED_WORD = 255  # longer words are encoded afresh: the cache stays bounded in memory
 
 
-class WordSource:
+class TrainingWords:
     """Cut out special tokens, normalize, cut out added tokens, then pre-tokenize: the words a
-    trainer counts (tokens the tokenizer already matches whole are not counted)."""
+    trainer counts (tokens the tokenizer already matches whole are not counted). A picklable object
+    with a pre-tokenizer's ``split_words`` and ``spell``, so worker processes can count with it."""
 
     def __init__(self, normalizer, pre_tokenizer, added=None):
         self.normalizer = normalizer
@@ -101,7 +101,7 @@ class WordSource:
 
     def split_words(self, text):
         if self.added is None:
-            return self._words(self.normalizer.normalize_str(text) if self.normalizer else text, True)
+            return self._words(self.normalizer.normalize_str(text) if self.normalizer else text, first=True)
         words = []
         for start, end, special_id in self.added.split_raw(text):
             if special_id is not None:
@@ -111,7 +111,7 @@ class WordSource:
                 segment = self.normalizer.normalize_str(segment)
             for part_start, part_end, added_id in self.added.split_normalized(segment):
                 if added_id is None:
-                    words += self._words(segment[part_start:part_end], start == 0 and part_start == 0)
+                    words += self._words(segment[part_start:part_end], first=start == 0 and part_start == 0)
         return words
 
     def _words(self, text, first):
@@ -127,8 +127,11 @@ def _as_str(text):
     return text.decode("utf-8") if isinstance(text, bytes) else text
 
 
-class Tokenizer:
+class Pipeline:
     """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
+
+    Each stage implements its contract in :mod:`kvec.contracts`; the pipeline calls nothing else.
+    (``kvec.pipeline.Tokenizer`` is the same class, under the name Hugging Face users know.)
 
     Args:
         model: a subword model such as :class:`kvec.models.BPE`.
@@ -143,7 +146,7 @@ class Tokenizer:
         >>> from kvec.pretokenizers import ByteLevel
         >>> from kvec.trainers import BpeTrainer
         >>> from kvec import decoders
-        >>> tok = Tokenizer(None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel())
+        >>> tok = Pipeline(None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel())
         >>> tok.train_from_iterator(["low lower lowest"] * 3, BpeTrainer(vocab_size=270, initial_alphabet=ByteLevel.alphabet()))
         >>> tok.encode("lower lowest").tokens
         ['low', 'e', 'r', 'Ġlowest']
@@ -180,7 +183,7 @@ class Tokenizer:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pretokenizers import Whitespace
-            >>> wordpiece = Tokenizer(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
+            >>> wordpiece = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
             >>> wordpiece("unable")
             ['un', '##able']
         """
@@ -199,7 +202,7 @@ class Tokenizer:
 
     def token_to_id(self, token):
         found = self.added_vocabulary.ids.get(token)
-        return self.model.vocab.get(token) if found is None else found
+        return self.model.token_to_id(token) if found is None else found
 
     def id_to_token(self, token_id):
         found = self.added_vocabulary.id_to_token(token_id)
@@ -212,7 +215,7 @@ class Tokenizer:
 
         Example:
             >>> from kvec.models import WordPiece
-            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "a": 1}))
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1}))
             >>> tok.add_special_tokens(["<mask>"]), tok.token_to_id("<mask>")
             (1, 2)
         """
@@ -231,7 +234,7 @@ class Tokenizer:
             >>> from kvec.models import WordPiece
             >>> from kvec.normalizers import Lowercase
             >>> from kvec.pretokenizers import Whitespace
-            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace(), normalizer=Lowercase())
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace(), normalizer=Lowercase())
             >>> tok.add_tokens(["Keras3"])
             1
             >>> tok.encode("a KERAS3 a").tokens, tok.token_to_id("Keras3")
@@ -252,9 +255,10 @@ class Tokenizer:
             return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text, first)
 
-    def _words(self):
-        """What training counts: normalized, pre-tokenized words (a picklable object)."""
-        return WordSource(self.normalizer, self.pre_tokenizer, self.added_vocabulary)
+    def training_words(self):
+        """What training counts: the normalized, pre-tokenized words of a text (a picklable
+        :class:`TrainingWords`, for :func:`kvec.trainers.counting.count_words`)."""
+        return TrainingWords(self.normalizer, self.pre_tokenizer, self.added_vocabulary)
 
     def encode(self, sequence, pair=None, add_special_tokens=True):
         """Encode one text (or a pair) into an :class:`Encoding`.
@@ -334,11 +338,10 @@ class Tokenizer:
             return [Encoding(flat[a:b], source=(self, text)) for a, b, text in zip(starts, ends, texts)]
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None
-        words_of = self._words()
+        words_of = self.training_words()
         spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
-        sampled = getattr(self.model, "dropout", None) or getattr(self.model, "nbest_size", None) is not None
-        cache = None if sampled else self._word_ids
+        cache = None if self.model.sampling else self._word_ids
         encodings = []
         for position, text in enumerate(texts):
             if not isinstance(text, str):
@@ -380,7 +383,7 @@ class Tokenizer:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pretokenizers import BertPreTokenizer
-            >>> tok = Tokenizer(WordPiece({"[UNK]": 0, "un": 1, "##able": 2, "!": 3}), pre_tokenizer=BertPreTokenizer())
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2, "!": 3}), pre_tokenizer=BertPreTokenizer())
             >>> values, row_lengths = tok.encode_ragged(["unable!", "", "un x"])
             >>> values.tolist(), row_lengths.tolist()
             ([1, 2, 3, 1, 0], [3, 0, 2])
@@ -388,13 +391,13 @@ class Tokenizer:
         self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         encoder = self._fast_encoder()
-        prefix = isinstance(self.pre_tokenizer, ByteLevel) and self.pre_tokenizer.add_prefix_space
+        prefix = encoder is not None and self._word_table.prefix_space
         if encoder is None or ((self.normalizer is not None or prefix) and any(isinstance(t, bytes) for t in texts)):
             texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in texts]
             if encoder is None:
                 return rows_to_ragged([e.ids for e in self.encode_batch(texts)])
         normalized = texts if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
-        if prefix:  # GPT-2's prefix space, as ByteLevel.split_words adds it
+        if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
             normalized = [" " + text if text and not text.startswith(" ") else text for text in normalized]
         values, row_lengths, flagged = encoder.encode(normalized)
         values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
@@ -417,41 +420,30 @@ class Tokenizer:
         return np.concatenate(pieces), row_lengths
 
     def _fast_encoder(self):
-        """The C encoder of this pipeline's words, or None when its pre-tokenizer is not a class table."""
-        sampled = getattr(self.model, "dropout", None) or getattr(self.model, "nbest_size", None) is not None
-        if self.post_processor is not None or sampled:
+        """The C encoder of this pipeline's words, or None when its pre-tokenizer has no word table."""
+        if self.post_processor is not None or self.model.sampling:
             return None
         if self._word_encoder is not None:
             return self._word_encoder
-        pre_tokenizer, gpt2 = self.pre_tokenizer, False
-        if pre_tokenizer is None or (isinstance(pre_tokenizer, ByteLevel) and not pre_tokenizer.use_regex):
-            classes = b""  # no class table: every character continues the one word
-        elif isinstance(pre_tokenizer, ByteLevel):
-            classes, gpt2 = pre_tokenizer.char_classes(), True
-        else:
-            char_classes = getattr(pre_tokenizer, "char_classes", None)
-            if char_classes is None:
-                return None
-            classes = char_classes()
-        from kvec._encoder import WordEncoder
-
+        table = WordTable(b"") if self.pre_tokenizer is None else self.pre_tokenizer.word_table()
+        if table is None:
+            return None
         # a text can hold an added token only if it holds the token's first character, in the raw text
         # (special tokens) or in the normalized text (added tokens); the encoder sees normalized text,
-        # where the first character of a special token survives if the normalizer is none or a
-        # lowercasing that leaves it as it is
+        # where the first character of a special token survives if the normalizer keeps it
         added = self.added_vocabulary
         triggers = {token[0] for token in added.special} | {form[0] for form in added.normalized_forms}
-        self._triggers_hold = self.normalizer is None or (
-            isinstance(self.normalizer, Lowercase) and all(c.lower() == c for c in triggers)
+        self._triggers_hold = self.normalizer is None or all(self.normalizer.keeps(c) for c in triggers)
+        # the model takes the words (never empty) straight, through its C function where it has one;
+        # respelled words (byte-level) are spelled first
+        tokenize_ids = self.model.ids_function()
+        if table.spelled:
+            ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
+            tokenize_ids = lambda word: ids_of(spell(word))
+        self._word_table = table
+        self._word_encoder = WordEncoder(
+            table.classes, tokenize_ids, triggers="".join(sorted(triggers)), gpt2=table.gpt2
         )
-        # a class-table pre-tokenizer spells its words (never empty) as they are: the model takes them
-        # straight, through its C function where it has one; byte-level words are spelled first
-        ids_function = getattr(self.model, "ids_function", None)
-        tokenize_ids = ids_function() if ids_function is not None else self.model.tokenize_ids
-        if isinstance(pre_tokenizer, ByteLevel):
-            model_ids, spell = tokenize_ids, pre_tokenizer.spell
-            tokenize_ids = lambda word: model_ids(spell(word))  # noqa: E731
-        self._word_encoder = WordEncoder(classes, tokenize_ids, triggers="".join(sorted(triggers)), gpt2=gpt2)
         return self._word_encoder
 
     def decode(self, ids, skip_special_tokens=True):
@@ -476,12 +468,22 @@ class Tokenizer:
 
     def to_str(self):
         """The tokenizer as kvec's versioned JSON."""
-        return json.dumps(serialization.to_document(self), ensure_ascii=False)
+        return json.dumps(self.to_document(), ensure_ascii=False)
+
+    def to_document(self):
+        """The tokenizer as the JSON-ready dict of kvec's format (what :meth:`to_str` writes)."""
+        return serialization.to_document(self)
 
     @classmethod
     def from_str(cls, text):
         """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
         return cls._from_stages(serialization.loads(text))
+
+    @classmethod
+    def from_document(cls, document, source="kvec tokenizer document"):
+        """Rebuild a tokenizer from :meth:`to_document` output, parsed; a ``FormatError`` names
+        ``source`` when it is not a valid document."""
+        return cls._from_stages(serialization.from_document(document, source))
 
     @classmethod
     def _from_stages(cls, stages):
@@ -492,7 +494,7 @@ class Tokenizer:
 
     def save(self, path):
         """Write the tokenizer to ``path`` atomically: the old file or the new one, never a partial one."""
-        serialization.save(serialization.to_document(self), path)
+        serialization.save(self.to_document(), path)
 
     @classmethod
     def from_file(cls, path):
@@ -509,21 +511,22 @@ class Tokenizer:
         texts and get their ids from the new model; then the trainer's special tokens are registered
         with :meth:`add_special_tokens`.
         """
-        counts = count_words(iterator, self._words(), n_jobs=n_jobs, show_progress=show_progress)
+        counts = count_words(iterator, self.training_words(), n_jobs=n_jobs, show_progress=show_progress)
         self.train_from_counts(counts, trainer, n_jobs=n_jobs)
 
     def train_from_counts(self, counts, trainer, n_jobs=1):
         """Train ``trainer`` on ``{word: count}`` counted elsewhere (by :func:`kvec.spark.count_words`,
         say) with this pipeline's words, in first-occurrence order; as :meth:`train_from_iterator`
         after its counting."""
-        train = trainer.train_from_counts
-        # trainers with parallel work of their own (Unigram's lattices) take n_jobs too
-        self.model = train(counts, n_jobs=n_jobs) if "n_jobs" in inspect.signature(train).parameters else train(counts)
+        self.model = trainer.train_from_counts(counts, n_jobs=n_jobs)
         # tokens registered before training get their ids from the new model (HF keeps stale ones)
         self.added_vocabulary.reassign(self.model, self.normalizer)
         # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's
-        self.add_special_tokens(getattr(trainer, "special_tokens", ()))
+        self.add_special_tokens(trainer.special_tokens)
 
     def train(self, files, trainer, n_jobs=1, show_progress=False):
         """Train on text files, one text per line (see :meth:`train_from_iterator`)."""
         self.train_from_iterator(iterate_files(files), trainer, n_jobs=n_jobs, show_progress=show_progress)
+
+
+Tokenizer = Pipeline  # the name Hugging Face users know; kvec.Tokenizer is the Keras one

@@ -6,8 +6,9 @@ that undoes it all (byte-fallback tokens included). It works with any model, Uni
 """
 
 from kvec import decoders, normalizers
-from kvec.pipeline import Tokenizer
-from kvec.pretokenizers import SentencePiece
+from kvec.pipeline import Pipeline
+from kvec.pretokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
+from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 
 __all__ = ["SUBWORD_KINDS", "keras_subword", "sentencepiece_style"]
 
@@ -17,7 +18,7 @@ ESCAPE = "\ufdd0"  # a noncharacter: never assigned, so text rarely holds it
 def sentencepiece_style(
     model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()
 ):
-    """A :class:`kvec.pipeline.Tokenizer` that reads text as sentencepiece does.
+    """A :class:`kvec.pipeline.Pipeline` that reads text as sentencepiece does.
 
     Args:
         model: the subword model, or None to train one (``train_from_iterator`` with, say,
@@ -48,7 +49,7 @@ def sentencepiece_style(
     escapes = [normalizers.Replace(ESCAPE, ESCAPE * 2), normalizers.Replace("▁", ESCAPE + decoders.ESCAPED_SPACE_MARK)]
     spaces = [normalizers.Prepend("▁")] if add_dummy_prefix else []
     spaces.append(normalizers.Replace(" ", "▁"))
-    tokenizer = Tokenizer(
+    tokenizer = Pipeline(
         model,
         pre_tokenizer=SentencePiece(split_digits=split_digits),
         decoder=decoders.SentencePiece(add_dummy_prefix=add_dummy_prefix, escape=ESCAPE),
@@ -77,10 +78,6 @@ def keras_subword(kind, vocab_size, lower=True, filters=None, split=" ", **train
         >>> tok.decode(tok.encode("LOWEST low").ids)
         'lowest low'
     """
-    from kvec.pretokenizers import ByteLevel, KerasFilters
-    from kvec.text import DEFAULT_FILTERS
-    from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
-
     if kind not in SUBWORD_KINDS:
         raise ValueError(f"subword must be one of {SUBWORD_KINDS}, got {kind!r}")
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
@@ -95,10 +92,10 @@ def keras_subword(kind, vocab_size, lower=True, filters=None, split=" ", **train
         trainer_options.setdefault("special_tokens", ["[PAD]"])
         # no prefix space: decoding gives the text back exactly
         words = ByteLevel(add_prefix_space=False)
-        tokenizer = Tokenizer(None, pre_tokenizer=words, decoder=decoders.ByteLevel(), normalizer=lowercase)
+        tokenizer = Pipeline(None, pre_tokenizer=words, decoder=decoders.ByteLevel(), normalizer=lowercase)
         return tokenizer, BpeTrainer(vocab_size=vocab_size, **trainer_options)
     words = KerasFilters(DEFAULT_FILTERS if filters is None else filters, split)
-    tokenizer = Tokenizer(None, pre_tokenizer=words, decoder=decoders.WordPiece(cleanup=False), normalizer=lowercase)
+    tokenizer = Pipeline(None, pre_tokenizer=words, decoder=decoders.WordPiece(cleanup=False), normalizer=lowercase)
     if kind == "wordpiece":
         trainer_options.setdefault("special_tokens", ["[PAD]", "[UNK]"])
         return tokenizer, WordPieceTrainer(vocab_size=vocab_size, **trainer_options)

@@ -5,11 +5,15 @@ its characters, the ``(start, end)`` span of original characters it came from. M
 substrings; byte-level pieces spell each UTF-8 byte of the original as one printable character.
 """
 
+from abc import abstractmethod
+
 import regex
 
 from kvec import char_classes
+from kvec.contracts import Piece, PreTokenizer, WordTable
 
 __all__ = [
+    "DEFAULT_FILTERS",
     "BertPreTokenizer",
     "ByteLevel",
     "Digits",
@@ -25,30 +29,6 @@ __all__ = [
     "byte_level_decode",
     "bytes_to_unicode",
 ]
-
-
-class Piece:
-    """A pre-tokenized word and where each of its characters came from in the original text.
-
-    Character ``i`` of ``text`` comes from original character ``base + i`` (clipped at 0, which aligns
-    a prepended space with the first character), unless ``spans`` lists a ``(start, end)`` per character.
-    """
-
-    __slots__ = ("text", "base", "spans")
-
-    def __init__(self, text, base, spans=None):
-        self.text = text
-        self.base = base
-        self.spans = spans
-
-    def offsets(self, start, end):
-        """Original offsets of the piece's characters ``start:end``."""
-        if self.spans is not None:
-            return self.spans[start][0], self.spans[end - 1][1]
-        return max(self.base + start, 0), max(self.base + end - 1, 0) + 1
-
-    def __repr__(self):
-        return f"Piece({self.text!r}, {self.offsets(0, len(self.text)) if self.text else ()})"
 
 
 def bytes_to_unicode():
@@ -68,13 +48,16 @@ def bytes_to_unicode():
     return mapping
 
 
+# the legacy Keras Tokenizer's filters: all punctuation plus tab and newline, less the ' character
+DEFAULT_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
+
 _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
 _LATIN1_TO_SPELLING = {b: c for b, c in _BYTE_TO_CHAR.items()}
 _GPT2_PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
 
 
-class ByteLevel:
+class ByteLevel(PreTokenizer):
     """GPT-2's byte-level pre-tokenizer.
 
     Splits with GPT-2's regular expression (contractions, letters, digits, other symbols, spaces), then
@@ -101,6 +84,10 @@ class ByteLevel:
     def char_classes():
         """The classes of GPT-2's expression for the C encoder: other, whitespace, letters, numbers."""
         return char_classes.table(runs=(r"\s", r"\p{L}", r"\p{N}"))
+
+    def word_table(self):
+        classes = self.char_classes() if self.use_regex else b""  # without the expression: one word
+        return WordTable(classes, gpt2=self.use_regex, prefix_space=bool(self.add_prefix_space), spelled=True)
 
     @staticmethod
     def alphabet():
@@ -149,7 +136,7 @@ def _spell(chunk):
     return chunk.encode("utf-8", "surrogatepass").decode("latin-1").translate(_LATIN1_TO_SPELLING)
 
 
-class _RegexWords:
+class _RegexWords(PreTokenizer):
     """A pre-tokenizer whose words are the matches of one regular expression (``_pattern``)."""
 
     _pattern = None
@@ -168,7 +155,19 @@ class _RegexWords:
         return word
 
 
-class Whitespace(_RegexWords):
+class _CharClassWords(_RegexWords):
+    """A pre-tokenizer that cuts by character class alone: a table of one class per code point
+    (:meth:`char_classes`, built from the same patterns) gives the C encoder the same words."""
+
+    @abstractmethod
+    def char_classes(self):
+        """The class of every code point as ``bytes`` (see :func:`kvec.char_classes.table`)."""
+
+    def word_table(self):
+        return WordTable(self.char_classes())
+
+
+class Whitespace(_CharClassWords):
     """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``.
 
     Example:
@@ -183,7 +182,7 @@ class Whitespace(_RegexWords):
         return char_classes.table(dropped=r"\s", runs=(r"[^\w\s]",))
 
 
-class WhitespaceSplit(_RegexWords):
+class WhitespaceSplit(_CharClassWords):
     """Split on whitespace only.
 
     Example:
@@ -198,7 +197,7 @@ class WhitespaceSplit(_RegexWords):
         return char_classes.table(dropped=r"\s")
 
 
-class BertPreTokenizer(_RegexWords):
+class BertPreTokenizer(_CharClassWords):
     """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
     punctuation or ASCII symbol) is a word of its own.
 
@@ -260,7 +259,7 @@ def _split_spans(text, pattern, behavior):
     return [(a, b) for a, b, _ in merged]
 
 
-class _DelimiterSplit:
+class _DelimiterSplit(PreTokenizer):
     """Split at single characters matched by ``_pattern``, with a Hugging Face delimiter behavior."""
 
     _pattern = None
@@ -296,7 +295,7 @@ class Punctuation(_DelimiterSplit):
     _pattern = _PUNCTUATION
 
 
-class Digits:
+class Digits(PreTokenizer):
     """Split digits (``\\p{N}``) from the rest, as runs or one digit at a time.
 
     Example:
@@ -324,7 +323,7 @@ class Digits:
         return word
 
 
-class KerasFilters(_RegexWords):
+class KerasFilters(_CharClassWords):
     """The legacy Keras word rule as a pipeline stage: every ``filters`` character and ``split`` separates
     words, and separators are dropped (lowercasing belongs to a normalizer such as ``Lowercase``).
 
@@ -337,7 +336,7 @@ class KerasFilters(_RegexWords):
         ['Hello', 'world', "It's", 'me']
     """
 
-    def __init__(self, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n', split=" "):
+    def __init__(self, filters=DEFAULT_FILTERS, split=" "):
         if not isinstance(split, str) or len(split) != 1:
             raise ValueError(f"split must be one character here, got {split!r} (kvec.Tokenizer takes longer ones)")
         self.filters = filters
@@ -355,7 +354,7 @@ class KerasFilters(_RegexWords):
 PREPEND_SCHEMES = ("always", "first", "never")
 
 
-class Metaspace:
+class Metaspace(PreTokenizer):
     """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
     (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
     and with ``split`` every ``▁`` starts a new word.
@@ -423,7 +422,7 @@ class SentencePiece(_RegexWords):
         return {"split_digits": self.split_digits}
 
 
-class Split:
+class Split(PreTokenizer):
     """Words cut by a regular expression, with one of Hugging Face's delimiter behaviors: ``"isolated"``
     keeps each match and each stretch between matches as words (tiktoken's patterns match every
     character, so their words are the matches), ``"removed"`` drops the matches, and so on.
@@ -454,7 +453,7 @@ class Split:
         return word
 
 
-class Sequence:
+class Sequence(PreTokenizer):
     """Apply pre-tokenizers one after the other: each cuts the pieces of the one before.
 
     Example:

@@ -5,10 +5,12 @@
 (``$A``, ``$B``) and special tokens, each with a type id after a colon (0 by default).
 """
 
+from kvec.contracts import PostProcessor
+
 __all__ = ["TemplateProcessing"]
 
 
-class TemplateProcessing:
+class TemplateProcessing(PostProcessor):
     """Add special tokens and type ids around one or two sequences.
 
     Args:

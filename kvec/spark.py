@@ -17,6 +17,8 @@ order, as counting in one process, so any kvec trainer gives the same model:
     tok.train_from_counts(counts, trainer)
 """
 
+from kvec.contracts import PreTokenizer
+from kvec.pipeline import Pipeline, TrainingWords
 from kvec.trainers.counting import spell_counts
 
 __all__ = ["count_words"]
@@ -29,12 +31,12 @@ def count_words(data, tokenizer=None, column=None, spark=None):
         data: an RDD of str; a DataFrame (its only string column, or ``column``); or a path, glob or
             list of them, read as text files (one text per line) by ``spark`` (default: the active
             session).
-        tokenizer: a :class:`kvec.pipeline.Tokenizer` (its normalizer, pre-tokenizer and added tokens
+        tokenizer: a :class:`kvec.pipeline.Pipeline` (its normalizer, pre-tokenizer and added tokens
             decide the words, as in its own training) or a pre-tokenizer; None counts whole texts.
         column: the DataFrame column holding the texts.
         spark: the ``SparkSession`` for paths.
     """
-    words = _word_source(tokenizer)
+    words = _words_of(tokenizer)
     texts = _texts(data, column, spark)
 
     def count_partition(rows):
@@ -59,14 +61,13 @@ def count_words(data, tokenizer=None, column=None, spark=None):
     return spell_counts({word: count for word, (count, _) in table}, words)
 
 
-def _word_source(tokenizer):
-    from kvec.pipeline import Tokenizer
-
+def _words_of(tokenizer):
+    """What splits and spells the words: a pipeline's training words, or a pre-tokenizer."""
     if tokenizer is None:
         return None
-    if isinstance(tokenizer, Tokenizer):
-        return tokenizer._words()
-    if hasattr(tokenizer, "split_words") and hasattr(tokenizer, "spell"):
+    if isinstance(tokenizer, Pipeline):
+        return tokenizer.training_words()
+    if isinstance(tokenizer, (PreTokenizer, TrainingWords)):
         return tokenizer
     raise TypeError(f"tokenizer must be a kvec pipeline or a pre-tokenizer, got {type(tokenizer).__name__}")
 

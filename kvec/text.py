@@ -27,7 +27,11 @@ import numpy as np
 
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
+from kvec.contracts import Model
 from kvec.errors import FormatError, parse_json
+from kvec.pipeline import Pipeline
+from kvec.presets import keras_subword
+from kvec.pretokenizers import DEFAULT_FILTERS, WhitespaceSplit
 
 __all__ = [
     "CHINESE_PUNCTUATION",
@@ -39,7 +43,6 @@ __all__ = [
     "tokenizer_from_json",
 ]
 
-DEFAULT_FILTERS = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n'
 # added to the default filters when a Jieba analyzer segments Chinese
 CHINESE_PUNCTUATION = "，。！？、；：“”‘’（）《》【】…—"
 MATRIX_MODES = ("binary", "count", "tfidf", "freq")
@@ -199,7 +202,7 @@ class Tokenizer:
         oov_token: if given, it takes index 1 and replaces out-of-vocabulary words in
             ``texts_to_sequences``.
         analyzer: a callable ``text -> list of tokens`` that replaces lowercasing, filtering and
-            splitting, such as a trained :class:`kvec.pipeline.Tokenizer` (subword tokens). A
+            splitting, such as a trained :class:`kvec.pipeline.Pipeline` (subword tokens). A
             :class:`kvec.chinese.Jieba` analyzer is a segmenter instead: the text is cut into words
             and then lowercased, filtered and split as usual, as ``' '.join(jieba.cut(text))`` fed to
             a Keras tokenizer would be; the default filters then also remove Chinese punctuation
@@ -245,7 +248,7 @@ class Tokenizer:
             if analyzer is not None:
                 raise ValueError("give an analyzer or a subword model to train, not both")
             # the recipe validates the kind, the size and the trainer options now
-            _keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
+            keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
             self.subword = {"kind": subword, "vocab_size": vocab_size, "options": dict(kwargs)}
         elif kwargs:
             raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
@@ -277,38 +280,35 @@ class Tokenizer:
         self.index_docs = defaultdict(int)
         self.word_index = {}
         self.index_word = {}
-        self.model_ids = False
+        self.uses_model_vocabulary = False  # from_model: word_index is the model's own vocabulary
 
     @classmethod
     def from_model(cls, model, num_words=None, oov_token=None):
         """A tokenizer whose ``word_index`` is the vocabulary of ``model`` (a trained
-        :class:`kvec.pipeline.Tokenizer`, or a bare model that reads whitespace-separated words), so ``texts_to_sequences`` gives the ids a pretrained network
+        :class:`kvec.pipeline.Pipeline`, or a bare model that reads whitespace-separated words), so
+        ``texts_to_sequences`` gives the ids a pretrained network
         expects (a BERT ``vocab.txt`` with its ``[UNK]``, ``[CLS]``...). Index 0 stays padding: the
         model's token with id 0 (``[PAD]`` in BERT) is left out. ``fit_on_texts`` only counts (for
         matrices); the vocabulary never changes.
 
         Example:
             >>> from kvec.models import WordPiece
-            >>> from kvec.pipeline import Tokenizer as Pipeline
+            >>> from kvec.pipeline import Pipeline
             >>> from kvec.pretokenizers import Whitespace
             >>> bert = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
             >>> Tokenizer.from_model(bert).texts_to_sequences(["unable un x"])
             [[2, 3, 2, 1]]
         """
-        from kvec import pipeline
-        from kvec.models.base import SubwordModel
-        from kvec.pretokenizers import WhitespaceSplit
-
-        if isinstance(model, SubwordModel):  # a bare model reads whitespace-separated words
-            model = pipeline.Tokenizer(model, pre_tokenizer=WhitespaceSplit())
-        if not isinstance(model, pipeline.Tokenizer):
+        if isinstance(model, Model):  # a bare model reads whitespace-separated words
+            model = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+        if not isinstance(model, Pipeline):
             raise TypeError(f"model must be a kvec.pipeline.Tokenizer or a kvec model, got {_type_name(model)}")
         tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
-        tokenizer._use_model_ids()
+        tokenizer._use_model_vocabulary()
         return tokenizer
 
-    def _use_model_ids(self):
-        self.model_ids = True
+    def _use_model_vocabulary(self):
+        self.uses_model_vocabulary = True
         self.word_index = {t: i for t, i in sorted(self.analyzer.get_vocab().items(), key=itemgetter(1)) if i != 0}
         self.index_word = {i: t for t, i in self.word_index.items()}
 
@@ -387,7 +387,7 @@ class Tokenizer:
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
-        pipeline, trainer = _keras_subword(
+        pipeline, trainer = keras_subword(
             self.subword["kind"],
             self.subword["vocab_size"],
             self.lower,
@@ -400,7 +400,7 @@ class Tokenizer:
         return texts
 
     def _rebuild_index(self):
-        if self.model_ids:  # the model's vocabulary: only the document counts follow the texts
+        if self.uses_model_vocabulary:  # only the document counts follow the texts
             self.index_docs.update({self.word_index[w]: c for w, c in self.word_docs.items() if w in self.word_index})
             return
         # A stable sort on the count, descending: ties keep first-occurrence order.
@@ -518,7 +518,7 @@ class Tokenizer:
         """Generator version of :meth:`sequences_to_texts`: yields one string per sequence."""
         to_words = self._words_function()
         # a pipeline analyzer's tokens are joined back into text by its decoder
-        decoder = getattr(self.analyzer, "decoder", None)
+        decoder = self.analyzer.decoder if isinstance(self.analyzer, Pipeline) else None
         join = " ".join if decoder is None else lambda words: decoder.decode(list(words))
         for position, seq in enumerate(_iterate(sequences, "sequences")):
             try:
@@ -645,8 +645,8 @@ class Tokenizer:
             config["analyzer"] = analyzer
         if self.subword is not None:
             config["subword"] = self.subword
-        if self.model_ids:
-            config["model_ids"] = True
+        if self.uses_model_vocabulary:
+            config["model_ids"] = True  # the key kvec files have always used
         return config
 
     def to_json(self, **kwargs):
@@ -814,7 +814,7 @@ def tokenizer_from_json(json_string):
     tokenizer.analyzer = analyzer  # a trained subword model comes back with its analyzer
     if model_ids and analyzer is None:
         raise FormatError(source, "model_ids needs a kvec pipeline analyzer")
-    tokenizer.model_ids = bool(model_ids)
+    tokenizer.uses_model_vocabulary = bool(model_ids)
     tokenizer.word_counts = OrderedDict(word_counts)
     tokenizer.word_docs = defaultdict(int, word_docs)
     tokenizer.index_docs = defaultdict(int, index_docs)
@@ -823,20 +823,11 @@ def tokenizer_from_json(json_string):
     return tokenizer
 
 
-def _keras_subword(*args, **kwargs):
-    # imported on use: the subword layer is not loaded for the plain Keras tokenizer
-    from kvec.presets import keras_subword
-
-    return keras_subword(*args, **kwargs)
-
-
 def _analyzer_config(analyzer):
     """The JSON form of a kvec analyzer (a pipeline or a Jieba segmenter); other callables are not
     stored, as in Keras."""
-    from kvec import pipeline, serialization
-
-    if isinstance(analyzer, pipeline.Tokenizer):
-        return {"kvec_pipeline": serialization.to_document(analyzer)}
+    if isinstance(analyzer, Pipeline):
+        return {"kvec_pipeline": analyzer.to_document()}
     if isinstance(analyzer, Jieba):
         return {"kvec_jieba": analyzer.get_config()}
     return None
@@ -844,12 +835,10 @@ def _analyzer_config(analyzer):
 
 def _analyzer_from_config(entry, source):
     """The analyzer stored by :func:`_analyzer_config` (None for anything else, as Keras wrote)."""
-    from kvec import pipeline, serialization
-
     if not isinstance(entry, dict):
         return None
     if "kvec_pipeline" in entry:
-        return pipeline.Tokenizer._from_stages(serialization.from_document(entry["kvec_pipeline"], source))
+        return Pipeline.from_document(entry["kvec_pipeline"], source)
     if "kvec_jieba" in entry:
         try:
             return Jieba(**entry["kvec_jieba"])

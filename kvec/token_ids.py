@@ -1,34 +1,33 @@
-"""Token ids of many texts from any kvec tokenizer, as one flat array and the length of each row.
+"""Token ids of many texts from any kvec tokenizer, as one flat array and the length of each row
+(see :mod:`kvec.ragged`).
 
-Every consumer of ids in bulk (the Keras layer, the training batches) takes them in this shape: it is
-what ``tf.RaggedTensor.from_row_lengths`` and NumPy's padding want, and it costs one allocation per
-batch instead of one list per text.
+This module sits above both tokenizers: it takes a :class:`kvec.Tokenizer` (the Keras one), a
+:class:`kvec.pipeline.Pipeline`, or a bare model, and gives their ids in the one shape the Keras layer
+and the training batches read.
 """
 
-from itertools import chain
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
+
+from kvec.contracts import Model
+from kvec.pipeline import Pipeline
+from kvec.pretokenizers import WhitespaceSplit
+from kvec.ragged import rows_to_ragged
+from kvec.text import Tokenizer
 
 __all__ = ["as_id_tokenizer", "ragged_ids", "rows_to_ragged"]
 
 
-def rows_to_ragged(rows):
-    """``(values, row_lengths)`` int64 arrays of a list of id lists."""
-    row_lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(row_lengths.sum()))
-    return values, row_lengths
-
-
-def as_id_tokenizer(tokenizer):
+def as_id_tokenizer(tokenizer: Any) -> Tokenizer | Pipeline:
     """``tokenizer`` as something :func:`ragged_ids` reads: a :class:`kvec.Tokenizer` or a
-    :class:`kvec.pipeline.Tokenizer` (a bare model becomes a pipeline over whitespace-separated words).
+    :class:`kvec.pipeline.Pipeline` (a bare model becomes a pipeline over whitespace-separated words).
     Raises ``TypeError`` for anything else."""
-    from kvec.models.base import SubwordModel
-    from kvec.pipeline import Tokenizer as Pipeline
-    from kvec.pretokenizers import WhitespaceSplit
-    from kvec.text import Tokenizer
-
-    if isinstance(tokenizer, SubwordModel):
+    if isinstance(tokenizer, Model):
         return Pipeline(tokenizer, pre_tokenizer=WhitespaceSplit())
     if isinstance(tokenizer, (Tokenizer, Pipeline)):
         return tokenizer
@@ -37,7 +36,7 @@ def as_id_tokenizer(tokenizer):
     )
 
 
-def ragged_ids(tokenizer, texts):
+def ragged_ids(tokenizer: Any, texts: Sequence[str]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """``(values, row_lengths)``, int64 arrays: the ids of text ``i`` are the next ``row_lengths[i]``
     values. A :class:`kvec.Tokenizer` gives ``texts_to_sequences``, a pipeline ``encode`` ids.
 
@@ -49,8 +48,6 @@ def ragged_ids(tokenizer, texts):
         >>> values.tolist(), row_lengths.tolist()
         ([1, 2, 3, 3, 3], [2, 3])
     """
-    from kvec.pipeline import Tokenizer as Pipeline
-
     tokenizer = as_id_tokenizer(tokenizer)
     if isinstance(tokenizer, Pipeline):
         return tokenizer.encode_ragged(texts)

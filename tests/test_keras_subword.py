@@ -142,7 +142,7 @@ def test_model_id_mode_gives_hf_wordpiece_ids(texts):
     assert ours.word_index == {t: i for t, i in vocab.items() if i}
     assert ours.texts_to_sequences(texts) == [theirs.encode(t, add_special_tokens=False).ids for t in texts]
     again = kvec.tokenizer_from_json(ours.to_json())
-    assert again.model_ids and again.texts_to_sequences(texts) == ours.texts_to_sequences(texts)
+    assert again.uses_model_vocabulary and again.texts_to_sequences(texts) == ours.texts_to_sequences(texts)
 
 
 def test_bad_arguments():

@@ -37,7 +37,7 @@ def session():
 def test_spark_counts_equal_in_process_counts(session, splitter):
     if splitter == "pipeline":
         tokenizer, _ = keras_subword("wordpiece", 300)
-        expected = count_words(TEXTS, tokenizer._words())
+        expected = count_words(TEXTS, tokenizer.training_words())
     elif splitter == "byte_level":
         tokenizer = ByteLevel()
         expected = count_words(TEXTS, tokenizer)

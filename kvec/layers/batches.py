@@ -6,6 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from kvec.batching import TokenBatches
+from kvec.token_ids import ragged_ids
 
 __all__ = ["TextBatches"]
 
@@ -42,8 +43,6 @@ class TextBatches(keras.utils.PyDataset):
     @classmethod
     def from_texts(cls, texts, tokenizer, labels=None, **kwargs):
         """The batches of ``texts`` encoded by any kvec tokenizer."""
-        from kvec.token_ids import ragged_ids
-
         return cls(ragged_ids(tokenizer, list(texts)), labels=labels, **kwargs)
 
     @property

@@ -1,9 +1,9 @@
 """What a :class:`kvec.layers.TextVectorization` gets from its ``tokenizer=``: token ids, or words.
 
 * :class:`IdSource` wraps a tokenizer that has a vocabulary of its own (a :class:`kvec.Tokenizer`, a
-  :class:`kvec.pipeline.Tokenizer`, a bare model, or a ``(pipeline, trainer)`` pair still to train):
+  :class:`kvec.pipeline.Pipeline`, a bare model, or a ``(pipeline, trainer)`` pair still to train):
   the layer outputs its ids as they are.
-* :class:`WordSource` wraps a word splitter (a :class:`kvec.chinese.Jieba` or another kvec
+* :class:`WordSplitterSource` wraps a word splitter (a :class:`kvec.chinese.Jieba` or another kvec
   pre-tokenizer): the layer builds its vocabulary from the words, as Keras does from whitespace words.
 
 Both store themselves as one JSON document, so a saved model needs no code to come back. This module
@@ -15,12 +15,13 @@ import json
 import numpy as np
 
 from kvec import serialization
+from kvec.contracts import Model, PreTokenizer
 from kvec.errors import FormatError, parse_json
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
 from kvec.token_ids import as_id_tokenizer, ragged_ids
 
-__all__ = ["IdSource", "WordSource", "source_from_json", "token_source"]
+__all__ = ["IdSource", "WordSplitterSource", "source_from_json", "token_source"]
 
 
 class IdSource:
@@ -82,7 +83,7 @@ class IdSource:
         else:
             vocab = self.tokenizer.word_index
             tokens = [""] * (len(vocab) + 1)
-            if self.tokenizer.model_ids:
+            if self.tokenizer.uses_model_vocabulary:
                 tokens = [""] * (max(vocab.values(), default=0) + 1)
         for token, token_id in vocab.items():
             if token_id < len(tokens):
@@ -94,13 +95,13 @@ class IdSource:
         if isinstance(self.tokenizer, Pipeline):
             if not self.trained:
                 raise ValueError("the layer's tokenizer is not trained yet: call adapt() before saving")
-            return json.dumps({"kvec_pipeline": json.loads(self.tokenizer.to_str())}, ensure_ascii=False)
+            return json.dumps({"kvec_pipeline": self.tokenizer.to_document()}, ensure_ascii=False)
         return json.dumps(
             {"kvec_tokenizer": json.loads(self.tokenizer.to_json(ensure_ascii=False))}, ensure_ascii=False
         )
 
 
-class WordSource:
+class WordSplitterSource:
     """Words from a splitter; the layer's own vocabulary gives them ids."""
 
     kind = "words"
@@ -128,18 +129,18 @@ class WordSource:
 
 
 def token_source(tokenizer):
-    """The :class:`IdSource` or :class:`WordSource` of a ``tokenizer=`` argument."""
+    """The :class:`IdSource` or :class:`WordSplitterSource` of a ``tokenizer=`` argument."""
     if isinstance(tokenizer, tuple) and len(tokenizer) == 2 and isinstance(tokenizer[0], Pipeline):
         return IdSource(tokenizer[0], trainer=tokenizer[1])
-    if isinstance(tokenizer, (Tokenizer, Pipeline)) or hasattr(tokenizer, "tokenize_spans"):
+    if isinstance(tokenizer, (Tokenizer, Pipeline, Model)):
         return IdSource(as_id_tokenizer(tokenizer))
-    if hasattr(tokenizer, "split_words") and hasattr(tokenizer, "get_config"):
+    if isinstance(tokenizer, PreTokenizer):
         try:
             serialization.component_document("pre_tokenizer", tokenizer)
         except TypeError:
             pass
         else:
-            return WordSource(tokenizer)
+            return WordSplitterSource(tokenizer)
     raise TypeError(
         "tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer, a kvec model, a (pipeline, trainer) "
         f"pair, or a kvec pre-tokenizer such as kvec.chinese.Jieba; got {type(tokenizer).__name__}"
@@ -147,14 +148,14 @@ def token_source(tokenizer):
 
 
 def source_from_json(text, source):
-    """Rebuild what :meth:`IdSource.to_json` or :meth:`WordSource.to_json` wrote; ``source`` names
+    """Rebuild what :meth:`IdSource.to_json` or :meth:`WordSplitterSource.to_json` wrote; ``source`` names
     the file in a :class:`kvec.errors.FormatError`."""
     document = parse_json(text, source)
     if not isinstance(document, dict) or len(document) != 1:
         raise FormatError(source, "expected an object with one tokenizer entry")
     ((key, value),) = document.items()
     if key == "kvec_pipeline":
-        restored = IdSource(Pipeline._from_stages(serialization.from_document(value, source)))
+        restored = IdSource(Pipeline.from_document(value, source))
         restored.prepare()
         return restored
     if key == "kvec_tokenizer":
@@ -163,5 +164,5 @@ def source_from_json(text, source):
         except FormatError as e:
             raise FormatError(source, e.problem) from None
     if key == "kvec_pre_tokenizer":
-        return WordSource(serialization.component("pre_tokenizer", value, source))
+        return WordSplitterSource(serialization.component("pre_tokenizer", value, source))
     raise FormatError(source, f"unknown tokenizer entry {key!r}")

@@ -88,6 +88,10 @@ class BPE(SubwordModel):
             [(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])]
         )
 
+    @property
+    def sampling(self):
+        return bool(self.dropout)  # dropout draws each word's merges afresh
+
     def get_config(self):
         """Everything needed to rebuild the model (the dropout generator's state aside)."""
         return {

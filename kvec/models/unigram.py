@@ -87,6 +87,10 @@ class Unigram(SubwordModel):
         self._lattice.set_pieces([p for p, _ in matchable], [s for _, s in matchable])
         self._bytes = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
 
+    @property
+    def sampling(self):
+        return self.nbest_size is not None  # each call draws a segmentation
+
     def get_config(self):
         return {
             "vocab": [list(entry) for entry in self.pieces],

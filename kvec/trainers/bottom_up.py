@@ -19,6 +19,7 @@ tokens are plain strings as in tensorflow_text.
 from collections.abc import Mapping
 
 from kvec._native import BottomUpLearner
+from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 
 __all__ = ["BottomUpWordPieceTrainer", "learn_vocabulary"]
@@ -196,7 +197,7 @@ def _piece_starts(word, tokens, joiner):
     return starts
 
 
-class BottomUpWordPieceTrainer:
+class BottomUpWordPieceTrainer(Trainer):
     """Train a :class:`kvec.models.WordPiece` with the bottom-up learner.
 
     Takes the arguments of :func:`learn_vocabulary` (``reserved_tokens`` are also the special tokens)
@@ -219,7 +220,7 @@ class BottomUpWordPieceTrainer:
     def special_tokens(self):
         return self.reserved_tokens
 
-    def train_from_counts(self, word_counts):
+    def train_from_counts(self, word_counts, n_jobs=1):
         vocab = learn_vocabulary(word_counts, self.vocab_size, self.reserved_tokens, joiner=self.joiner, **self.options)
         return WordPiece(
             {t: i for i, t in enumerate(vocab)}, unk_token=self.unk_token, continuing_subword_prefix=self.joiner

@@ -25,13 +25,14 @@ from array import array
 from collections.abc import Mapping
 
 from kvec._native import bpe_merge_loop
+from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
 
 TIE_RULES = ("ids", "first")
 
 
-class BpeTrainer:
+class BpeTrainer(Trainer):
     """Learn a :class:`kvec.models.BPE` vocabulary and merge list from word counts.
 
     Args:
@@ -104,7 +105,7 @@ class BpeTrainer:
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
-    def train_from_counts(self, word_counts):
+    def train_from_counts(self, word_counts, n_jobs=1):
         """Train on a ``{word: count}`` mapping (or an iterable of ``(word, count)`` pairs).
 
         The order of the words matters only for the ``"first"`` tie rule and for the ids of prefixed or

@@ -23,6 +23,7 @@ import numpy as np
 import regex
 
 from kvec._unigram import Lattice
+from kvec.contracts import Trainer
 from kvec.models.unigram import Unigram
 from kvec.progress import progress_bar
 
@@ -69,7 +70,7 @@ def _script_class(char):
     return group
 
 
-class UnigramTrainer:
+class UnigramTrainer(Trainer):
     """Learns a :class:`kvec.models.Unigram` from word counts.
 
     Args:

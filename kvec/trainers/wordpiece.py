@@ -12,6 +12,7 @@ merged until the vocabulary reaches ``vocab_size``. Two ways to choose the next 
   articles' worked vocabularies.
 """
 
+from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 from kvec.progress import progress_bar
 from kvec.trainers.bpe import (
@@ -27,7 +28,7 @@ from kvec.trainers.bpe import (
 SCORINGS = ("frequency", "likelihood")
 
 
-class WordPieceTrainer:
+class WordPieceTrainer(Trainer):
     """Learn a WordPiece vocabulary from word counts.
 
     Args:
@@ -81,7 +82,7 @@ class WordPieceTrainer:
     def special_tokens(self):
         return self._bpe.special_tokens
 
-    def train_from_counts(self, word_counts):
+    def train_from_counts(self, word_counts, n_jobs=1):
         """Train on a ``{word: count}`` mapping (or ``(word, count)`` pairs), words in corpus order."""
         if self.scoring == "frequency":
             vocab = self._bpe.train_from_counts(word_counts).vocab

@@ -1,0 +1,274 @@
+"""The contract of every pipeline stage, stated once.
+
+Data flows one way through a :class:`kvec.pipeline.Pipeline`::
+
+    text -> Normalizer -> PreTokenizer -> Model -> PostProcessor -> ids      (and Decoder: tokens -> text)
+
+A :class:`Trainer` makes a :class:`Model` from word counts. Each stage kind is one base class below, and
+the pipeline talks to a stage only through it: a new stage is added by subclassing its contract. What
+passes between the stages is defined here too: :class:`Normalized` (text, and the original span of each
+of its characters), :class:`Piece` (a pre-tokenized word and its offsets) and :class:`WordTable` (how the
+C encoder may cut a pre-tokenizer's words without calling it).
+
+Every stage stores itself as its type name and ``get_config()``, and is rebuilt with
+``type(**config)`` (see :mod:`kvec.serialization`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = [
+    "Decoder",
+    "Model",
+    "Normalized",
+    "Normalizer",
+    "Piece",
+    "PostProcessor",
+    "PreTokenizer",
+    "Trainer",
+    "WordTable",
+]
+
+Span = tuple[int, int]
+EncodedToken = tuple[str, int, Span]  # (token, id, original offsets)
+ProcessedToken = tuple[str, int, Span, int, int]  # (token, id, offsets, type id, 1 if special)
+
+
+# --------------------------------------------------------------------------------------------------
+# What passes between stages
+
+
+class Normalized:
+    """Normalized text and the original ``(start, end)`` span of each of its characters."""
+
+    __slots__ = ("text", "spans")
+
+    def __init__(self, text: str, spans: list[Span]) -> None:
+        self.text = text
+        self.spans = spans
+
+    @classmethod
+    def of(cls, text: str) -> Normalized:
+        """``text`` as it is: character ``i`` comes from ``(i, i + 1)``."""
+        return cls(text, [(i, i + 1) for i in range(len(text))])
+
+    def map(self, function: Callable[[str], str]) -> Normalized:
+        """Replace each character ``c`` by the string ``function(c)`` (possibly empty)."""
+        chars, spans = [], []
+        for c, span in zip(self.text, self.spans):
+            replacement = function(c)
+            chars.append(replacement)
+            spans.extend([span] * len(replacement))
+        return Normalized("".join(chars), spans)
+
+    def transform(self, stream: Iterable[tuple[str, int]]) -> Normalized:
+        """Apply a stream of ``(char, change)`` pairs, with Hugging Face ``tokenizers``' alignment rules.
+
+        Walking the current characters in order: ``change <= 0`` means the char replaces the next
+        current character (taking its span) and removes ``-change`` more after it; ``change > 0`` means
+        the char is inserted and shares the span of the character before it.
+        """
+        chars, spans = [], []
+        position = 0
+        for c, change in stream:
+            if change > 0:
+                spans.append(self.spans[position - 1] if position else (0, 0))
+            else:
+                spans.append(self.spans[position])
+                position += 1 - change
+            chars.append(c)
+        return Normalized("".join(chars), spans)
+
+    def original(self, start: int, end: int) -> Span:
+        """Original offsets of the normalized characters ``start:end``."""
+        return self.spans[start][0], self.spans[end - 1][1]
+
+
+class Piece:
+    """A pre-tokenized word and where each of its characters came from in the original text.
+
+    Character ``i`` of ``text`` comes from original character ``base + i`` (clipped at 0, which aligns
+    a prepended space with the first character), unless ``spans`` lists a ``(start, end)`` per character.
+    """
+
+    __slots__ = ("text", "base", "spans")
+
+    def __init__(self, text: str, base: int, spans: list[Span] | None = None) -> None:
+        self.text = text
+        self.base = base
+        self.spans = spans
+
+    def offsets(self, start: int, end: int) -> Span:
+        """Original offsets of the piece's characters ``start:end``."""
+        if self.spans is not None:
+            return self.spans[start][0], self.spans[end - 1][1]
+        return max(self.base + start, 0), max(self.base + end - 1, 0) + 1
+
+    def __repr__(self) -> str:
+        return f"Piece({self.text!r}, {self.offsets(0, len(self.text)) if self.text else ()})"
+
+
+@dataclass(frozen=True)
+class WordTable:
+    """How the C encoder (``kvec._encoder.WordEncoder``) cuts a pre-tokenizer's words by itself.
+
+    Attributes:
+        classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
+            text one word.
+        gpt2: words follow GPT-2's expression (contractions, letter and number runs) over the classes.
+        prefix_space: a space is put before a text that does not start with one.
+        spelled: words reach the model through :meth:`PreTokenizer.spell` (byte-level spelling).
+    """
+
+    classes: bytes
+    gpt2: bool = False
+    prefix_space: bool = False
+    spelled: bool = False
+
+
+# --------------------------------------------------------------------------------------------------
+# The stages
+
+
+class Normalizer(ABC):
+    """Cleans text before pre-tokenization, keeping the original span of every character."""
+
+    @abstractmethod
+    def normalize(self, normalized: Normalized) -> Normalized:
+        """The normalized form of ``normalized``, each character with its original span."""
+
+    def normalize_str(self, text: str) -> str:
+        """The normalized text alone (as ``tokenizers``' ``normalize_str``)."""
+        return self.normalize(Normalized.of(text)).text
+
+    def normalize_token(self, text: str) -> str:
+        """The form an added token is matched in: the normalized text, less what only belongs at the
+        start of a whole text (:class:`kvec.normalizers.Prepend`)."""
+        return self.normalize_str(text)
+
+    def keeps(self, char: str) -> bool:
+        """True when every ``char`` of a text is surely still itself in the normalized text: the
+        encoders look for the first characters of added tokens there. False when it may not be."""
+        return False
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this normalizer."""
+        return {}
+
+
+class PreTokenizer(ABC):
+    """Cuts (normalized) text into the words a model segments, with their offsets.
+
+    ``first`` is True when the text starts a whole text (some pre-tokenizers add a prefix there).
+    """
+
+    @abstractmethod
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+        """The words of ``text`` as the model sees them, with original offsets."""
+
+    @abstractmethod
+    def split_words(self, text: str, first: bool = True) -> list[str]:
+        """The words of ``text`` as counted for training: raw substrings, before :meth:`spell`."""
+
+    def spell(self, word: str) -> str:
+        """A word of :meth:`split_words` as the model sees it (identity unless words are respelled,
+        as byte-level words are)."""
+        return word
+
+    def word_table(self) -> WordTable | None:
+        """How the C encoder may cut this pre-tokenizer's words without calling it, or None when it
+        cannot (the pipeline then calls :meth:`split_words`)."""
+        return None
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this pre-tokenizer."""
+        return {}
+
+
+class Model(ABC):
+    """Segments one pre-tokenized word into tokens of a vocabulary.
+
+    Attributes:
+        vocab: ``{token: id}``.
+        id_to_token: ``{id: token}``.
+    """
+
+    vocab: dict[str, int]
+    id_to_token: dict[int, str]
+
+    @abstractmethod
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
+        """``[(id, start, end), ...]``: the tokens of ``word`` and where each lies in it."""
+
+    @abstractmethod
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this model."""
+
+    def get_vocab(self) -> dict[str, int]:
+        """The ``{token: id}`` dictionary (a copy)."""
+        return dict(self.vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of ``token``, or None."""
+        return self.vocab.get(token)
+
+    def tokenize(self, word: str) -> list[str]:
+        """The tokens of one pre-tokenized word."""
+        return [self.id_to_token[i] for i, _, _ in self.tokenize_spans(word)]
+
+    def tokenize_ids(self, word: str) -> list[int]:
+        """The token ids of one pre-tokenized word."""
+        return [i for i, _, _ in self.tokenize_spans(word)]
+
+    def ids_function(self) -> Callable[[str], list[int]]:
+        """``word -> ids``, as fast as the model has it (the C encoder calls it once per new word)."""
+        return self.tokenize_ids
+
+    @property
+    def sampling(self) -> bool:
+        """True when segmentations are drawn at random (BPE dropout, Unigram sampling): a word's ids
+        must then not be cached."""
+        return False
+
+
+class Trainer(ABC):
+    """Learns a :class:`Model` from word counts (words as :meth:`PreTokenizer.split_words` gives
+    them, spelled with :meth:`PreTokenizer.spell`)."""
+
+    special_tokens: Sequence[str] = ()  # registered as special by the trained pipeline
+
+    @abstractmethod
+    def train_from_counts(self, word_counts: Mapping[str, int], n_jobs: int = 1) -> Model:
+        """A new model from ``{word: count}`` in first-occurrence order; ``n_jobs`` processes or
+        threads where the trainer has parallel work (the result is the same for every ``n_jobs``)."""
+
+
+class PostProcessor(ABC):
+    """Adds special tokens and type ids around one encoded text or a pair."""
+
+    @abstractmethod
+    def apply(
+        self, first: list[EncodedToken], second: list[EncodedToken] | None, add_special_tokens: bool
+    ) -> list[ProcessedToken]:
+        """Combine ``[(token, id, offsets), ...]`` lists into
+        ``[(token, id, offsets, type_id, special), ...]``."""
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this post-processor."""
+        return {}
+
+
+class Decoder(ABC):
+    """Turns tokens back into text."""
+
+    @abstractmethod
+    def decode(self, tokens: list[str]) -> str:
+        """The text of ``tokens``."""
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this decoder."""
+        return {}

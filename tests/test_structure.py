@@ -1,0 +1,197 @@
+"""The package's structure: imports flow one way, every module imports alone and in any order.
+
+The import graph is read from the source with ``ast`` (module-level imports only: what runs when a
+module is imported). Layers, from the bottom: the native extensions, leaf helpers and the stage
+contracts, the stages, the pipeline, the presets, the Keras API, and the entry points on top. A module
+may import its own layer or a lower one, never a higher one, so no cycle can form.
+"""
+
+import ast
+import importlib.util
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
+
+LAYERS = {
+    0: ["kvec._native", "kvec._unigram", "kvec._encoder"],
+    1: ["kvec.errors", "kvec.atomic", "kvec.progress", "kvec.ragged", "kvec.char_classes", "kvec.charsmap"],
+    2: ["kvec.contracts"],
+    3: [
+        "kvec.normalizers",
+        "kvec.pretokenizers",
+        "kvec.pre_tokenizers",
+        "kvec.decoders",
+        "kvec.processors",
+        "kvec.chinese",
+        "kvec.added_vocabulary",
+        "kvec.models*",
+        "kvec.trainers*",
+        "kvec.serialization",
+    ],
+    4: ["kvec.pipeline"],
+    5: ["kvec.presets"],
+    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching"],
+    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark", "kvec.layers*"],
+}
+# optional dependencies: a module that needs one is imported only where it is installed
+NEEDS = {"kvec.layers": ("keras", "tensorflow")}
+
+
+def module_name(path):
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+NATIVE = {f"kvec.{p.name.split('.')[0]}" for p in PACKAGE.glob("_*.so")} | set(LAYERS[0])
+
+
+def layer_of(module):
+    for layer, patterns in LAYERS.items():
+        for pattern in patterns:
+            if module == pattern or (pattern.endswith("*") and module.startswith(pattern[:-1])):
+                return layer
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+
+
+def is_type_checking(node):
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def module_level_imports(tree):
+    """Import statements that run when the module is imported (not in functions, not TYPE_CHECKING)."""
+    found, stack = [], list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or is_type_checking(node):
+            continue
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def targets(node, module):
+    """The kvec modules one import statement loads."""
+    if isinstance(node, ast.Import):
+        names = [alias.name for alias in node.names]
+    else:
+        assert not node.level, f"{module}: kvec uses absolute imports"
+        base = node.module or ""
+        # "from kvec import x" loads the submodule kvec.x if there is one, else takes a name of kvec
+        names = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+    ancestors = {".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 1)}
+    loaded = set()
+    for name in names:
+        if name.split(".")[0] != "kvec":
+            continue
+        loaded.add(name)
+        parts = name.split(".")  # importing kvec.a.b runs the package kvec.a first
+        loaded.update(".".join(parts[:i]) for i in range(2, len(parts)) if ".".join(parts[:i]) not in ancestors)
+    return loaded - {module}
+
+
+def import_graph():
+    graph = {}
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        graph[module] = set()
+        for node in module_level_imports(tree):
+            graph[module] |= targets(node, module)
+    return graph
+
+
+def test_every_import_goes_to_the_same_layer_or_a_lower_one():
+    upward = [
+        f"{module} (layer {layer_of(module)}) imports {target} (layer {layer_of(target)})"
+        for module, imported in sorted(import_graph().items())
+        for target in sorted(imported)
+        if layer_of(target) > layer_of(module)
+    ]
+    assert upward == []
+
+
+def find_cycle(graph):
+    """One import cycle as a list of modules, or None."""
+    state, path = {}, []
+
+    def visit(module):
+        state[module] = "open"
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                return path[path.index(target) :] + [target]
+            if target not in state:
+                cycle = visit(target)
+                if cycle:
+                    return cycle
+        state[module] = "done"
+        path.pop()
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            cycle = visit(module)
+            if cycle:
+                return cycle
+    return None
+
+
+def test_there_is_no_import_cycle():
+    assert find_cycle(import_graph()) is None
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    graph = {"kvec.a": {"kvec.b"}, "kvec.b": {"kvec.c"}, "kvec.c": {"kvec.a"}, "kvec.d": set()}
+    assert find_cycle(graph) == ["kvec.a", "kvec.b", "kvec.c", "kvec.a"]
+    assert find_cycle({"kvec.a": {"kvec.b"}, "kvec.b": set()}) is None
+
+
+def test_kvec_modules_are_imported_at_the_top_of_modules_only():
+    """Function-local imports are for optional dependencies (TensorFlow, pyspark...), not for kvec's
+    own modules: a hidden import of a kvec module would hide a cycle."""
+    hidden = []
+    for module, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "kvec" for a in node.names):
+                    hidden.append(f"{module}.{function.name}:{node.lineno}")
+                if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "").split(".")[0] == "kvec"):
+                    hidden.append(f"{module}.{function.name}:{node.lineno}")
+    assert hidden == []
+
+
+def importable(module):
+    needs = next((deps for prefix, deps in NEEDS.items() if module.startswith(prefix)), ())
+    return all(importlib.util.find_spec(dep) is not None for dep in needs)
+
+
+def python(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_each_module_imports_alone_in_a_fresh_interpreter(module):
+    if not importable(module):
+        pytest.skip(f"{module} needs {NEEDS}")
+    result = python(f"import {module}")
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_all_modules_import_in_any_order(seed):
+    order = sorted(m for m in MODULES if importable(m)) + sorted(NATIVE)
+    random.Random(seed).shuffle(order)
+    result = python("import importlib\n" + "".join(f"importlib.import_module({m!r})\n" for m in order))
+    assert result.returncode == 0, f"order {order}: {result.stderr}"
