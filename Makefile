@@ -1,11 +1,12 @@
 # Two commands do all set-up on a fresh machine (Python >= 3.10, pip, gcc):
 #   make demo   creates .venv, installs kvec, runs examples/demo.py
-#   make test   creates .venv with the dev extras (oracles included), runs the test suite
+#   make test   creates .venv with the dev extras (oracles included), checks style and types, runs the test suite
+# Also: make lint, make typecheck (both part of make test).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test bench clean
+.PHONY: demo test lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +23,15 @@ $(VENV)/.kvec-dev-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigra
 demo: $(VENV)/.kvec-installed
 	$(BIN)/python examples/demo.py
 
-test: $(VENV)/.kvec-dev-installed
+test: lint typecheck
 	$(BIN)/python -m pytest
+
+lint: $(VENV)/.kvec-dev-installed
+	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .
+
+typecheck: $(VENV)/.kvec-dev-installed
+	$(BIN)/python -m mypy
 
 clean:
 	rm -rf $(VENV) build *.egg-info kvec/*.so
