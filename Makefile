@@ -1,22 +1,23 @@
 # Two commands do all set-up on a fresh machine (Python >= 3.10, pip, gcc):
 #   make demo   creates .venv, installs kvec, runs examples/demo.py
 #   make test   creates .venv with the dev extras (oracles included), checks style and types, runs the test suite
+#   make test-core   a second venv (.venv-core) with only the core and pytest: every oracle test skips
 # Also: make lint, make typecheck (both part of make test).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test lint typecheck bench clean
+.PHONY: demo test test-core lint typecheck clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.kvec-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_encoder.c kvec/_texts.h kvec/_words.h | $(BIN)/python
+$(VENV)/.kvec-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.kvec-dev-installed: pyproject.toml setup.py kvec/_native.c kvec/_unigram.c kvec/_encoder.c kvec/_texts.h kvec/_words.h | $(BIN)/python
+$(VENV)/.kvec-dev-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.kvec-installed
 
@@ -33,5 +34,16 @@ lint: $(VENV)/.kvec-dev-installed
 typecheck: $(VENV)/.kvec-dev-installed
 	$(BIN)/python -m mypy
 
+CORE := .venv-core
+
+$(CORE)/.kvec-test-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h)
+	$(PYTHON) -m venv $(CORE)
+	$(CORE)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE)/bin/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+test-core: $(CORE)/.kvec-test-installed
+	$(CORE)/bin/python -m pytest
+
 clean:
-	rm -rf $(VENV) build *.egg-info kvec/*.so
+	rm -rf $(VENV) $(CORE) build *.egg-info kvec/*.so

@@ -11,9 +11,9 @@ produces for the same word counts and parameters.
 The first round does not depend on the threshold, so it is computed once and shared by every step of
 the binary search. The native rounds never discount: a token's discounted count equals the count of
 its occurrences that run to the end of their word, so only those suffixes are counted (see
-``count_suffixes`` in ``_native.c``). The rounds run natively (tokens keyed by their characters and whether they carry the
-joiner); a word list in which some word contains the joiner itself takes the Python rounds, where
-tokens are plain strings as in tensorflow_text.
+``count_suffixes`` in ``csrc/bottom_up_trainer.c``). The rounds run natively (tokens keyed by their
+characters and whether they carry the joiner); a word list in which some word contains the joiner
+itself takes the Python rounds, where tokens are plain strings as in tensorflow_text.
 """
 
 from collections.abc import Mapping
@@ -47,7 +47,8 @@ def learn_vocabulary(
     The search can end above ``vocab_size`` when no threshold gets under it, as in tensorflow_text.
 
     Example:
-        >>> learn_vocabulary({"low": 20, "lower": 12, "lowest": 11, "new": 15}, vocab_size=14, reserved_tokens=["[UNK]"], lower_thresh=1)
+        >>> counts = {"low": 20, "lower": 12, "lowest": 11, "new": 15}
+        >>> learn_vocabulary(counts, vocab_size=14, reserved_tokens=["[UNK]"], lower_thresh=1)
         ['[UNK]', 'e', 'l', 'n', 'o', 'r', 's', 't', 'w', 'low', '##e', '##l', '##n', '##o', '##r', '##s', '##t', '##w']
     """
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)

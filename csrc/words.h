@@ -1,11 +1,13 @@
-/* kvec/_words.h: words as spans of a str, and a hash table keyed by their code points, shared by
- * kvec's C extensions (each includes it). */
+/* csrc/words.h: words as spans of a str, and a hash table keyed by their code points, shared by
+ * kvec's C extensions. */
 #ifndef KVEC_WORDS_H
 #define KVEC_WORDS_H
 
 #include <Python.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "hash.h"
 
 /* A word inside a text: code points [start, start + length) of a str of the given kind. */
 typedef struct {
@@ -15,7 +17,7 @@ typedef struct {
     PyObject *text;
 } Span;
 
-static PyObject *
+static inline PyObject *
 span_str(const Span *w)
 {
     return PyUnicode_Substring(w->text, w->start, w->start + w->length);
@@ -38,27 +40,16 @@ typedef struct {
     size_t used;
 } WordTable;
 
-static inline uint64_t
-mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 /* The same value for the same code points whatever the storage kind. */
 static inline uint64_t
 hash_code_points(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
 {
-    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)length;
+    uint64_t h = FNV_OFFSET ^ (uint64_t)length;
     if (kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *p = (const Py_UCS1 *)data + start;
-        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ p[i]) * FNV_PRIME;
     } else {
-        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * 0x100000001b3ULL;
+        for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * FNV_PRIME;
     }
     return mix64(h);
 }
@@ -76,7 +67,7 @@ same_code_points(PyObject *word, const Span *w)
     return 1;
 }
 
-static int
+static inline int
 table_init(WordTable *t, size_t capacity)
 {
     size_t size = 64;
@@ -91,7 +82,7 @@ table_init(WordTable *t, size_t capacity)
     return 0;
 }
 
-static void
+static inline void
 table_free(WordTable *t)
 {
     if (!t->entries) return;
@@ -115,7 +106,7 @@ table_probe(WordTable *t, const Span *w, uint64_t h)
     }
 }
 
-static int
+static inline int
 table_grow(WordTable *t)
 {
     WordTable bigger;
@@ -134,7 +125,7 @@ table_grow(WordTable *t)
 }
 
 /* Fills an empty entry found by table_probe; steals word and value. */
-static int
+static inline int
 table_fill(WordTable *t, Entry *e, uint64_t h, PyObject *word, PyObject *value, Py_ssize_t slot)
 {
     e->hash = h;

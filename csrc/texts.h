@@ -1,4 +1,4 @@
-/* kvec/_texts.h: a list of str as code points, shared by kvec's C extensions (each includes it). */
+/* csrc/texts.h: a list of str as code points, shared by kvec's C extensions. */
 #ifndef KVEC_TEXTS_H
 #define KVEC_TEXTS_H
 
@@ -13,7 +13,7 @@ typedef struct {
     Py_ssize_t n, longest;
 } Texts;
 
-static void
+static inline void
 texts_free(Texts *t)
 {
     PyMem_Free(t->cps);
@@ -22,7 +22,7 @@ texts_free(Texts *t)
     memset(t, 0, sizeof(*t));
 }
 
-static int
+static inline int
 texts_init(Texts *t, PyObject *list, const char *name)
 {
     memset(t, 0, sizeof(*t));
@@ -63,7 +63,7 @@ texts_init(Texts *t, PyObject *list, const char *name)
 }
 
 /* The ints of `list` (n of them) as a new int64 array; NULL with an exception on error. */
-static int64_t *
+static inline int64_t *
 int64_array(PyObject *list, Py_ssize_t n, const char *name)
 {
     if (!PyList_Check(list) || PyList_GET_SIZE(list) != n) {

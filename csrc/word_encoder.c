@@ -1,4 +1,5 @@
-/* kvec._encoder: texts to token ids in one pass, for pipelines whose words are runs of character classes.
+/* csrc/word_encoder.c: the kvec._encoder extension, for kvec/pipeline.py: texts to token ids in one
+ * pass, for pipelines whose words are runs of character classes.
  *
  *   WordEncoder(classes, tokenize, max_words=2**20, triggers="")
  *       classes: bytes, one class per code point (code points past its end are class 2):
@@ -25,7 +26,9 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "_words.h"
+#include "hash.h"
+#include "module.h"
+#include "words.h"
 
 typedef struct {
     int64_t *data;
@@ -103,7 +106,7 @@ cache_reset(WordEncoder *self)
 }
 
 static inline int
-record_is(const WordEncoder *self, const int64_t *record, const Span *w)
+record_is(const int64_t *record, const Span *w)
 {
     if (REC_LENGTH(record) != w->length) return 0;
     const uint32_t *c = REC_CHARS(record);
@@ -127,7 +130,7 @@ cache_probe(const WordEncoder *self, const Span *w, uint64_t h)
     for (;;) {
         Cell *cell = &self->cells[i];
         if (!cell->record) return cell;
-        if (cell->tag == tag && record_is(self, self->pool.data + cell->record - 1, w)) return cell;
+        if (cell->tag == tag && record_is(self->pool.data + cell->record - 1, w)) return cell;
         i = (i + 1) & self->mask;
     }
 }
@@ -397,8 +400,6 @@ misses_find_or_add(Misses *m, const Span *span, uint64_t h, Py_ssize_t text)
     return m->length++;
 }
 
-#define FNV_PRIME 0x100000001b3ULL
-#define FNV_OFFSET 0xcbf29ce484222325ULL
 
 /* The cache's hash of a word: its code points folded in order, then its length (so the 1-byte scan
  * below can hash while it reads). */
@@ -546,7 +547,7 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Int64s *values, 
 /* With the GIL and the write lock: learns every missed word, then puts its ids in place of its
  * marker. Returns -1 with an exception set. */
 static int
-encoder_fill_misses(WordEncoder *self, PyObject **texts, Int64s *values, Int64s *lengths, Misses *misses)
+encoder_fill_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *misses)
 {
     /* a full cache starts again (records learnt below stay valid until the next batch); so does one
      * whose records pass the memory budget */
@@ -634,7 +635,7 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
         Py_BEGIN_ALLOW_THREADS /* never wait for the lock while holding the GIL */
         pthread_rwlock_wrlock(&self->lock);
         Py_END_ALLOW_THREADS
-        int filled = encoder_fill_misses(self, texts, &values, &lengths, &misses);
+        int filled = encoder_fill_misses(self, &values, &lengths, &misses);
         pthread_rwlock_unlock(&self->lock);
         if (filled < 0) goto done;
     }
@@ -658,7 +659,7 @@ done:
 }
 
 static PyObject *
-WordEncoder_cached_words(WordEncoder *self, void *closure)
+WordEncoder_cached_words(WordEncoder *self, void *Py_UNUSED(closure))
 {
     return PyLong_FromSize_t(self->used);
 }
@@ -685,19 +686,12 @@ static PyTypeObject WordEncoderType = {
     .tp_getset = WordEncoder_getset,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+
+static const ModuleType types[] = {{"WordEncoder", &WordEncoderType}};
 
 PyMODINIT_FUNC
 PyInit__encoder(void)
 {
-    if (PyType_Ready(&WordEncoderType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (!m) return NULL;
-    Py_INCREF(&WordEncoderType);
-    if (PyModule_AddObject(m, "WordEncoder", (PyObject *)&WordEncoderType) < 0) {
-        Py_DECREF(&WordEncoderType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return create_module(&module, types, sizeof(types) / sizeof(types[0]));
 }

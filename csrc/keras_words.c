@@ -1,0 +1,519 @@
+/* csrc/keras_words.c: the legacy Keras word rule, for kvec/text.py (kvec.Tokenizer).
+ *
+ * Keras word splitting is "maximal runs of characters that are not separators". Done in Python, every
+ * word becomes a regex match object and a string before it is counted; here one pass over the code
+ * points creates each word string once and feeds it straight to a dict lookup.
+ *
+ *   WordSplitter(separators)   .split(text, lower) -> list[str]
+ *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
+ *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
+ *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
+ *                              .result() -> (words, counts, document_counts) in first-occurrence order
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "native.h"
+#include "texts.h"
+#include "words.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Separator sets                                                                                    */
+
+typedef struct {
+    unsigned char ascii[128];
+    Py_UCS4 *other; /* sorted code points >= 128 */
+    Py_ssize_t n_other;
+} Separators;
+
+static int
+compare_code_points(const void *x, const void *y)
+{
+    Py_UCS4 a = *(const Py_UCS4 *)x, b = *(const Py_UCS4 *)y;
+    return (a > b) - (a < b);
+}
+
+static int
+separators_init(Separators *sep, PyObject *chars)
+{
+    memset(sep->ascii, 0, sizeof(sep->ascii));
+    sep->other = NULL;
+    sep->n_other = 0;
+    if (!PyUnicode_Check(chars)) {
+        PyErr_SetString(PyExc_TypeError, "separators must be a str");
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(chars);
+    int kind = PyUnicode_KIND(chars);
+    const void *data = PyUnicode_DATA(chars);
+    sep->other = PyMem_Malloc(sizeof(Py_UCS4) * (n ? n : 1));
+    if (!sep->other) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = PyUnicode_READ(kind, data, i);
+        if (c < 128) sep->ascii[c] = 1;
+        else sep->other[sep->n_other++] = c;
+    }
+    /* sorted, without duplicates, for the binary search */
+    qsort(sep->other, (size_t)sep->n_other, sizeof(Py_UCS4), compare_code_points);
+    Py_ssize_t kept = 0;
+    for (Py_ssize_t i = 0; i < sep->n_other; i++)
+        if (kept == 0 || sep->other[kept - 1] != sep->other[i]) sep->other[kept++] = sep->other[i];
+    sep->n_other = kept;
+    return 0;
+}
+
+static void
+separators_free(Separators *sep)
+{
+    PyMem_Free(sep->other);
+    sep->other = NULL;
+}
+
+static inline int
+is_separator(const Separators *sep, Py_UCS4 c)
+{
+    if (c < 128) return sep->ascii[c];
+    Py_ssize_t lo = 0, hi = sep->n_other;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (sep->other[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < sep->n_other && sep->other[lo] == c;
+}
+
+/* Calls visit(span, arg) for every word of `text`; visit returns -1 on error. */
+typedef int (*visit_fn)(const Span *word, void *arg);
+
+static int
+for_each_word(const Separators *sep, PyObject *text, visit_fn visit, void *arg)
+{
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t i = 0;
+    Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
+    if (PyUnicode_IS_ASCII(text)) {
+        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+        const unsigned char *table = sep->ascii;
+        while (i < n) {
+            while (i < n && table[s[i]]) i++;
+            if (i >= n) break;
+            Py_ssize_t start = i;
+            while (i < n && !table[s[i]]) i++;
+            span.start = start;
+            span.length = i - start;
+            if (visit(&span, arg) < 0) return -1;
+        }
+        return 0;
+    }
+    while (i < n) {
+        while (i < n && is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        if (i >= n) break;
+        Py_ssize_t start = i;
+        while (i < n && !is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        span.start = start;
+        span.length = i - start;
+        if (visit(&span, arg) < 0) return -1;
+    }
+    return 0;
+}
+
+
+static PyObject *str_lower; /* interned "lower": set by keras_words_init */
+
+/* A new reference to text, lowercased when asked; TypeError unless text is a str. */
+static PyObject *
+prepared_text(PyObject *text, int lower)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    if (lower) return PyObject_CallMethodNoArgs(text, str_lower);
+    Py_INCREF(text);
+    return text;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* WordSplitter                                                                                      */
+
+typedef struct {
+    PyObject_HEAD
+    Separators sep;
+} WordSplitter;
+
+static int
+WordSplitter_init(WordSplitter *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"separators", NULL};
+    PyObject *chars;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "U", kwlist, &chars)) return -1;
+    separators_free(&self->sep);
+    return separators_init(&self->sep, chars);
+}
+
+static void
+WordSplitter_dealloc(WordSplitter *self)
+{
+    separators_free(&self->sep);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+append_word(const Span *w, void *list)
+{
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    int rc = PyList_Append((PyObject *)list, word);
+    Py_DECREF(word);
+    return rc;
+}
+
+static PyObject *
+WordSplitter_split(WordSplitter *self, PyObject *args)
+{
+    PyObject *text;
+    int lower;
+    if (!PyArg_ParseTuple(args, "Op", &text, &lower)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    PyObject *out = PyList_New(0);
+    if (out && for_each_word(&self->sep, prepared, append_word, out) < 0) Py_CLEAR(out);
+    Py_DECREF(prepared);
+    return out;
+}
+
+/* WordLookup: a read-only copy of a str -> object dict, probed with spans. */
+typedef struct {
+    PyObject_HEAD
+    WordTable table;
+} WordLookup;
+
+static int
+WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"mapping", NULL};
+    PyObject *mapping;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyDict_Type, &mapping)) return -1;
+    table_free(&self->table);
+    if (table_init(&self->table, (size_t)PyDict_GET_SIZE(mapping)) < 0) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) continue; /* only str keys can equal a word */
+        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
+        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
+        Entry *e = table_probe(&self->table, &w, h);
+        if (e->word) continue; /* equal str keys cannot repeat in a dict */
+        Py_INCREF(key);
+        Py_INCREF(value);
+        if (table_fill(&self->table, e, h, key, value, 0) < 0) return -1;
+    }
+    return 0;
+}
+
+static void
+WordLookup_dealloc(WordLookup *self)
+{
+    table_free(&self->table);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyTypeObject WordLookupType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordLookup",
+    .tp_basicsize = sizeof(WordLookup),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordLookup(mapping): a read-only copy of a str-keyed dict for WordSplitter.ids.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordLookup_init,
+    .tp_dealloc = (destructor)WordLookup_dealloc,
+};
+
+typedef struct {
+    PyObject *out;
+    WordTable *table;
+    PyObject *oov; /* NULL: drop unknown words */
+} IdsState;
+
+static int
+append_id(const Span *w, void *arg)
+{
+    IdsState *st = arg;
+    Entry *e = table_probe(st->table, w, hash_code_points(w->kind, w->data, w->start, w->length));
+    if (e->word) return PyList_Append(st->out, e->value);
+    if (st->oov) return PyList_Append(st->out, st->oov);
+    return 0;
+}
+
+static PyObject *
+WordSplitter_ids(WordSplitter *self, PyObject *args)
+{
+    PyObject *text, *lookup, *oov;
+    int lower;
+    if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    IdsState st = {PyList_New(0), &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    if (st.out && for_each_word(&self->sep, prepared, append_id, &st) < 0) Py_CLEAR(st.out);
+    Py_DECREF(prepared);
+    return st.out;
+}
+
+static PyMethodDef WordSplitter_methods[] = {
+    {"split", (PyCFunction)WordSplitter_split, METH_VARARGS,
+     "split(text, lower) -> list of words (maximal runs of non-separator characters)"},
+    {"ids", (PyCFunction)WordSplitter_ids, METH_VARARGS,
+     "ids(text, lower, lookup, oov) -> [lookup[w] for each word w]; unknown words become oov, or are "
+     "dropped when oov is None"},
+    {NULL}};
+
+PyTypeObject WordSplitterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordSplitter",
+    .tp_basicsize = sizeof(WordSplitter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordSplitter(separators): splits text into maximal runs of non-separator characters.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordSplitter_init,
+    .tp_dealloc = (destructor)WordSplitter_dealloc,
+    .tp_methods = WordSplitter_methods,
+};
+
+/* ------------------------------------------------------------------------------------------------ */
+/* WordCounter                                                                                       */
+
+typedef struct {
+    PyObject_HEAD
+    WordTable table; /* word -> slot */
+    PyObject *words; /* list: slot -> word */
+    PyObject *other_slots; /* dict: non-str token -> slot, made on first use */
+    int64_t *counts, *docs, *last_doc;
+    Py_ssize_t capacity;
+    int64_t documents;
+} WordCounter;
+
+static int
+WordCounter_init(WordCounter *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist)) return -1;
+    table_free(&self->table);
+    if (table_init(&self->table, 1024) < 0) return -1;
+    Py_XSETREF(self->words, PyList_New(0));
+    if (!self->words) return -1;
+    self->documents = 0;
+    return 0;
+}
+
+static void
+WordCounter_dealloc(WordCounter *self)
+{
+    table_free(&self->table);
+    Py_XDECREF(self->words);
+    Py_XDECREF(self->other_slots);
+    PyMem_Free(self->counts);
+    PyMem_Free(self->docs);
+    PyMem_Free(self->last_doc);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int
+grow(WordCounter *self)
+{
+    Py_ssize_t capacity = self->capacity ? self->capacity * 2 : 1024;
+    int64_t *c = PyMem_Realloc(self->counts, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->counts = c;
+    c = PyMem_Realloc(self->docs, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->docs = c;
+    c = PyMem_Realloc(self->last_doc, sizeof(int64_t) * capacity);
+    if (!c) goto fail;
+    self->last_doc = c;
+    self->capacity = capacity;
+    return 0;
+fail:
+    PyErr_NoMemory();
+    return -1;
+}
+
+static inline void
+bump(WordCounter *self, Py_ssize_t slot)
+{
+    self->counts[slot]++;
+    if (self->last_doc[slot] != self->documents) {
+        self->last_doc[slot] = self->documents;
+        self->docs[slot]++;
+    }
+}
+
+/* A new slot for a word not seen before; steals `word`. */
+static Py_ssize_t
+new_slot(WordCounter *self, PyObject *word)
+{
+    Py_ssize_t slot = PyList_GET_SIZE(self->words);
+    if ((slot >= self->capacity && grow(self) < 0) || PyList_Append(self->words, word) < 0) {
+        Py_DECREF(word);
+        return -1;
+    }
+    Py_DECREF(word);
+    self->counts[slot] = 0;
+    self->docs[slot] = 0;
+    self->last_doc[slot] = -1;
+    return slot;
+}
+
+static int
+count_span(const Span *w, void *arg)
+{
+    WordCounter *self = arg;
+    uint64_t h = hash_code_points(w->kind, w->data, w->start, w->length);
+    Entry *e = table_probe(&self->table, w, h);
+    if (e->word) {
+        bump(self, e->slot);
+        return 0;
+    }
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    Py_INCREF(word); /* one reference for the words list (taken by new_slot), one for the table */
+    Py_ssize_t slot = new_slot(self, word);
+    if (slot < 0) {
+        Py_DECREF(word);
+        return -1;
+    }
+    if (table_fill(&self->table, e, h, word, NULL, slot) < 0) return -1;
+    bump(self, slot);
+    return 0;
+}
+
+/* Tokens from Python may be any hashable object: they are counted through a dict of slots. */
+static int
+count_token(WordCounter *self, PyObject *slots, PyObject *token)
+{
+    if (PyUnicode_Check(token)) {
+        Span w = {PyUnicode_KIND(token), PyUnicode_DATA(token), 0, PyUnicode_GET_LENGTH(token), token};
+        return count_span(&w, self);
+    }
+    PyObject *found = PyDict_GetItemWithError(slots, token);
+    Py_ssize_t slot;
+    if (found) {
+        slot = PyLong_AsSsize_t(found);
+    } else {
+        if (PyErr_Occurred()) return -1;
+        Py_INCREF(token);
+        slot = new_slot(self, token);
+        if (slot < 0) return -1;
+        PyObject *number = PyLong_FromSsize_t(slot);
+        if (!number) return -1;
+        int rc = PyDict_SetItem(slots, token, number);
+        Py_DECREF(number);
+        if (rc < 0) return -1;
+    }
+    bump(self, slot);
+    return 0;
+}
+
+static PyObject *
+WordCounter_add_text(WordCounter *self, PyObject *args)
+{
+    PyObject *splitter, *text;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower)) return NULL;
+    PyObject *prepared = prepared_text(text, lower);
+    if (!prepared) return NULL;
+    int rc = for_each_word(&((WordSplitter *)splitter)->sep, prepared, count_span, self);
+    Py_DECREF(prepared);
+    self->documents++;
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+WordCounter_add_tokens(WordCounter *self, PyObject *tokens)
+{
+    PyObject *it = PyObject_GetIter(tokens);
+    if (!it) return NULL;
+    if (!self->other_slots && !(self->other_slots = PyDict_New())) {
+        Py_DECREF(it);
+        return NULL;
+    }
+    PyObject *token;
+    int rc = 0;
+    while (rc == 0 && (token = PyIter_Next(it))) {
+        rc = count_token(self, self->other_slots, token);
+        Py_DECREF(token);
+    }
+    Py_DECREF(it);
+    self->documents++;
+    if (rc < 0 || PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+int64_list(const int64_t *values, Py_ssize_t n)
+{
+    PyObject *out = PyList_New(n);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = PyLong_FromLongLong(values[i]);
+        if (!v) {
+            Py_DECREF(out);
+            return NULL;
+        }
+        PyList_SET_ITEM(out, i, v);
+    }
+    return out;
+}
+
+static PyObject *
+WordCounter_result(WordCounter *self, PyObject *Py_UNUSED(ignored))
+{
+    Py_ssize_t n = PyList_GET_SIZE(self->words);
+    PyObject *counts = int64_list(self->counts, n);
+    PyObject *docs = counts ? int64_list(self->docs, n) : NULL;
+    if (!docs) {
+        Py_XDECREF(counts);
+        return NULL;
+    }
+    return Py_BuildValue("(ONN)", self->words, counts, docs);
+}
+
+static PyObject *
+WordCounter_get_documents(WordCounter *self, void *Py_UNUSED(closure))
+{
+    return PyLong_FromLongLong(self->documents);
+}
+
+static PyMethodDef WordCounter_methods[] = {
+    {"add_text", (PyCFunction)WordCounter_add_text, METH_VARARGS,
+     "add_text(splitter, text, lower): count the words of one document"},
+    {"add_tokens", (PyCFunction)WordCounter_add_tokens, METH_O,
+     "add_tokens(tokens): count an iterable of tokens as one document"},
+    {"result", (PyCFunction)WordCounter_result, METH_NOARGS,
+     "result() -> (words, counts, document_counts), words in first-occurrence order"},
+    {NULL}};
+
+static PyGetSetDef WordCounter_getset[] = {
+    {"documents", (getter)WordCounter_get_documents, NULL, "number of documents added", NULL}, {NULL}};
+
+PyTypeObject WordCounterType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordCounter",
+    .tp_basicsize = sizeof(WordCounter),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "WordCounter(): occurrence and document counts of words, in first-occurrence order.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)WordCounter_init,
+    .tp_dealloc = (destructor)WordCounter_dealloc,
+    .tp_methods = WordCounter_methods,
+    .tp_getset = WordCounter_getset,
+};
+
+int
+keras_words_init(void)
+{
+    str_lower = PyUnicode_InternFromString("lower");
+    return str_lower ? 0 : -1;
+}

@@ -1,0 +1,85 @@
+/* csrc/unigram.h: what the files of the kvec._unigram extension share: the seed search
+ * (unigram_seeds.c), the pieces' trie and the lattices (unigram_lattice.c), used by the Python type
+ * Lattice (unigram_module.c). */
+#ifndef KVEC_UNIGRAM_H
+#define KVEC_UNIGRAM_H
+
+#include <Python.h>
+#include <stdint.h>
+
+#include "texts.h"
+
+#define FIXED_ONE 16777216.0 /* counts are summed as integers in units of 2^-24 */
+
+/* the work run_jobs shares between threads */
+enum { EXPECTED, BEST_PATHS, ALTERNATIVES };
+
+typedef struct {
+    uint32_t *cp; /* sorted code points that have a class */
+    int32_t *cls;
+    Py_ssize_t n;
+} Classes;
+
+typedef struct {
+    int64_t score; /* frequency x length */
+    int32_t at;    /* where the substring starts in the seed text */
+    int32_t length;
+} Seed;
+
+/* The best `capacity` seeds so far, in a heap whose root is the worst of them. */
+typedef struct {
+    Seed *items;
+    Py_ssize_t n, capacity;
+} Seeds;
+
+int classes_init(Classes *c, PyObject *map);
+int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
+           int64_t prefix_char, uint32_t **text_out, Seeds *seeds);
+
+typedef struct {
+    uint64_t *keys; /* (parent << 32 | code point) + 1; 0 marks an empty slot */
+    int32_t *children;
+    size_t mask;
+    int32_t *piece; /* node -> piece id or -1 */
+    Py_ssize_t n_nodes;
+} Trie;
+
+int trie_build(Trie *t, const Texts *pieces);
+void trie_free(Trie *t);
+
+typedef struct {
+    int32_t start, end, piece; /* piece -1: an unknown character */
+} Edge;
+
+/* One thread's working memory (raw allocations: threads run without the GIL). */
+typedef struct {
+    Edge *edges;
+    Py_ssize_t capacity, positions;
+    double *alpha, *beta;
+    float *best;
+    Py_ssize_t *back;
+} Scratch;
+
+typedef struct {
+    PyObject_HEAD
+    Texts words;
+    int64_t *counts;
+    Texts pieces;
+    double *scores;
+    Trie trie;
+    Scratch scratch; /* for calls on one text */
+} Lattice;
+
+void scratch_free(Scratch *s);
+int scratch_fit(Scratch *s, Py_ssize_t n);
+Py_ssize_t build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece);
+float viterbi(const Lattice *L, Scratch *s, Py_ssize_t n_edges, Py_ssize_t n, double unk_score);
+int run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length);
+
+static inline double
+edge_score(const Lattice *L, const Edge *e, double unk_score)
+{
+    return e->piece < 0 ? unk_score : L->scores[e->piece];
+}
+
+#endif

@@ -1,0 +1,399 @@
+/* csrc/unigram_lattice.c: Unigram lattices over the pieces' trie: Viterbi, forward-backward and the
+ * pruning splits, in threads without the GIL. Used by kvec/models/unigram.py (encoding) and
+ * kvec/trainers/unigram.py (EM) through the Lattice type of unigram_module.c.
+ *
+ * Positions are code points. A position that no one-character piece covers gets an unknown edge
+ * (piece -1) scored `unk_score`, as in sentencepiece, so every text has a segmentation. The best
+ * segmentation follows sentencepiece's float arithmetic and tie order: at each end position the first
+ * best path in order of start position is kept.
+ *
+ * Counts are summed in fixed point (integers), so the results do not depend on how the words are
+ * shared between threads: training is identical for every n_threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "unigram.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* The pieces' trie: (node, code point) -> child in one open-addressing table                        */
+
+
+static inline size_t
+trie_slot(uint64_t key)
+{
+    return (size_t)mix64(key);
+}
+
+static inline int32_t
+trie_child(const Trie *t, int32_t node, uint32_t cp)
+{
+    uint64_t key = (((uint64_t)node << 32) | cp) + 1;
+    for (size_t i = trie_slot(key) & t->mask;; i = (i + 1) & t->mask) {
+        if (t->keys[i] == key) return t->children[i];
+        if (t->keys[i] == 0) return -1;
+    }
+}
+
+void
+trie_free(Trie *t)
+{
+    PyMem_Free(t->keys);
+    PyMem_Free(t->children);
+    PyMem_Free(t->piece);
+    memset(t, 0, sizeof(*t));
+}
+
+/* Room for one more node: the table doubles past half full, the node array as needed. */
+static int
+trie_reserve(Trie *t, Py_ssize_t *node_capacity)
+{
+    if (t->n_nodes + 1 > *node_capacity) {
+        Py_ssize_t capacity = *node_capacity * 2;
+        int32_t *piece = PyMem_Realloc(t->piece, capacity * sizeof(int32_t));
+        if (!piece) return -1;
+        t->piece = piece;
+        *node_capacity = capacity;
+    }
+    if ((size_t)(t->n_nodes + 1) * 2 <= t->mask + 1) return 0;
+    size_t size = (t->mask + 1) * 2;
+    uint64_t *keys = PyMem_Calloc(size, sizeof(uint64_t));
+    int32_t *children = PyMem_Malloc(size * sizeof(int32_t));
+    if (!keys || !children) {
+        PyMem_Free(keys);
+        PyMem_Free(children);
+        return -1;
+    }
+    for (size_t i = 0; i <= t->mask; i++) {
+        if (t->keys[i] == 0) continue;
+        size_t j = trie_slot(t->keys[i]) & (size - 1);
+        while (keys[j] != 0) j = (j + 1) & (size - 1);
+        keys[j] = t->keys[i];
+        children[j] = t->children[i];
+    }
+    PyMem_Free(t->keys);
+    PyMem_Free(t->children);
+    t->keys = keys;
+    t->children = children;
+    t->mask = size - 1;
+    return 0;
+}
+
+int
+trie_build(Trie *t, const Texts *pieces)
+{
+    size_t size = 1024;
+    Py_ssize_t node_capacity = 1024;
+    t->keys = PyMem_Calloc(size, sizeof(uint64_t));
+    t->children = PyMem_Malloc(size * sizeof(int32_t));
+    t->piece = PyMem_Malloc(node_capacity * sizeof(int32_t));
+    if (!t->keys || !t->children || !t->piece) goto failed;
+    t->mask = size - 1;
+    t->n_nodes = 1;
+    t->piece[0] = -1;
+    for (Py_ssize_t p = 0; p < pieces->n; p++) {
+        int32_t node = 0;
+        const uint32_t *s = pieces->cps + pieces->offset[p];
+        for (Py_ssize_t k = 0; k < pieces->length[p]; k++) {
+            int32_t child = trie_child(t, node, s[k]);
+            if (child < 0) {
+                if (trie_reserve(t, &node_capacity) < 0) goto failed;
+                uint64_t key = (((uint64_t)node << 32) | s[k]) + 1;
+                size_t i = trie_slot(key) & t->mask;
+                while (t->keys[i] != 0) i = (i + 1) & t->mask;
+                t->keys[i] = key;
+                child = t->children[i] = (int32_t)t->n_nodes;
+                t->piece[t->n_nodes++] = -1;
+            }
+            node = child;
+        }
+        if (pieces->length[p] > 0 && t->piece[node] < 0) t->piece[node] = (int32_t)p; /* the first of duplicates */
+    }
+    return 0;
+failed:
+    trie_free(t);
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattices                                                                                          */
+
+
+
+
+void
+scratch_free(Scratch *s)
+{
+    PyMem_RawFree(s->edges);
+    PyMem_RawFree(s->alpha);
+    PyMem_RawFree(s->beta);
+    PyMem_RawFree(s->best);
+    PyMem_RawFree(s->back);
+    memset(s, 0, sizeof(*s));
+}
+
+/* Room for a text of n positions; -1 when out of memory. */
+int
+scratch_fit(Scratch *s, Py_ssize_t n)
+{
+    if (n + 1 <= s->positions) return 0;
+    Py_ssize_t size = s->positions ? s->positions : 64;
+    while (size < n + 1) size *= 2;
+    double *alpha = PyMem_RawRealloc(s->alpha, size * sizeof(double));
+    if (alpha) s->alpha = alpha;
+    double *beta = PyMem_RawRealloc(s->beta, size * sizeof(double));
+    if (beta) s->beta = beta;
+    float *best = PyMem_RawRealloc(s->best, size * sizeof(float));
+    if (best) s->best = best;
+    Py_ssize_t *back = PyMem_RawRealloc(s->back, size * sizeof(Py_ssize_t));
+    if (back) s->back = back;
+    if (!alpha || !beta || !best || !back) return -1;
+    s->positions = size;
+    return 0;
+}
+
+static int
+scratch_push(Scratch *s, Py_ssize_t count)
+{
+    if (count < s->capacity) return 0;
+    Py_ssize_t capacity = s->capacity ? s->capacity * 2 : 256;
+    Edge *edges = PyMem_RawRealloc(s->edges, capacity * sizeof(Edge));
+    if (!edges) return -1;
+    s->edges = edges;
+    s->capacity = capacity;
+    return 0;
+}
+
+
+static double
+unknown_score(const Lattice *L)
+{
+    double lowest = 0.0;
+    for (Py_ssize_t p = 0; p < L->pieces.n; p++)
+        if (p == 0 || L->scores[p] < lowest) lowest = L->scores[p];
+    return lowest - 10.0;
+}
+
+/* Every edge of the text into s->edges, ordered by start then end; returns the count (-1: out of
+ * memory). With `skip_piece` >= 0, that piece spanning the whole text is left out. */
+Py_ssize_t
+build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece)
+{
+    Py_ssize_t count = 0;
+    for (Py_ssize_t start = 0; start < n; start++) {
+        int32_t node = 0;
+        Py_ssize_t stop = start + L->pieces.longest < n ? start + L->pieces.longest : n, first = count;
+        int single = 0;
+        for (Py_ssize_t end = start + 1; end <= stop; end++) {
+            node = trie_child(&L->trie, node, cps[end - 1]);
+            if (node < 0) break;
+            int32_t piece = L->trie.piece[node];
+            if (piece < 0) continue;
+            if (end == start + 1) single = 1;
+            if (piece == skip_piece && start == 0 && end == n) continue;
+            if (scratch_push(s, count + 1) < 0) return -1;
+            s->edges[count++] = (Edge){(int32_t)start, (int32_t)end, piece};
+        }
+        if (!single) { /* an unknown character: the shortest edge from here */
+            if (scratch_push(s, count + 1) < 0) return -1;
+            memmove(s->edges + first + 1, s->edges + first, (count - first) * sizeof(Edge));
+            s->edges[first] = (Edge){(int32_t)start, (int32_t)(start + 1), -1};
+            count++;
+        }
+    }
+    return count;
+}
+
+
+/* The best path into s->best / s->back (back[q]: the edge ending the best path to q); returns its
+ * score. Float arithmetic and first-best ties, as sentencepiece. */
+float
+viterbi(const Lattice *L, Scratch *s, Py_ssize_t n_edges, Py_ssize_t n, double unk_score)
+{
+    for (Py_ssize_t q = 0; q <= n; q++) s->back[q] = -1;
+    s->best[0] = 0.0f;
+    for (Py_ssize_t k = 0; k < n_edges; k++) {
+        const Edge *e = &s->edges[k];
+        if (e->start > 0 && s->back[e->start] < 0) continue; /* unreachable */
+        float score = s->best[e->start] + (float)edge_score(L, e, unk_score);
+        if (s->back[e->end] < 0 || score > s->best[e->end]) {
+            s->best[e->end] = score;
+            s->back[e->end] = k;
+        }
+    }
+    return s->best[n];
+}
+
+static inline double
+log_add(double a, double b)
+{
+    if (a < b) {
+        double t = a;
+        a = b;
+        b = t;
+    }
+    return b == -INFINITY ? a : a + log1p(exp(b - a));
+}
+
+static inline int64_t
+fixed(double x)
+{
+    return (int64_t)(x * FIXED_ONE + 0.5);
+}
+
+/* ---- the work of one thread: words (or pieces) [first, last) ---- */
+
+
+typedef struct {
+    const Lattice *L;
+    int task;
+    Py_ssize_t first, last;
+    double unk_score;
+    int64_t *sums;       /* EXPECTED, BEST_PATHS: per piece */
+    double *alt_score;   /* ALTERNATIVES: per piece (NAN: none) */
+    int32_t *alt_ids;    /* ALTERNATIVES: pieces.longest slots per piece */
+    int32_t *alt_length; /* ALTERNATIVES: per piece */
+    int failed;
+} Job;
+
+static void
+expected_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int64_t count)
+{
+    const Lattice *L = job->L;
+    Py_ssize_t n_edges = build_edges(L, s, cps, n, -1);
+    if (n_edges < 0) {
+        job->failed = 1;
+        return;
+    }
+    double *alpha = s->alpha, *beta = s->beta;
+    for (Py_ssize_t q = 0; q <= n; q++) alpha[q] = beta[q] = -INFINITY;
+    alpha[0] = beta[n] = 0.0;
+    for (Py_ssize_t k = 0; k < n_edges; k++) {
+        const Edge *e = &s->edges[k];
+        alpha[e->end] = log_add(alpha[e->end], alpha[e->start] + edge_score(L, e, job->unk_score));
+    }
+    for (Py_ssize_t k = n_edges - 1; k >= 0; k--) {
+        const Edge *e = &s->edges[k];
+        beta[e->start] = log_add(beta[e->start], beta[e->end] + edge_score(L, e, job->unk_score));
+    }
+    double z = alpha[n];
+    for (Py_ssize_t k = 0; k < n_edges; k++) {
+        const Edge *e = &s->edges[k];
+        if (e->piece >= 0)
+            job->sums[e->piece] += fixed(count * exp(alpha[e->start] + L->scores[e->piece] + beta[e->end] - z));
+    }
+}
+
+static void
+best_path_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int64_t count)
+{
+    Py_ssize_t n_edges = build_edges(job->L, s, cps, n, -1);
+    if (n_edges < 0) {
+        job->failed = 1;
+        return;
+    }
+    viterbi(job->L, s, n_edges, n, job->unk_score);
+    for (Py_ssize_t q = n; q > 0;) {
+        const Edge *e = &s->edges[s->back[q]];
+        if (e->piece >= 0) job->sums[e->piece] += count;
+        q = e->start;
+    }
+}
+
+static void
+alternative_of(Job *job, Scratch *s, Py_ssize_t p)
+{
+    const Lattice *L = job->L;
+    Py_ssize_t n = L->pieces.length[p];
+    job->alt_length[p] = 0;
+    job->alt_score[p] = NAN;
+    if (n <= 1) return; /* nothing else spells one character */
+    Py_ssize_t n_edges = build_edges(L, s, L->pieces.cps + L->pieces.offset[p], n, (int32_t)p);
+    if (n_edges < 0) {
+        job->failed = 1;
+        return;
+    }
+    job->alt_score[p] = viterbi(L, s, n_edges, n, job->unk_score);
+    int32_t *ids = job->alt_ids + p * L->pieces.longest, length = 0;
+    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) length++;
+    job->alt_length[p] = length;
+    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) ids[--length] = s->edges[s->back[q]].piece;
+}
+
+static void *
+run_job(void *arg)
+{
+    Job *job = arg;
+    const Lattice *L = job->L;
+    Scratch s = {0};
+    Py_ssize_t longest = job->task == ALTERNATIVES ? L->pieces.longest : L->words.longest;
+    if (scratch_fit(&s, longest) < 0) {
+        job->failed = 1;
+        scratch_free(&s);
+        return NULL;
+    }
+    for (Py_ssize_t i = job->first; i < job->last && !job->failed; i++) {
+        if (job->task == ALTERNATIVES) {
+            alternative_of(job, &s, i);
+            continue;
+        }
+        Py_ssize_t n = L->words.length[i];
+        if (n == 0) continue;
+        const uint32_t *cps = L->words.cps + L->words.offset[i];
+        if (job->task == EXPECTED) expected_counts_of(job, &s, cps, n, L->counts[i]);
+        else best_path_counts_of(job, &s, cps, n, L->counts[i]);
+    }
+    scratch_free(&s);
+    return NULL;
+}
+
+/* Run `task` over all words (pieces for ALTERNATIVES) in n_threads threads; per-piece sums are added
+ * into `sums` (integers: the same for any n_threads). */
+int
+run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length)
+{
+    Py_ssize_t total = task == ALTERNATIVES ? L->pieces.n : L->words.n, n_pieces = L->pieces.n;
+    if (n_threads < 1) n_threads = 1;
+    if (n_threads > 64) n_threads = 64;
+    Job jobs[64];
+    pthread_t threads[64];
+    int started[64] = {0}, failed = 0;
+    double unk_score = unknown_score(L);
+    for (int t = 0; t < n_threads; t++) {
+        jobs[t] = (Job){L, task, total * t / n_threads, total * (t + 1) / n_threads, unk_score, NULL, alt_score, alt_ids,
+                        alt_length, 0};
+        if (sums) {
+            jobs[t].sums = t == 0 ? sums : PyMem_Calloc(n_pieces + 1, sizeof(int64_t));
+            if (!jobs[t].sums) failed = 1;
+        }
+    }
+    if (!failed) {
+        Py_BEGIN_ALLOW_THREADS
+        for (int t = 1; t < n_threads; t++) started[t] = pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0;
+        run_job(&jobs[0]);
+        for (int t = 1; t < n_threads; t++) {
+            if (started[t]) pthread_join(threads[t], NULL);
+            else run_job(&jobs[t]); /* no thread to be had: do it here */
+        }
+        Py_END_ALLOW_THREADS
+    }
+    for (int t = 0; t < n_threads; t++) {
+        failed |= jobs[t].failed;
+        if (sums && t > 0 && jobs[t].sums) {
+            for (Py_ssize_t p = 0; p < n_pieces; p++) sums[p] += jobs[t].sums[p];
+            PyMem_Free(jobs[t].sums);
+        }
+    }
+    if (failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}

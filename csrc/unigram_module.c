@@ -1,0 +1,466 @@
+/* csrc/unigram_module.c: the kvec._unigram extension: the hot loops of the Unigram language model
+ * (Kudo 2018), for kvec/models/unigram.py and kvec/trainers/unigram.py.
+ *
+ *   Lattice(words, counts)   Unigram segmentation of a word list (and of any text) over a vocabulary
+ *       .seed(chars, char_counts, max_length, classes, prefix_char, seed_size)
+ *           the seed vocabulary: the given characters, then the best substrings by frequency x length
+ *       .set_pieces(pieces, scores) / .retain(indices, scores)     a vocabulary / a subset of it
+ *       .pieces() / .scores()
+ *       .expected_counts(n_threads) -> float64 bytes     E-step: forward-backward over every word
+ *       .viterbi_counts(n_threads) -> float64 bytes      counts on the best segmentations
+ *       .alternatives(n_threads) -> (scores, ids, lengths)   each piece's best split into others
+ *       .segment(text, unk_score) -> [(piece or -1, start, end)]   the best segmentation
+ *       .lattice(text, unk_score) -> [(start, end, piece or -1, score)]   every edge
+ *
+ * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
+ * distinct words (each position weighted by its word's count, so it stands for the corpus with every
+ * word repeated), sorted on the first max_length + 1 characters, and its LCP intervals; a word suffix
+ * that no other shares is a leaf and a candidate too.
+ *
+ * Positions are code points. A position that no one-character piece covers gets an unknown edge
+ * (piece -1) scored `unk_score`, as in sentencepiece, so every text has a segmentation. The best
+ * segmentation follows sentencepiece's float arithmetic and tie order: at each end position the first
+ * best path in order of start position is kept.
+ *
+ * Counts are summed in fixed point (integers), so the results do not depend on how the words are
+ * shared between threads: training is identical for every n_threads.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "unigram.h"
+#include "module.h"
+
+static uint32_t *
+code_points(PyObject *text, Py_ssize_t *len)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    *len = PyUnicode_GET_LENGTH(text);
+    uint32_t *cps = PyMem_Malloc((*len + 1) * sizeof(uint32_t));
+    if (!cps) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t k = 0; k < *len; k++) cps[k] = PyUnicode_READ(kind, data, k);
+    return cps;
+}
+
+/* ---- the Python type ---- */
+
+static int
+lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"words", "counts", NULL};
+    PyObject *words, *counts;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!", kwlist, &PyList_Type, &words, &PyList_Type, &counts))
+        return -1;
+    if (PyList_GET_SIZE(counts) != PyList_GET_SIZE(words)) {
+        PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
+        return -1;
+    }
+    if (texts_init(&self->words, words, "words") < 0) return -1;
+    self->counts = int64_array(counts, self->words.n, "counts");
+    if (!self->counts) return -1;
+    for (Py_ssize_t w = 0; w < self->words.n; w++) {
+        if (self->counts[w] < 0) {
+            PyErr_Format(PyExc_ValueError, "counts[%zd] is negative", w);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void
+lattice_dealloc(Lattice *self)
+{
+    texts_free(&self->words);
+    texts_free(&self->pieces);
+    trie_free(&self->trie);
+    scratch_free(&self->scratch);
+    PyMem_Free(self->counts);
+    PyMem_Free(self->scores);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Install pieces and scores (both taken over) and their trie. */
+static int
+install(Lattice *L, Texts pieces, double *scores)
+{
+    Trie trie = {0};
+    if (trie_build(&trie, &pieces) < 0) {
+        texts_free(&pieces);
+        PyMem_Free(scores);
+        return -1;
+    }
+    texts_free(&L->pieces);
+    trie_free(&L->trie);
+    PyMem_Free(L->scores);
+    L->pieces = pieces;
+    L->scores = scores;
+    L->trie = trie;
+    return 0;
+}
+
+static PyObject *
+lattice_set_pieces(Lattice *self, PyObject *args)
+{
+    PyObject *pieces, *scores;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
+    if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
+        PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
+        return NULL;
+    }
+    Texts texts;
+    if (texts_init(&texts, pieces, "pieces") < 0) return NULL;
+    double *values = PyMem_Malloc((texts.n + 1) * sizeof(double));
+    if (!values) {
+        texts_free(&texts);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t p = 0; p < texts.n; p++) {
+        values[p] = PyFloat_AsDouble(PyList_GET_ITEM(scores, p));
+        if (values[p] == -1.0 && PyErr_Occurred()) {
+            texts_free(&texts);
+            PyMem_Free(values);
+            return NULL;
+        }
+    }
+    if (install(self, texts, values) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
+ * substrings of the words, seed_size pieces at most, scored as log probabilities of their
+ * frequency x length (a character's score is its count). */
+static PyObject *
+lattice_seed(Lattice *self, PyObject *args)
+{
+    PyObject *chars, *char_counts, *class_map;
+    Py_ssize_t max_length, seed_size;
+    long long prefix_char;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size))
+        return NULL;
+    Py_ssize_t n_chars = PyList_GET_SIZE(chars);
+    if (PyList_GET_SIZE(char_counts) != n_chars) {
+        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
+        return NULL;
+    }
+    Classes classes = {0};
+    Seeds seeds = {0};
+    uint32_t *text = NULL;
+    Texts pieces = {0};
+    double *scores = NULL;
+    PyObject *result = NULL;
+    seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
+    seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
+    if (!seeds.items) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (classes_init(&classes, class_map) < 0 ||
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, &text, &seeds) < 0)
+        goto done;
+    Py_ssize_t n_seeds = seeds.n;
+    Py_ssize_t n = n_chars + n_seeds, total = n_chars;
+    for (Py_ssize_t k = 0; k < n_seeds; k++) total += seeds.items[k].length;
+    pieces.cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
+    pieces.offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    pieces.length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    scores = PyMem_Malloc((n + 1) * sizeof(double));
+    if (!pieces.cps || !pieces.offset || !pieces.length || !scores) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    double sum = 0.0;
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        pieces.offset[k] = at;
+        if (k < n_chars) {
+            PyObject *c = PyList_GET_ITEM(chars, k);
+            if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
+                PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
+                goto done;
+            }
+            pieces.cps[at++] = PyUnicode_READ_CHAR(c, 0);
+            pieces.length[k] = 1;
+            scores[k] = (double)PyLong_AsLongLong(PyList_GET_ITEM(char_counts, k));
+            if (scores[k] == -1.0 && PyErr_Occurred()) goto done;
+        } else {
+            const Seed *seed = &seeds.items[k - n_chars];
+            memcpy(pieces.cps + at, text + seed->at, seed->length * sizeof(uint32_t));
+            at += seed->length;
+            pieces.length[k] = seed->length;
+            scores[k] = (double)seed->score;
+        }
+        if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
+        sum += scores[k];
+    }
+    pieces.n = n;
+    for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
+    if (install(self, pieces, scores) < 0) {
+        memset(&pieces, 0, sizeof(pieces));
+        scores = NULL;
+        goto done;
+    }
+    memset(&pieces, 0, sizeof(pieces));
+    scores = NULL;
+    result = PyLong_FromSsize_t(n);
+done:
+    PyMem_Free(classes.cp);
+    PyMem_Free(classes.cls);
+    PyMem_Free(seeds.items);
+    PyMem_Free(text);
+    texts_free(&pieces);
+    PyMem_Free(scores);
+    return result;
+}
+
+/* retain(indices, scores): keep the pieces at `indices` (int64 buffer), in that order, with new
+ * `scores` (float64 buffer). */
+static PyObject *
+lattice_retain(Lattice *self, PyObject *args)
+{
+    Py_buffer indices, values;
+    if (!PyArg_ParseTuple(args, "y*y*", &indices, &values)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t), total = 0;
+    const int64_t *keep = indices.buf;
+    Texts pieces = {0};
+    double *scores = NULL;
+    if (values.len != n * (Py_ssize_t)sizeof(double)) {
+        PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (keep[k] < 0 || keep[k] >= self->pieces.n) {
+            PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)keep[k]);
+            goto done;
+        }
+        total += self->pieces.length[keep[k]];
+    }
+    pieces.cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
+    pieces.offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    pieces.length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    scores = PyMem_Malloc((n + 1) * sizeof(double));
+    if (!pieces.cps || !pieces.offset || !pieces.length || !scores) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t at = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t length = self->pieces.length[keep[k]];
+        memcpy(pieces.cps + at, self->pieces.cps + self->pieces.offset[keep[k]], length * sizeof(uint32_t));
+        pieces.offset[k] = at;
+        pieces.length[k] = length;
+        if (length > pieces.longest) pieces.longest = length;
+        at += length;
+        scores[k] = ((const double *)values.buf)[k];
+    }
+    pieces.n = n;
+    int rc = install(self, pieces, scores);
+    memset(&pieces, 0, sizeof(pieces));
+    scores = NULL;
+    if (rc == 0) result = Py_NewRef(Py_None);
+done:
+    texts_free(&pieces);
+    PyMem_Free(scores);
+    PyBuffer_Release(&indices);
+    PyBuffer_Release(&values);
+    return result;
+}
+
+static PyObject *
+lattice_pieces(Lattice *self, PyObject *Py_UNUSED(unused))
+{
+    PyObject *list = PyList_New(self->pieces.n);
+    for (Py_ssize_t p = 0; list && p < self->pieces.n; p++) {
+        PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self->pieces.cps + self->pieces.offset[p],
+                                                    self->pieces.length[p]);
+        if (!piece) Py_CLEAR(list);
+        else PyList_SET_ITEM(list, p, piece);
+    }
+    return list;
+}
+
+static PyObject *
+lattice_scores(Lattice *self, PyObject *Py_UNUSED(unused))
+{
+    return PyBytes_FromStringAndSize((const char *)self->scores, self->pieces.n * sizeof(double));
+}
+
+static PyObject *
+sums_as_doubles(const int64_t *sums, Py_ssize_t n, double scale)
+{
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, n * sizeof(double));
+    if (!bytes) return NULL;
+    double *out = (double *)PyBytes_AS_STRING(bytes);
+    for (Py_ssize_t p = 0; p < n; p++) out[p] = (double)sums[p] / scale;
+    return bytes;
+}
+
+static PyObject *
+lattice_sums(Lattice *self, PyObject *args, int task)
+{
+    int n_threads = 1;
+    if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
+    int64_t *sums = PyMem_Calloc(self->pieces.n + 1, sizeof(int64_t));
+    if (!sums) return PyErr_NoMemory();
+    PyObject *result = NULL;
+    if (run_jobs(self, task, n_threads, sums, NULL, NULL, NULL) == 0)
+        result = sums_as_doubles(sums, self->pieces.n, task == EXPECTED ? FIXED_ONE : 1.0);
+    PyMem_Free(sums);
+    return result;
+}
+
+static PyObject *
+lattice_expected_counts(Lattice *self, PyObject *args)
+{
+    return lattice_sums(self, args, EXPECTED);
+}
+
+static PyObject *
+lattice_viterbi_counts(Lattice *self, PyObject *args)
+{
+    return lattice_sums(self, args, BEST_PATHS);
+}
+
+static PyObject *
+lattice_alternatives(Lattice *self, PyObject *args)
+{
+    int n_threads = 1;
+    if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
+    Py_ssize_t n = self->pieces.n, slots = self->pieces.longest;
+    double *scores = PyMem_Malloc((n + 1) * sizeof(double));
+    int32_t *ids = PyMem_Malloc((n * slots + 1) * sizeof(int32_t));
+    int32_t *lengths = PyMem_Malloc((n + 1) * sizeof(int32_t));
+    PyObject *result = NULL;
+    if (!scores || !ids || !lengths) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (run_jobs(self, ALTERNATIVES, n_threads, NULL, scores, ids, lengths) < 0) goto done;
+    Py_ssize_t total = 0;
+    for (Py_ssize_t p = 0; p < n; p++) {
+        memmove(ids + total, ids + p * slots, lengths[p] * sizeof(int32_t));
+        total += lengths[p];
+    }
+    result = Py_BuildValue("(y#y#y#)", (const char *)scores, n * sizeof(double), (const char *)ids,
+                           total * sizeof(int32_t), (const char *)lengths, n * sizeof(int32_t));
+done:
+    PyMem_Free(scores);
+    PyMem_Free(ids);
+    PyMem_Free(lengths);
+    return result;
+}
+
+/* The edges of the text in args (text, unk_score) in self->scratch; returns their count (-1: error). */
+static Py_ssize_t
+edges_of_argument(Lattice *self, PyObject *args, Py_ssize_t *n, double *unk_score)
+{
+    PyObject *text;
+    if (!PyArg_ParseTuple(args, "Ud", &text, unk_score)) return -1;
+    uint32_t *cps = code_points(text, n);
+    if (!cps) return -1;
+    Py_ssize_t n_edges = scratch_fit(&self->scratch, *n) < 0 ? -1 : build_edges(self, &self->scratch, cps, *n, -1);
+    PyMem_Free(cps);
+    if (n_edges < 0) PyErr_NoMemory();
+    return n_edges;
+}
+
+/* segment(text, unk_score) -> [(piece or -1, start, end), ...]: the best segmentation */
+static PyObject *
+lattice_segment(Lattice *self, PyObject *args)
+{
+    Py_ssize_t n;
+    double unk_score;
+    Py_ssize_t n_edges = edges_of_argument(self, args, &n, &unk_score);
+    if (n_edges < 0) return NULL;
+    Scratch *s = &self->scratch;
+    viterbi(self, s, n_edges, n, unk_score);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) count++;
+    PyObject *result = PyList_New(count);
+    for (Py_ssize_t q = n; result && q > 0;) {
+        const Edge *e = &s->edges[s->back[q]];
+        PyObject *item = Py_BuildValue("(iii)", e->piece, e->start, e->end);
+        if (!item) Py_CLEAR(result);
+        else PyList_SET_ITEM(result, --count, item);
+        q = e->start;
+    }
+    return result;
+}
+
+/* lattice(text, unk_score) -> [(start, end, piece or -1, score), ...] ordered by start then end */
+static PyObject *
+lattice_edges(Lattice *self, PyObject *args)
+{
+    Py_ssize_t n;
+    double unk_score;
+    Py_ssize_t n_edges = edges_of_argument(self, args, &n, &unk_score);
+    if (n_edges < 0) return NULL;
+    const Scratch *s = &self->scratch;
+    PyObject *result = PyList_New(n_edges);
+    for (Py_ssize_t k = 0; result && k < n_edges; k++) {
+        const Edge *e = &s->edges[k];
+        PyObject *item = Py_BuildValue("(iiid)", e->start, e->end, e->piece, edge_score(self, e, unk_score));
+        if (!item) Py_CLEAR(result);
+        else PyList_SET_ITEM(result, k, item);
+    }
+    return result;
+}
+
+static PyMethodDef lattice_methods[] = {
+    {"seed", (PyCFunction)lattice_seed, METH_VARARGS,
+     "seed(chars, char_counts, max_length, classes, prefix_char, seed_size) -> number of pieces"},
+    {"set_pieces", (PyCFunction)lattice_set_pieces, METH_VARARGS, "set_pieces(pieces, scores): the vocabulary"},
+    {"retain", (PyCFunction)lattice_retain, METH_VARARGS,
+     "retain(indices, scores): keep those pieces (int64 buffer) with new scores (float64 buffer)"},
+    {"pieces", (PyCFunction)lattice_pieces, METH_NOARGS, "pieces() -> list of str"},
+    {"scores", (PyCFunction)lattice_scores, METH_NOARGS, "scores() -> float64 bytes"},
+    {"expected_counts", (PyCFunction)lattice_expected_counts, METH_VARARGS,
+     "expected_counts(n_threads=1) -> float64 bytes: forward-backward counts of each piece over the words"},
+    {"viterbi_counts", (PyCFunction)lattice_viterbi_counts, METH_VARARGS,
+     "viterbi_counts(n_threads=1) -> float64 bytes: counts of each piece on the best segmentations"},
+    {"alternatives", (PyCFunction)lattice_alternatives, METH_VARARGS,
+     "alternatives(n_threads=1) -> (float64 scores, int32 ids, int32 lengths): each piece's best split into "
+     "others (score NaN: none)"},
+    {"segment", (PyCFunction)lattice_segment, METH_VARARGS,
+     "segment(text, unk_score) -> [(piece, start, end)]: the best segmentation (piece -1: unknown)"},
+    {"lattice", (PyCFunction)lattice_edges, METH_VARARGS,
+     "lattice(text, unk_score) -> [(start, end, piece, score)]: every edge, by start then end"},
+    {NULL}};
+
+static PyTypeObject LatticeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._unigram.Lattice",
+    .tp_basicsize = sizeof(Lattice),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Lattice(words, counts): Unigram segmentation of a word list over a vocabulary.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)lattice_init,
+    .tp_dealloc = (destructor)lattice_dealloc,
+    .tp_methods = lattice_methods,
+};
+
+static struct PyModuleDef unigram_module = {
+    PyModuleDef_HEAD_INIT, "kvec._unigram", "The hot loops of the Unigram language model.", -1, NULL, NULL, NULL, NULL,
+    NULL};
+
+static const ModuleType types[] = {{"Lattice", &LatticeType}};
+
+PyMODINIT_FUNC
+PyInit__unigram(void)
+{
+    return create_module(&unigram_module, types, sizeof(types) / sizeof(types[0]));
+}

@@ -1,0 +1,37 @@
+"""The C sources compile warning-free with -Wall -Wextra, and each stays a file a reader can hold."""
+
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+CSRC = Path(__file__).resolve().parent.parent / "csrc"
+SOURCES = sorted(CSRC.glob("*.c"))
+MAX_LINES = 800
+
+
+def compiler():
+    configured = (sysconfig.get_config_var("CC") or "").split()
+    for candidate in ([configured[0]] if configured else []) + ["gcc", "cc", "clang"]:
+        if shutil.which(candidate):
+            return candidate
+    pytest.skip("no C compiler")
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_each_source_compiles_without_warnings(source):
+    command = [compiler(), "-fsyntax-only", "-Wall", "-Wextra", "-Werror"]
+    command += [f"-I{sysconfig.get_paths()['include']}", f"-I{CSRC}", str(source)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_there_are_sources():
+    assert {"native_module.c", "unigram_module.c", "word_encoder.c"} <= {path.name for path in SOURCES}
+
+
+@pytest.mark.parametrize("path", sorted(CSRC.glob("*.[ch]")), ids=lambda path: path.name)
+def test_no_source_file_is_longer_than_800_lines(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
