@@ -3,16 +3,18 @@
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import normalizers as hf_normalizers
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
 
 from kvec import decoders, normalizers
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Metaspace, Whitespace
+from tests.support import Oracle
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_decoders = Oracle("tokenizers.decoders")
+hf_models = Oracle("tokenizers.models")
+hf_normalizers = Oracle("tokenizers.normalizers")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
 
 VOCAB = {
     t: i

@@ -6,6 +6,7 @@ and, in a second test, after random delays while it rewrites the file in a loop.
 hold exactly A or B.
 """
 
+import importlib.util
 import json
 import os
 import random
@@ -54,8 +55,7 @@ elif kill_point == "middle":
 
     os.fdopen = lambda *a, **k: DiesHalfway(real_fdopen(*a, **k))
 
-sys.path.insert(0, os.environ["KVEC_TESTS"])
-from test_atomic_saves import write_version
+from tests.test_atomic_saves import write_version
 
 if kill_point == "loop":
     while True:
@@ -66,7 +66,12 @@ else:
     sys.exit(3)  # not killed: the kill point was never reached
 """
 
-WRITERS = ("pipeline_save", "tokenizer_json", "plot")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tests.* imports from here
+WRITERS = (
+    "pipeline_save",
+    "tokenizer_json",
+    pytest.param("plot", marks=pytest.mark.skipif(not importlib.util.find_spec("matplotlib"), reason="matplotlib")),
+)
 
 
 def tokenizer(version):
@@ -111,11 +116,11 @@ def expected_contents(tmp_path, writer):
 
 
 def run_child(writer, path, version, kill_point, wait=True):
-    env = {**os.environ, "KVEC_TESTS": os.path.dirname(__file__), "MPLBACKEND": "Agg"}
+    env = {**os.environ, "MPLBACKEND": "Agg"}
     command = [sys.executable, "-c", CHILD, writer, path, version, kill_point]
     if not wait:
-        return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return subprocess.run(command, env=env, capture_output=True, timeout=120)
+        return subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.run(command, env=env, cwd=ROOT, capture_output=True, timeout=120)
 
 
 def read(path):

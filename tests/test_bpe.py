@@ -7,16 +7,18 @@ import this
 from collections import Counter
 
 import pytest
-import seed_examples as seeds
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models as hf_models
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
-from tokenizers import trainers as hf_trainers
 
 from kvec.models import BPE
 from kvec.trainers import BpeTrainer
+from tests import support as seeds
+from tests.support import Oracle
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_models = Oracle("tokenizers.models")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
+hf_trainers = Oracle("tokenizers.trainers")
 
 # parity cases include vocab sizes below the alphabet, which the trainers keep whole and warn about
 pytestmark = pytest.mark.filterwarnings("ignore:vocab_size .* is smaller than:UserWarning")

@@ -4,18 +4,19 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import STABLE_CHARS
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
-from tokenizers import trainers as hf_trainers
 
 from kvec import decoders
 from kvec.models import BPE
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import ByteLevel, bytes_to_unicode
 from kvec.trainers import BpeTrainer
+from tests.support import STABLE_CHARS, Oracle
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_decoders = Oracle("tokenizers.decoders")
+hf_models = Oracle("tokenizers.models")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
+hf_trainers = Oracle("tokenizers.trainers")
 
 # Rust strings hold no lone surrogates, and the two regex engines follow different Unicode versions, so
 # the comparisons with the library use characters whose properties are long settled (see strategies.py).

@@ -1,5 +1,6 @@
 """jieba segmentation: jieba's own words, private user dictionaries, the cache folder, pipelines."""
 
+import ast
 import pickle
 
 import jieba
@@ -10,9 +11,10 @@ from hypothesis import strategies as st
 from kvec import decoders
 from kvec.chinese import Jieba
 from kvec.models import WordPiece
-from kvec.pipeline import Tokenizer
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline, Tokenizer
 from kvec.trainers import UnigramTrainer, WordPieceTrainer
+from tests.support import load_demo
+from tests.test_demo import _section
 
 TEXT = st.lists(
     st.sampled_from(
@@ -130,11 +132,6 @@ def test_whitespace_is_dropped(segmenters):
 
 def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
     # the seed segments by hand (' '.join(jieba.cut(t))); the analyzer must print the same
-    import ast
-
-    from examples_loader import load_demo
-    from test_demo import _section
-
     from kvec import Tokenizer, pad_sequences
 
     demo = load_demo()

@@ -5,9 +5,10 @@ import subprocess
 import sys
 
 import pytest
-from hf_models import TEXTS
 
-tokenizers = pytest.importorskip("tokenizers")
+from tests.support import TEXTS, Oracle
+
+tokenizers = Oracle("tokenizers")
 
 
 def kvec(*args, stdin=None, check=True):
@@ -64,11 +65,13 @@ def test_training_is_the_same_for_every_n_jobs_and_hf_reads_the_export(corpus, t
 
 
 def test_progress_bars_show_on_training(corpus, tmp_path):
+    pytest.importorskip("tqdm")  # the cli extra
     run = kvec("train", "--model", "bpe", "--vocab-size", 300, corpus / "part1.txt", "-o", tmp_path / "t.json")
     assert "Counting words" in run.stderr and "BPE merges" in run.stderr
 
 
 def test_inspect_describes_the_tokenizer(corpus, tmp_path):
+    pytest.importorskip("matplotlib")  # the cli extra draws the plot
     tok = tmp_path / "tok.json"
     kvec("train", "--model", "wordpiece", "--vocab-size", 400, "--quiet", corpus / "part1.txt", "-o", tok)
     plot = tmp_path / "lengths.png"

@@ -4,12 +4,11 @@ tokenizer (the word caches are shared by the threads)."""
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from hf_models import TEXTS
-from threads import in_threads
 
 from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.presets import keras_subword
+from tests.support import TEXTS, in_threads
 
 KINDS = ["wordpiece", "bytelevel_bpe", "unigram", "keras", "keras_jieba"]
 

@@ -5,6 +5,8 @@ import pathlib
 import subprocess
 import sys
 
+from tests.support import load_demo
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 EXPECTED = (ROOT / "tests" / "data" / "seed000_expected.txt").read_text(encoding="utf-8")
 
@@ -37,8 +39,6 @@ def test_demo_prints_the_seed_outputs():
 
 
 def test_word_docs_and_index_docs_match_the_seed():
-    from examples_loader import load_demo
-
     demo = load_demo()
     from kvec import Tokenizer
 

@@ -11,10 +11,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 TRAIN_ALL = """
 import hashlib, json, random, sys
-sys.path.insert(0, "tests")
-from hf_models import TEXTS
+from tests.support import TEXTS
 from kvec import Tokenizer
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline
 from kvec.pretokenizers import ByteLevel, Whitespace
 from kvec.presets import sentencepiece_style
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
@@ -39,7 +38,8 @@ if not shuffled:
     record("bpe", pipeline(Whitespace(), BpeTrainer(vocab_size=400, special_tokens=["[UNK]"])))
     record("bytelevel_bpe", pipeline(ByteLevel(), BpeTrainer(vocab_size=400, initial_alphabet=ByteLevel.alphabet())))
     record("wordpiece", pipeline(Whitespace(), WordPieceTrainer(vocab_size=400, special_tokens=["[UNK]"])))
-    record("wordpiece_likelihood", pipeline(Whitespace(), WordPieceTrainer(vocab_size=400, scoring="likelihood", special_tokens=["[UNK]"])))
+    likelihood = WordPieceTrainer(vocab_size=400, scoring="likelihood", special_tokens=["[UNK]"])
+    record("wordpiece_likelihood", pipeline(Whitespace(), likelihood))
     unigram = sentencepiece_style()
     unigram.train_from_iterator(texts, UnigramTrainer(vocab_size=400, byte_fallback=True), n_jobs=n_jobs)
     record("unigram", unigram.to_str())

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from threads import in_threads
 
 from kvec import normalizers
 from kvec._encoder import WordEncoder
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit
+from tests.support import in_threads
 
 CLASS_SPLITTERS = [
     BertPreTokenizer(),

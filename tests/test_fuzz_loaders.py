@@ -12,7 +12,6 @@ import pickle
 import signal
 
 import pytest
-from hf_models import TEXTS, hf_trained
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,8 +19,9 @@ import kvec
 from kvec import Tokenizer, tokenizer_from_json
 from kvec.errors import KvecError
 from kvec.interop import load_bert_vocab, load_gpt2_files, load_sentencepiece_model, load_tiktoken, load_tokenizer_json
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword
+from tests.support import TEXTS, hf_trained
 
 EXAMPLES = int(os.environ.get("KVEC_FUZZ_EXAMPLES", "60"))
 SECONDS_PER_LOAD = 10

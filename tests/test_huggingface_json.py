@@ -14,7 +14,7 @@ from kvec.presets import keras_subword, sentencepiece_style
 from kvec.trainers import UnigramTrainer
 
 tokenizers = pytest.importorskip("tokenizers")
-from hf_models import TEXT, TEXTS, hf_trained  # noqa: E402
+from tests.support import TEXT, TEXTS, hf_trained  # noqa: E402
 
 HF_KINDS = ["bytelevel_bpe", "bert_wordpiece", "bpe_sequence", "unigram_metaspace"]
 

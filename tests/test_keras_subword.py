@@ -3,17 +3,19 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from keras_preprocessing import text as legacy
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import models as hf_models
-from tokenizers import normalizers as hf_normalizers
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
 
 import kvec
 from kvec import normalizers
 from kvec.models import WordPiece
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline
 from kvec.pretokenizers import BertPreTokenizer
+from tests.support import Oracle
+
+legacy = Oracle("keras_preprocessing.text")
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_models = Oracle("tokenizers.models")
+hf_normalizers = Oracle("tokenizers.normalizers")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog.",

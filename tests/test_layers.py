@@ -17,7 +17,7 @@ from kvec import Tokenizer  # noqa: E402
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import FormatError  # noqa: E402
 from kvec.layers import TextVectorization  # noqa: E402
-from kvec.pipeline import Tokenizer as Pipeline  # noqa: E402
+from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
 from kvec.pretokenizers import Whitespace  # noqa: E402
 

@@ -15,7 +15,7 @@ import kvec
 from kvec.chinese import Jieba
 from kvec.errors import FormatError
 from kvec.interop import load_tokenizer_json
-from kvec.pipeline import Tokenizer as Pipeline
+from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword
 from kvec.pretokenizers import Metaspace, Whitespace
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer

@@ -3,16 +3,17 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from strategies import STABLE_CHARS
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
 
 from kvec import decoders
 from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BEHAVIORS, PREPEND_SCHEMES, Digits, Metaspace, Punctuation
+from tests.support import STABLE_CHARS, Oracle
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_decoders = Oracle("tokenizers.decoders")
+hf_models = Oracle("tokenizers.models")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
 
 TEXT = st.lists(
     st.sampled_from([" ", "  ", "▁", "a", "B", "1", "23", "٣", "½", ",", "!!", "¿", "$", "-", "中", "\n"])

@@ -136,7 +136,7 @@ def test_three_hundred_thousand_distinct_characters_train_and_encode():
 
 
 def test_a_filter_of_two_hundred_thousand_characters_splits_as_the_legacy_tokenizer():
-    from keras_preprocessing.text import Tokenizer as LegacyTokenizer
+    LegacyTokenizer = pytest.importorskip("keras_preprocessing.text").Tokenizer
 
     chars = distinct_characters(200_000)
     filters = "".join(chars[::-1]) + "".join(chars[:1000])  # unsorted, with repeats

@@ -5,14 +5,13 @@ fallback, split digits and user-defined symbols; bad files raise kvec errors nam
 import io
 
 import pytest
-from hf_models import TEXTS, WORDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from strategies import STABLE_CHARS
 
 from kvec.errors import FormatError
 from kvec.interop import load_sentencepiece_model
 from kvec.pipeline import Tokenizer
+from tests.support import STABLE_CHARS, TEXTS, WORDS
 
 spm = pytest.importorskip("sentencepiece")
 

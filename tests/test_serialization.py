@@ -47,8 +47,7 @@ def test_round_trip_gives_identical_encodings(build, tmp_path):
 
 SAVE_TWICE = """
 import sys
-sys.path.insert(0, "tests")
-from test_serialization import byte_level_bpe, wordpiece
+from tests.test_serialization import byte_level_bpe, wordpiece
 print(byte_level_bpe().to_str())
 print(wordpiece().to_str())
 """
@@ -106,8 +105,7 @@ def test_non_utf8_file(tmp_path):
 
 KEEP_SAVING = """
 import sys
-sys.path.insert(0, "tests")
-from test_serialization import wordpiece
+from tests.test_serialization import wordpiece
 tokenizer = wordpiece()
 print("ready", flush=True)
 while True:

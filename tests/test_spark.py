@@ -4,11 +4,11 @@ so a trainer gives the same model."""
 import shutil
 
 import pytest
-from hf_models import TEXTS
 
 from kvec.presets import keras_subword
 from kvec.pretokenizers import ByteLevel, Whitespace
 from kvec.trainers.counting import count_words
+from tests.support import TEXTS
 
 pyspark = pytest.importorskip("pyspark")
 if shutil.which("java") is None:

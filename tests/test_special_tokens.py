@@ -4,13 +4,6 @@ import json
 
 from hypothesis import given
 from hypothesis import strategies as st
-from tokenizers import Tokenizer as HFTokenizer
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
-from tokenizers import normalizers as hf_normalizers
-from tokenizers import pre_tokenizers as hf_pre_tokenizers
-from tokenizers import processors as hf_processors
-from tokenizers import trainers as hf_trainers
 
 from kvec import decoders, normalizers
 from kvec.models import WordPiece
@@ -18,6 +11,15 @@ from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
 from kvec.processors import TemplateProcessing
 from kvec.trainers import BpeTrainer
+from tests.support import Oracle
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_decoders = Oracle("tokenizers.decoders")
+hf_models = Oracle("tokenizers.models")
+hf_normalizers = Oracle("tokenizers.normalizers")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
+hf_processors = Oracle("tokenizers.processors")
+hf_trainers = Oracle("tokenizers.trainers")
 
 SPECIALS = ["[CLS]", "[SEP]", "[MASK]", "[SEP]x", "<|endoftext|>"]
 TEXT = st.lists(

@@ -3,7 +3,6 @@
 import base64
 
 import pytest
-from hf_models import TEXT, hf_trained
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -11,8 +10,9 @@ from kvec.errors import FormatError
 from kvec.interop import load_tiktoken
 from kvec.interop.tiktoken_ranks import PATTERNS
 from kvec.pretokenizers import bytes_to_unicode
+from tests.support import TEXT, Oracle, hf_trained
 
-tiktoken = pytest.importorskip("tiktoken")
+tiktoken = Oracle("tiktoken")
 SPECIAL = {"<|endoftext|>": 5000}
 
 

@@ -3,13 +3,13 @@ control characters, NUL, CR LF): encoding never raises on a str, ids stay in the
 configurations that promise it give the text back exactly."""
 
 import pytest
-from hf_models import TEXTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvec import Tokenizer
 from kvec.presets import keras_subword, sentencepiece_style
 from kvec.trainers import UnigramTrainer
+from tests.support import TEXTS
 
 SPECIAL_TEXT = st.lists(
     st.one_of(

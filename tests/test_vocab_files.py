@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from kvec.errors import FormatError
 from kvec.interop import load_bert_vocab, load_gpt2_files
+from tests.support import TEXT, Oracle, hf_trained
 
-tokenizers = pytest.importorskip("tokenizers")
-from hf_models import TEXT, hf_trained  # noqa: E402
-from tokenizers.implementations import BertWordPieceTokenizer, ByteLevelBPETokenizer  # noqa: E402
+tokenizers = Oracle("tokenizers")
+BertWordPieceTokenizer = Oracle("tokenizers.implementations", "BertWordPieceTokenizer")
+ByteLevelBPETokenizer = Oracle("tokenizers.implementations", "ByteLevelBPETokenizer")
 
 
 @pytest.fixture(scope="module", params=[True, False], ids=["uncased", "cased"])

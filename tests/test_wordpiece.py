@@ -3,15 +3,17 @@
 from collections import Counter
 
 import pytest
-import seed_examples as seeds
 from hypothesis import given
 from hypothesis import strategies as st
-from tokenizers import decoders as hf_decoders
-from tokenizers import models as hf_models
 
 from kvec import decoders
 from kvec.models import WordPiece
 from kvec.trainers import WordPieceTrainer
+from tests import support as seeds
+from tests.support import Oracle
+
+hf_decoders = Oracle("tokenizers.decoders")
+hf_models = Oracle("tokenizers.models")
 
 # parity cases include vocab sizes below the alphabet, which the trainers keep whole and warn about
 pytestmark = pytest.mark.filterwarnings("ignore:vocab_size .* is smaller than:UserWarning")
@@ -96,8 +98,8 @@ def test_errors():
 
 @given(text=st.text(alphabet="abcé d,.!\n", max_size=40))
 def test_pipeline_equals_hf(text):
-    from tokenizers import Tokenizer as HFTokenizer
-    from tokenizers import pre_tokenizers as hf_pre_tokenizers
+    HFTokenizer = Oracle("tokenizers", "Tokenizer")
+    hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
 
     from kvec.pipeline import Tokenizer
     from kvec.pretokenizers import Whitespace

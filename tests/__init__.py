@@ -1,0 +1,1 @@
+"""kvec's test suite; shared helpers are in :mod:`tests.support`."""

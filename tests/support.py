@@ -1,0 +1,505 @@
+"""What the tests share: hypothesis strategies, the design articles' worked examples, small real
+text, threads, and the oracles.
+
+Every test module imports from here (``from tests.support import ...``). The oracles (Hugging Face
+tokenizers, keras-preprocessing, sentencepiece, ...) are never imported at the top of this module:
+:class:`Oracle` imports one on first use, so a test that needs a missing oracle is skipped while the
+core tests around it still run (``make test-core``).
+"""
+
+import importlib.util
+import pathlib
+import threading
+
+import pytest
+from hypothesis import strategies as st
+
+# --------------------------------------------------------------------------------------------------
+# Oracles
+
+
+class Oracle:
+    """A module of an oracle (or one of its attributes), imported on first use.
+
+    ``hf_models = Oracle("tokenizers.models")`` reads like the module; ``Oracle("tokenizers", "Tokenizer")``
+    calls like the class. Where the oracle is not installed, the first use skips the test (or the
+    module, when the use is at its top level) with ``pytest.importorskip``.
+    """
+
+    def __init__(self, module, attribute=None):
+        self._module = module
+        self._attribute = attribute
+
+    def _target(self):
+        found = pytest.importorskip(self._module)
+        return found if self._attribute is None else getattr(found, self._attribute)
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self._target(), name)
+
+    def __call__(self, *args, **kwargs):
+        return self._target()(*args, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------------
+# Unicode that both sides of a parity test classify alike
+#
+# Parity with a Rust library is only meaningful for characters whose Unicode properties both sides agree
+# on. Hugging Face tokenizers' character tables and regex engine follow older Unicode versions than
+# Python's ``unicodedata`` (14.0) and the ``regex`` module (newer still), so recently assigned code points
+# can be letters or combining marks on one side and unassigned on the other. ``STABLE_CHARS`` draws only
+# from blocks whose assignments have not changed since Unicode 6.
+
+_STABLE_RANGES = [
+    (0x0000, 0x052F),  # Latin, IPA, spacing modifiers, combining diacritics, Greek, Cyrillic
+    (0x0590, 0x05FF),  # Hebrew
+    (0x0E00, 0x0E5B),  # Thai
+    (0x1100, 0x11FF),  # Hangul jamo
+    (0x1E00, 0x1FFF),  # Latin extended additional, Greek extended
+    (0x2000, 0x206F),  # general punctuation
+    (0x20A0, 0x20B5),  # currency symbols
+    (0x2100, 0x24FF),  # letterlike, number forms, arrows, math, enclosed alphanumerics
+    (0x3000, 0x30FF),  # CJK punctuation, hiragana, katakana
+    (0x3300, 0x33FF),  # CJK compatibility
+    (0x4E00, 0x9FCB),  # CJK unified ideographs
+    (0xAC00, 0xD7A3),  # Hangul syllables
+    (0xFB00, 0xFB06),  # Latin ligatures
+    (0xFF00, 0xFFEF),  # half- and full-width forms
+    (0x1F600, 0x1F64F),  # emoticons
+]
+
+STABLE_CHARS = st.one_of(
+    *[st.characters(min_codepoint=lo, max_codepoint=hi, blacklist_categories=("Cs", "Cn")) for lo, hi in _STABLE_RANGES]
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Threads
+
+
+def in_threads(function, inputs, threads=8):
+    """``[function(x) for x in inputs]``, with ``threads`` threads taking the inputs in turn."""
+    results = [None] * len(inputs)
+
+    def work(k):
+        for i in range(k, len(inputs), threads):
+            results[i] = function(inputs[i])
+
+    workers = [threading.Thread(target=work, args=(k,)) for k in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return results
+
+
+# --------------------------------------------------------------------------------------------------
+# Worked examples printed in the design articles (seeds 000, 002, 003), copied verbatim
+
+# Seed 002: the Hugging Face summary's BPE example.
+SEED002_WORD_COUNTS = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+SEED002_VOCAB = ["b", "g", "h", "n", "p", "s", "u", "ug", "un", "hug"]
+
+# Seed 003: BPE on a mixed Chinese/English corpus (pre-segmented), vocab_size 50.
+SEED003_SENTENCES = [
+    "我",
+    "喜欢",
+    "吃",
+    "苹果",
+    "他",
+    "不",
+    "喜欢",
+    "吃",
+    "苹果派",
+    "I like to eat apples",
+    "She has a cute cat",
+    "you are very cute",
+    "give you a hug",
+]
+SEED003_MERGES = {
+    ("喜", "欢"): "喜欢",
+    ("苹", "果"): "苹果",
+    ("a", "t"): "at",
+    ("c", "u"): "cu",
+    ("cu", "t"): "cut",
+    ("cut", "e"): "cute",
+    ("y", "o"): "yo",
+    ("yo", "u"): "you",
+    ("v", "e"): "ve",
+    ("苹果", "派"): "苹果派",
+    ("l", "i"): "li",
+    ("li", "k"): "lik",
+    ("lik", "e"): "like",
+    ("t", "o"): "to",
+    ("e", "at"): "eat",
+    ("a", "p"): "ap",
+    ("ap", "p"): "app",
+    ("app", "l"): "appl",
+    ("appl", "e"): "apple",
+    ("apple", "s"): "apples",
+    ("S", "h"): "Sh",
+    ("Sh", "e"): "She",
+    ("h", "a"): "ha",
+}
+SEED003_VOCAB = [
+    "I",
+    "S",
+    "a",
+    "c",
+    "e",
+    "g",
+    "h",
+    "i",
+    "k",
+    "l",
+    "o",
+    "p",
+    "r",
+    "s",
+    "t",
+    "u",
+    "v",
+    "y",
+    "不",
+    "他",
+    "吃",
+    "喜",
+    "我",
+    "果",
+    "欢",
+    "派",
+    "苹",
+    "喜欢",
+    "苹果",
+    "at",
+    "cu",
+    "cut",
+    "cute",
+    "yo",
+    "you",
+    "ve",
+    "苹果派",
+    "li",
+    "lik",
+    "like",
+    "to",
+    "eat",
+    "ap",
+    "app",
+    "appl",
+    "apple",
+    "apples",
+    "Sh",
+    "She",
+    "ha",
+]
+
+# Seed 000: byte-level BPE on the Hugging Face course corpus, vocab_size 50.
+SEED000_WORD_FREQS = {
+    "This": 3,
+    "Ġis": 2,
+    "Ġthe": 1,
+    "ĠHugging": 1,
+    "ĠFace": 1,
+    "ĠCourse": 1,
+    ".": 4,
+    "Ġchapter": 1,
+    "Ġabout": 1,
+    "Ġtokenization": 1,
+    "Ġsection": 1,
+    "Ġshows": 1,
+    "Ġseveral": 1,
+    "Ġtokenizer": 1,
+    "Ġalgorithms": 1,
+    "Hopefully": 1,
+    ",": 1,
+    "Ġyou": 1,
+    "Ġwill": 1,
+    "Ġbe": 1,
+    "Ġable": 1,
+    "Ġto": 1,
+    "Ġunderstand": 1,
+    "Ġhow": 1,
+    "Ġthey": 1,
+    "Ġare": 1,
+    "Ġtrained": 1,
+    "Ġand": 1,
+    "Ġgenerate": 1,
+    "Ġtokens": 1,
+}
+SEED000_MERGE_RULES = [
+    ("Ġ", "t"),
+    ("i", "s"),
+    ("e", "r"),
+    ("Ġ", "a"),
+    ("Ġt", "o"),
+    ("e", "n"),
+    ("T", "h"),
+    ("Th", "is"),
+    ("o", "u"),
+    ("s", "e"),
+    ("Ġto", "k"),
+    ("Ġtok", "en"),
+    ("n", "d"),
+    ("Ġ", "is"),
+    ("Ġt", "h"),
+    ("Ġth", "e"),
+    ("i", "n"),
+    ("Ġa", "b"),
+    ("Ġtoken", "i"),
+    ("Ġtokeni", "z"),
+]
+SEED000_TOKENIZED = ["This", "Ġis", "Ġ", "n", "o", "t", "Ġa", "Ġtoken", "."]  # tokenize("This is not a token.")
+
+# Seed 003: WordPiece (likelihood score) on the same corpus, vocab_size 50, in vocabulary order.
+SEED003_WORDPIECE_VOCAB = [
+    "##a",
+    "##e",
+    "##g",
+    "##h",
+    "##i",
+    "##k",
+    "##l",
+    "##o",
+    "##p",
+    "##r",
+    "##s",
+    "##t",
+    "##u",
+    "##v",
+    "##y",
+    "##果",
+    "##欢",
+    "##派",
+    "I",
+    "S",
+    "a",
+    "c",
+    "e",
+    "g",
+    "h",
+    "l",
+    "t",
+    "v",
+    "y",
+    "不",
+    "他",
+    "吃",
+    "喜",
+    "我",
+    "苹",
+    "Sh",
+    "喜欢",
+    "苹果",
+    "苹果派",
+    "li",
+    "lik",
+    "gi",
+    "giv",
+    "##pl",
+    "##ppl",
+    "##ry",
+    "to",
+    "yo",
+    "ea",
+    "eat",
+]
+
+# Seed 000: WordPiece (likelihood score) on the course corpus after BERT pre-tokenization, vocab_size 70
+# with 5 special tokens; printed with the other tokens sorted and the special tokens after them.
+SEED000_WORDPIECE_WORD_FREQS = {
+    "This": 3,
+    "is": 2,
+    "the": 1,
+    "Hugging": 1,
+    "Face": 1,
+    "Course": 1,
+    ".": 4,
+    "chapter": 1,
+    "about": 1,
+    "tokenization": 1,
+    "section": 1,
+    "shows": 1,
+    "several": 1,
+    "tokenizer": 1,
+    "algorithms": 1,
+    "Hopefully": 1,
+    ",": 1,
+    "you": 1,
+    "will": 1,
+    "be": 1,
+    "able": 1,
+    "to": 1,
+    "understand": 1,
+    "how": 1,
+    "they": 1,
+    "are": 1,
+    "trained": 1,
+    "and": 1,
+    "generate": 1,
+    "tokens": 1,
+}
+SEED000_WORDPIECE_SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+SEED000_WORDPIECE_VOCAB_PRINTED = [
+    "##a",
+    "##b",
+    "##c",
+    "##ct",
+    "##d",
+    "##e",
+    "##f",
+    "##fu",
+    "##ful",
+    "##full",
+    "##fully",
+    "##g",
+    "##h",
+    "##hm",
+    "##i",
+    "##k",
+    "##l",
+    "##m",
+    "##n",
+    "##o",
+    "##p",
+    "##r",
+    "##s",
+    "##t",
+    "##thm",
+    "##thms",
+    "##u",
+    "##ut",
+    "##v",
+    "##w",
+    "##y",
+    "##z",
+    "##za",
+    "##zat",
+    ",",
+    ".",
+    "C",
+    "F",
+    "Fa",
+    "Fac",
+    "H",
+    "Hu",
+    "Hug",
+    "Hugg",
+    "T",
+    "Th",
+    "a",
+    "ab",
+    "b",
+    "c",
+    "ch",
+    "cha",
+    "chap",
+    "chapt",
+    "g",
+    "h",
+    "i",
+    "is",
+    "s",
+    "sh",
+    "t",
+    "th",
+    "u",
+    "w",
+    "y",
+    "[CLS]",
+    "[MASK]",
+    "[PAD]",
+    "[SEP]",
+    "[UNK]",
+]
+
+
+# --------------------------------------------------------------------------------------------------
+# The demo, imported as a module
+
+
+def load_demo():
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "demo.py"
+    spec = importlib.util.spec_from_file_location("kvec_demo", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --------------------------------------------------------------------------------------------------
+# Small real text, and models trained on it by Hugging Face tokenizers
+
+
+def real_text():
+    """Lines of the standard library's docstrings: small real text, the same on every machine with
+    this Python."""
+    import csv
+    import email
+    import html
+    import inspect
+    import json as json_module
+
+    lines = []
+    for module in (json_module, csv, email, html, inspect):
+        for _, member in sorted(vars(module).items()):
+            doc = inspect.getdoc(member) if callable(member) else None
+            if doc:
+                lines += [line for line in doc.split("\n") if line.strip()]
+    return lines
+
+
+TEXTS = real_text()
+WORDS = sorted({w for line in TEXTS for w in line.split()})[:400]
+TEXT = st.lists(
+    st.one_of(st.sampled_from(WORDS), st.sampled_from([" ", "  ", "\n", "[CLS]", "<s>", "12"]), STABLE_CHARS),
+    max_size=20,
+).map("".join)
+
+
+def hf_trained(kind):
+    """A Hugging Face tokenizer of ``kind`` trained on ``TEXTS`` (the test is skipped without tokenizers)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import decoders, models, normalizers, pre_tokenizers, processors, trainers
+
+    if kind == "bytelevel_bpe":
+        tok = tokenizers.Tokenizer(models.BPE())
+        tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        tok.decoder = decoders.ByteLevel()
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+        tok.train_from_iterator(
+            TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet, special_tokens=["<pad>", "<s>"])
+        )
+        tok.post_processor = processors.TemplateProcessing(
+            single="<s> $A", pair="<s> $A $B:1", special_tokens=[("<s>", 1)]
+        )
+    elif kind == "bert_wordpiece":
+        tok = tokenizers.Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tok.normalizer = normalizers.BertNormalizer()
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.decoder = decoders.WordPiece()
+        tok.train_from_iterator(
+            TEXTS, trainers.WordPieceTrainer(vocab_size=500, special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]"])
+        )
+        tok.post_processor = processors.BertProcessing(
+            ("[SEP]", tok.token_to_id("[SEP]")), ("[CLS]", tok.token_to_id("[CLS]"))
+        )
+    elif kind == "bpe_sequence":
+        tok = tokenizers.Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
+        tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])
+        tok.pre_tokenizer = pre_tokenizers.Sequence(
+            [pre_tokenizers.Whitespace(), pre_tokenizers.Digits(individual_digits=True)]
+        )
+        tok.train_from_iterator(
+            TEXTS, trainers.BpeTrainer(vocab_size=500, special_tokens=["[UNK]"], continuing_subword_prefix="##")
+        )
+    else:
+        tok = tokenizers.Tokenizer(models.Unigram())
+        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        tok.decoder = decoders.Metaspace()
+        tok.train_from_iterator(
+            TEXTS, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>")
+        )
+    return tok
