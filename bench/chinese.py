@@ -8,16 +8,15 @@ Both sides segment every line of CORPUS (one document per line) with jieba's def
 accurate mode with the HMM. The anchor is ``[jieba.lcut(line) for line in lines]`` in this process; kvec
 is ``Jieba().segment(lines, n_jobs=N)`` (default 2, the cores of this project's machines). Both load
 their dictionary before the clock starts. Runs are interleaved (kvec run i, then the anchor's run i);
-the medians and the speed-up anchor / kvec are printed. The words must be identical (whitespace aside,
-which kvec drops): a mismatch stops the script.
+the medians and the ratio kvec / jieba are printed (below 1.00x kvec is faster; see bench/harness.py).
+The words must be identical (whitespace aside, which kvec drops): a mismatch stops the script.
 """
 
 import argparse
 import logging
-import statistics
 
 import jieba
-from harness import interleave, mismatch, positive_int, read_lines
+from harness import interleave, mismatch, positive_int, print_convention, read_lines, report
 
 from kvec.chinese import Jieba
 
@@ -28,6 +27,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=positive_int, default=3, help="runs per side (default 3)")
     parser.add_argument("--n-jobs", type=positive_int, default=2, help="kvec's worker processes (default 2)")
     args = parser.parse_args(argv)
+    print_convention()
 
     jieba.setLogLevel(logging.WARNING)
     lines = read_lines(args.corpus)
@@ -48,12 +48,8 @@ def main(argv=None):
         check,
         keep=False,
     )
-    kvec_s, jieba_s = statistics.median(kvec_times), statistics.median(jieba_times)
     print(f"corpus {args.corpus}  ({len(lines):,} lines)")
-    print(
-        f"jieba segmentation  kvec ({args.n_jobs} processes) {kvec_s:.3f}s  jieba.lcut (serial) {jieba_s:.3f}s  "
-        f"kvec is {jieba_s / kvec_s:.2f}x faster  (median of {args.runs}; identical words)"
-    )
+    report(f"segment, {args.n_jobs} processes", "jieba.lcut (serial)", kvec_times, jieba_times, "; identical words")
 
 
 if __name__ == "__main__":

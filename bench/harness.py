@@ -1,4 +1,8 @@
-"""What the benchmark scripts share: reading a corpus, timing, interleaved runs and parity failures.
+"""What the benchmark scripts share: reading a corpus, timing, interleaved runs, parity failures, and
+the one way every script reports a comparison.
+
+Every ratio is kvec's time over the anchor's (``kvec/anchor``): below 1.00x kvec is faster. The
+speed-up or slow-down follows in words, so no figure can be read backwards.
 
 Imported by the scripts in this folder (run them as ``python bench/NAME.py``, which puts the folder on
 the import path).
@@ -6,7 +10,11 @@ the import path).
 
 import argparse
 import gc
+import statistics
 import time
+
+CONVENTION = "ratios: kvec time / anchor time (kvec/anchor); below 1.00x kvec is faster"
+LABEL_WIDTH = 28
 
 
 def positive_int(text):
@@ -58,3 +66,28 @@ def interleave(kvec_fn, anchor_fn, runs, check, keep=True):
 
 def mismatch(workload, detail):
     raise SystemExit(f"MISMATCH in {workload}: {detail}")
+
+
+def print_convention():
+    """The line every script prints first, so its figures cannot be read backwards."""
+    print(CONVENTION, flush=True)
+
+
+def ratio_text(kvec_seconds, anchor_seconds):
+    """``kvec/anchor 0.14x (7.1x faster)``: the ratio, then the same figure in words."""
+    if not kvec_seconds or not anchor_seconds:
+        return "kvec/anchor n/a"
+    ratio = kvec_seconds / anchor_seconds
+    words = f"{1 / ratio:.1f}x faster" if ratio <= 1 else f"{ratio:.1f}x slower"
+    return f"kvec/anchor {ratio:.2f}x ({words})"
+
+
+def report(label, anchor_name, kvec_times, anchor_times, extra=""):
+    """One comparison: the medians of both sides and their ratio (see :data:`CONVENTION`)."""
+    kvec_s, anchor_s = statistics.median(kvec_times), statistics.median(anchor_times)
+    runs = len(kvec_times)
+    print(
+        f"{label:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  {anchor_name} {anchor_s:.3f}s  {ratio_text(kvec_s, anchor_s)}  "
+        f"(median of {runs}){extra}",
+        flush=True,
+    )

@@ -8,16 +8,15 @@ Hugging Face ``tokenizers`` trains a byte-level BPE model (GPT-2's pre-tokenizer
 ``--vocab-size`` tokens) on CORPUS and saves it as ``tokenizer.json``; ``kvec.interop.load_tokenizer_json``
 reads that file. Then every line of CORPUS is encoded to ids by both, ``encode_batch`` on each side,
 ``--runs`` times interleaved (kvec run i, then HF run i). The ids must be identical (a mismatch stops
-the script). Printed: the medians and kvec / HF (1.00x or less: kvec at least as fast). Training and
+the script). Printed: the medians and kvec / HF (below 1.00x kvec is faster; see bench/harness.py). Training and
 loading are not timed.
 """
 
 import argparse
 import os
-import statistics
 import tempfile
 
-from harness import interleave, mismatch, positive_int, read_lines
+from harness import interleave, mismatch, positive_int, print_convention, read_lines, report
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from kvec.interop import load_tokenizer_json
@@ -29,6 +28,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=positive_int, default=3, help="runs per side (default 3)")
     parser.add_argument("--vocab-size", type=positive_int, default=8000, help="BPE vocabulary (default 8000)")
     args = parser.parse_args(argv)
+    print_convention()
 
     lines = read_lines(args.corpus)
     hf = Tokenizer(models.BPE())
@@ -56,11 +56,8 @@ def main(argv=None):
         check,
         keep=False,
     )
-    kvec_median, hf_median = statistics.median(kvec_times), statistics.median(hf_times)
     print("ids identical")
-    print(
-        f"encode_batch, median of {args.runs}: kvec {kvec_median:.3f} s   HF {hf_median:.3f} s   kvec / HF {kvec_median / hf_median:.2f}x"
-    )
+    report("encode_batch", "HF", kvec_times, hf_times)
     print(
         f"  kvec runs: {', '.join(f'{t:.3f}' for t in kvec_times)}   HF runs: {', '.join(f'{t:.3f}' for t in hf_times)}"
     )

@@ -7,7 +7,7 @@ Usage::
 CORPUS is a UTF-8 text file with one document per line. Each workload below runs N times (default 5),
 kvec and the oracle interleaved (kvec run i, then oracle run i) so that machine noise hits both alike.
 For each workload the script prints the median wall-clock seconds (``time.perf_counter``) of kvec and
-of the oracle, and their ratio oracle / kvec, i.e. how many times faster kvec is.
+of the oracle, and their ratio kvec / oracle (below 1.00x kvec is faster; see bench/harness.py).
 
 Workloads:
 
@@ -32,14 +32,13 @@ import platform
 import statistics
 
 import numpy as np
-from harness import interleave, mismatch, positive_int, read_lines, timed
+from harness import LABEL_WIDTH, interleave, mismatch, positive_int, print_convention, read_lines, report, timed
 
 NUM_WORDS = 20000
 OOV_TOKEN = "<OOV>"
 MATRIX_TEXTS = 20000
 MATRIX_MODE = "tfidf"
 MAXLEN = 128
-LABEL_WIDTH = 24
 
 
 # ---- command line and corpus -------------------------------------------------------------------------
@@ -60,17 +59,6 @@ def print_header(path, lines):
     print(f"corpus  {path}  ({len(lines):,} lines, {megabytes:.1f} MB)")
     print(f"python  {platform.python_version()}  numpy {np.__version__}")
     print(flush=True)
-
-
-def report(label, oracle_name, kvec_times, oracle_times):
-    kvec_s = statistics.median(kvec_times)
-    oracle_s = statistics.median(oracle_times)
-    ratio = oracle_s / kvec_s if kvec_s else float("inf")
-    print(
-        f"{label:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  {oracle_name} {oracle_s:.3f}s  "
-        f"ratio {ratio:.2f}x  (median of {len(kvec_times)})",
-        flush=True,
-    )
 
 
 # ---- parity checks -------------------------------------------------------------------------------------
@@ -199,6 +187,7 @@ def bench_pad(sequences, runs):
 def main(argv=None):
     args = parse_args(argv)
     lines = read_lines(args.corpus)
+    print_convention()
     print_header(args.corpus, lines)
 
     tokenizers = bench_fit(lines, args.runs)

@@ -13,8 +13,9 @@ way too. The ids must be identical (a mismatch stops the script).
 
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
-process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs`` interleaved passes over the same datasets, and the
-speed-ups keras_hub / kvec.
+process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs``
+interleaved passes over the same datasets, and the ratios kvec / keras_hub (below 1.00x kvec is faster;
+see bench/harness.py).
 """
 
 import argparse
@@ -25,7 +26,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras_hub  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from harness import interleave, mismatch, positive_int, read_lines, timed  # noqa: E402
+from harness import interleave, mismatch, positive_int, print_convention, read_lines, report, timed  # noqa: E402
 
 from kvec import decoders  # noqa: E402
 from kvec.layers import TextVectorization  # noqa: E402
@@ -57,6 +58,7 @@ def main(argv=None):
     parser.add_argument("--batch-size", type=positive_int, default=1024, help="texts per batch (default 1024)")
     parser.add_argument("--vocab-size", type=positive_int, default=8000, help="WordPiece vocabulary (default 8000)")
     args = parser.parse_args(argv)
+    print_convention()
 
     lines = read_lines(args.corpus, args.lines)
     pipeline = Tokenizer(None, pre_tokenizer=BertPreTokenizer(), decoder=decoders.WordPiece())
@@ -91,12 +93,9 @@ def main(argv=None):
     kvec_times, anchor_times, _ = interleave(lambda: run(ours), lambda: run(theirs), args.runs, check, keep=False)
     kvec_warm, anchor_warm = statistics.median(kvec_times), statistics.median(anchor_times)
     print(f"ids identical: {tokens} tokens")
-    print(f"first pass   kvec {our_cold:.3f} s   keras_hub {their_cold:.3f} s   speed-up {their_cold / our_cold:.2f}x")
-    print(
-        f"median of {args.runs}  kvec {kvec_warm:.3f} s   keras_hub {anchor_warm:.3f} s   "
-        f"speed-up {anchor_warm / kvec_warm:.2f}x   ({tokens / kvec_warm / 1e6:.1f} M tokens/s vs "
-        f"{tokens / anchor_warm / 1e6:.1f} M)"
-    )
+    report("first pass", "keras_hub", [our_cold], [their_cold])
+    rates = f"  ({tokens / kvec_warm / 1e6:.1f} M tokens/s vs {tokens / anchor_warm / 1e6:.1f} M)"
+    report("later passes", "keras_hub", kvec_times, anchor_times, rates)
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ Workloads (the names are those ``--skip`` takes):
    ``wordpiece_tokenizer_learner_lib.learn``) vs ``kvec.trainers.learn_vocabulary``, vocabulary 8000,
    on the word counts of the first 20,000 lines after BERT-like basic tokenization (lower case, then
    ``\\w+|[^\\w\\s]``). The anchor takes about 100 s, so each side runs once whatever ``--runs`` says,
-   and the ratio printed is anchor / kvec ("kvec is N.Nx faster"). The vocabularies must be identical.
+   and the ratio is printed as for the others (kvec/anchor, with "N.Nx faster"). The vocabularies must be identical.
 5. ``unigram-train``: a Unigram vocabulary of 8000 pieces trained on the first 90% of the lines, kvec's
    ``Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())`` with
    ``UnigramTrainer(vocab_size=8000, character_coverage=C)`` vs sentencepiece's unigram trainer with its
@@ -62,7 +62,17 @@ import sys
 from collections import Counter
 from importlib import metadata
 
-from harness import interleave, mismatch, positive_int, read_lines, timed
+from harness import (
+    LABEL_WIDTH,
+    interleave,
+    mismatch,
+    positive_int,
+    print_convention,
+    ratio_text,
+    read_lines,
+    report,
+    timed,
+)
 
 # kvec counts words in this many processes, as HF tokenizers uses its thread pool (2 cores here).
 # The memory workload trains kvec with 1, so its whole peak is in the process it measures.
@@ -71,7 +81,6 @@ VOCAB_SIZE = 8000
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 LEARNER_LINES = 20000
 BERT_WORD_PATTERN = r"\w+|[^\w\s]"
-LABEL_WIDTH = 28
 
 BPE_TRAIN = "bytelevel-bpe-train"
 BPE_ENCODE = "bytelevel-bpe-encode"
@@ -143,17 +152,6 @@ def print_header(path, limit):
         f"cpus {os.cpu_count()}"
     )
     print(flush=True)
-
-
-def report(label, anchor_name, kvec_times, anchor_times, extra=""):
-    kvec_s = statistics.median(kvec_times)
-    anchor_s = statistics.median(anchor_times)
-    ratio = kvec_s / anchor_s if anchor_s else float("inf")
-    print(
-        f"{label:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  {anchor_name} {anchor_s:.3f}s  "
-        f"kvec/anchor {ratio:.2f}x  (median of {len(kvec_times)}){extra}",
-        flush=True,
-    )
 
 
 # ---- parity checks -------------------------------------------------------------------------------------
@@ -390,7 +388,7 @@ def bench_unigram_train(lines, runs):
     kvec_s = statistics.median(kvec_times)
     print(
         f"{UNIGRAM_TRAIN + ' vs HF':<{LABEL_WIDTH}}kvec {kvec_s:.3f}s (median)  HF {hf_s:.3f}s (1 run)  "
-        f"kvec/anchor {kvec_s / hf_s:.2f}x  bytes/token HF {hf_bpt:.3f} (kvec {kvec_bpt / hf_bpt:.3f}x)",
+        f"{ratio_text(kvec_s, hf_s)}  bytes/token HF {hf_bpt:.3f} (kvec {kvec_bpt / hf_bpt:.3f}x)",
         flush=True,
     )
 
@@ -422,10 +420,9 @@ def bench_bottom_up(lines):
         keep=False,
     )
     kvec_s, tf_s = kvec_times[0], tf_times[0]
-    speedup = tf_s / kvec_s if kvec_s else float("inf")
     used = min(LEARNER_LINES, len(lines))
     print(
-        f"{BOTTOM_UP:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  tensorflow_text {tf_s:.3f}s  kvec is {speedup:.1f}x faster  "
+        f"{BOTTOM_UP:<{LABEL_WIDTH}}kvec {kvec_s:.3f}s  tensorflow_text {tf_s:.3f}s  {ratio_text(kvec_s, tf_s)}  "
         f"(1 run, {used:,} lines, {len(counts):,} distinct words)",
         flush=True,
     )
@@ -519,6 +516,7 @@ def main(argv=None):
     args = parse_args(argv)
     skip = set(args.skip)
     CHARACTER_COVERAGE = args.character_coverage
+    print_convention()
     print_header(args.corpus, args.lines)
 
     if TRAIN_MEMORY not in skip:  # first, while this process is small (see the module docstring)

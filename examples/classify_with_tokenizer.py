@@ -32,7 +32,8 @@ def main():
     x_train = pad_sequences(tokenizer.texts_to_sequences(train_texts), maxlen=MAXLEN, padding="post", truncating="post")
     x_val = pad_sequences(tokenizer.texts_to_sequences(val_texts), maxlen=MAXLEN, padding="post", truncating="post")
     print(
-        f"{len(tokenizer.word_index)} distinct words; inputs {x_train.shape}; first text: {x_train[0][:12].tolist()} ..."
+        f"{len(tokenizer.word_index)} distinct words; inputs {x_train.shape}; "
+        f"first text: {x_train[0][:12].tolist()} ..."
     )
 
     model = keras.Sequential(

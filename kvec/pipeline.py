@@ -147,7 +147,8 @@ class Pipeline:
         >>> from kvec.trainers import BpeTrainer
         >>> from kvec import decoders
         >>> tok = Pipeline(None, pre_tokenizer=ByteLevel(add_prefix_space=False), decoder=decoders.ByteLevel())
-        >>> tok.train_from_iterator(["low lower lowest"] * 3, BpeTrainer(vocab_size=270, initial_alphabet=ByteLevel.alphabet()))
+        >>> trainer = BpeTrainer(vocab_size=270, initial_alphabet=ByteLevel.alphabet())
+        >>> tok.train_from_iterator(["low lower lowest"] * 3, trainer)
         >>> tok.encode("lower lowest").tokens
         ['low', 'e', 'r', 'Ġlowest']
         >>> tok.decode(tok.encode("slow lowly").ids)

@@ -2,9 +2,10 @@
 
 A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "normalizer": ...,
 "pre_tokenizer": ..., "decoder": ..., "post_processor": ..., "special_tokens": [[token, id], ...],
-"added_tokens": [[token, id], ...]}`` (a file without ``added_tokens`` has none). Each stage is stored as its type name and its ``get_config()``, and rebuilt with
-``type(**config)`` from the registry below, so nothing in a file is ever executed. A save writes a
-temporary file in the same folder, flushes it to disk and renames it over the target: a reader sees the
+"added_tokens": [[token, id], ...]}`` (a file without ``added_tokens`` has none). Each stage is stored
+as its type name and its ``get_config()``, and rebuilt with ``type(**config)`` from the registry below,
+so nothing in a file is ever executed. A save writes a temporary file in the same folder, flushes it to
+disk and renames it over the target: a reader sees the
 old file or the new one, never a partial one.
 """
 
