@@ -7,15 +7,19 @@ the temporary file is removed and the target is untouched; if the process is kil
 ``.kvec-*.tmp`` file is left beside an intact target.
 """
 
+from __future__ import annotations
+
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO, Any
 
 __all__ = ["atomic_write"]
 
 
 @contextmanager
-def atomic_write(path, binary=False):
+def atomic_write(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
     """A file object to write ``path``'s new content to; the content replaces ``path`` on success.
 
     Example:
@@ -30,7 +34,8 @@ def atomic_write(path, binary=False):
     folder = os.path.dirname(os.path.abspath(path))
     fd, temporary = tempfile.mkstemp(prefix=".kvec-", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
+        f: IO[Any] = os.fdopen(fd, "wb") if binary else os.fdopen(fd, "w", encoding="utf-8")
+        with f:
             yield f
             f.flush()
             os.fsync(f.fileno())

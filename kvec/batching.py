@@ -9,6 +9,11 @@ still sees every example once, in a different order, while each batch holds text
 order. NumPy only: the Keras adapters are in :mod:`kvec.layers.batches`.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 import numpy as np
 
 from kvec.ragged import rows_to_ragged
@@ -34,7 +39,7 @@ class TokenBatches:
         labels: optional, one per sequence (any array-like NumPy can index).
         batch_size: sequences per batch (the last batch of an epoch may be smaller).
         maxlen: longer sequences are truncated to this many ids.
-        padding, truncating: ``"post"`` (default) pads or cuts at the end, ``"pre"`` at the start, as in
+        padding: str, truncating: ``"post"`` (default) pads or cuts at the end, ``"pre"`` at the start, as in
             ``pad_sequences``.
         pad_value: the id that fills padding cells (their mask is 0).
         bucket: group sequences of similar length into the same batch.
@@ -59,19 +64,19 @@ class TokenBatches:
 
     def __init__(
         self,
-        sequences,
-        labels=None,
-        batch_size=32,
-        maxlen=None,
+        sequences: Any,
+        labels: Any = None,
+        batch_size: int = 32,
+        maxlen: int | None = None,
         padding="post",
-        truncating="post",
-        pad_value=0,
-        bucket=True,
-        bucket_window=50,
-        shuffle=False,
-        seed=0,
-        dtype="int32",
-    ):
+        truncating: str = "post",
+        pad_value: int = 0,
+        bucket: bool = True,
+        bucket_window: int = 50,
+        shuffle: bool = False,
+        seed: int | None = 0,
+        dtype: Any = "int32",
+    ) -> None:
         self.batch_size = _positive_int(batch_size, "batch_size")
         self.bucket_window = _positive_int(bucket_window, "bucket_window")
         if maxlen is not None:
@@ -106,7 +111,7 @@ class TokenBatches:
         self._plan = self._make_plan()
 
     @classmethod
-    def from_texts(cls, texts, tokenizer, labels=None, **kwargs):
+    def from_texts(cls, texts: Iterable[str], tokenizer: Any, labels: Any = None, **kwargs: Any) -> TokenBatches:
         """The batches of ``texts`` encoded by any kvec tokenizer (see :func:`kvec.token_ids.ragged_ids`)."""
         return cls(ragged_ids(tokenizer, list(texts)), labels=labels, **kwargs)
 
@@ -128,7 +133,7 @@ class TokenBatches:
             plan = [plan[i] for i in rng.permutation(len(plan))]
         return plan
 
-    def on_epoch_end(self):
+    def on_epoch_end(self) -> None:
         """Start the next epoch: a new order when ``shuffle``."""
         self.epoch += 1
         if self.shuffle:
@@ -160,7 +165,7 @@ class TokenBatches:
     def __iter__(self):
         return (self[i] for i in range(len(self)))
 
-    def padding_report(self):
+    def padding_report(self) -> dict[str, Any]:
         """Padding of this epoch's batches against the same batch size in plain order: ``cells``,
         ``padding``, ``padding_fraction``, ``padding_unbucketed``, ``padding_fraction_unbucketed`` and
         ``padding_saved`` (the share of the plain order's padding cells that bucketing avoids)."""

@@ -6,12 +6,16 @@ built on first use (jieba loads its dictionary then, about a second) and again i
 so a pipeline with a Jieba pre-tokenizer counts words in ``n_jobs`` processes.
 """
 
+from __future__ import annotations
+
 import gc
 import multiprocessing
 import os
 import re
 import sys
 from array import array
+from collections.abc import Iterable
+from typing import Any
 
 from kvec.contracts import Piece, PreTokenizer
 
@@ -24,7 +28,7 @@ _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
 
 
-def default_cache_dir():
+def default_cache_dir() -> str:
     """``$KVEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/kvec``, else ``~/.cache/kvec``."""
     if os.environ.get("KVEC_CACHE_DIR"):
         return os.environ["KVEC_CACHE_DIR"]
@@ -49,7 +53,13 @@ class Jieba(PreTokenizer):
         ['我', '爱', '自然语言处理', '，', '也', '爱', 'New York']
     """
 
-    def __init__(self, mode="accurate", hmm=True, user_dict=None, cache_dir=None):
+    def __init__(
+        self,
+        mode: str = "accurate",
+        hmm: bool = True,
+        user_dict: str | os.PathLike[str] | Iterable[str | tuple[Any, ...]] | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
@@ -128,7 +138,7 @@ class Jieba(PreTokenizer):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         return self.split_words(text)
 
-    def segment(self, texts, n_jobs=1, chunk_size=500):
+    def segment(self, texts: Iterable[str], n_jobs: int = 1, chunk_size: int = 500) -> list[list[str]]:
         """The words of every text, in order, segmented in ``n_jobs`` processes (-1: one per CPU).
 
         On Linux the workers are forked after the dictionary is loaded here, so they start at once; the
@@ -170,7 +180,7 @@ class Jieba(PreTokenizer):
         return words
 
 
-_WORKER_SEGMENTER = None  # the Jieba a worker process segments with
+_WORKER_SEGMENTER: Jieba | None = None  # the Jieba a worker process segments with
 
 
 def _set_worker_segmenter(segmenter):

@@ -13,6 +13,8 @@ in ``--n-jobs`` processes. ``-o`` writes kvec's JSON, or Hugging Face's ``tokeni
 ``--format hf``; ``-t`` reads either.
 """
 
+from __future__ import annotations
+
 import argparse
 import glob
 import os
@@ -264,7 +266,7 @@ def parser():
     return main_parser
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int | None:
     args = parser().parse_args(argv)
     if getattr(args, "vocab_size", 1) < 1:
         raise SystemExit("kvec train: --vocab-size must be >= 1")

@@ -1,5 +1,7 @@
 """Decoders: turn a list of tokens back into text."""
 
+from __future__ import annotations
+
 from kvec.contracts import Decoder
 from kvec.pretokenizers import byte_level_decode
 
@@ -46,7 +48,7 @@ class WordPiece(Decoder):
         (" 're", "'re"),
     )
 
-    def __init__(self, prefix="##", cleanup=True):
+    def __init__(self, prefix: str = "##", cleanup: bool = True) -> None:
         self.prefix = prefix
         self.cleanup = cleanup
 
@@ -76,7 +78,7 @@ class Metaspace(Decoder):
         'Hey my  friend'
     """
 
-    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split = split
@@ -104,7 +106,7 @@ class SentencePiece(Decoder):
         'Héy  you'
     """
 
-    def __init__(self, add_dummy_prefix=True, escape=None):
+    def __init__(self, add_dummy_prefix: bool = True, escape: str | None = None) -> None:
         self.add_dummy_prefix = add_dummy_prefix
         self.escape = escape
 

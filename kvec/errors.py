@@ -6,10 +6,14 @@ raises :class:`FormatError`, which is also a ``ValueError`` so existing ``except
 working.
 """
 
+from __future__ import annotations
+
 import json
+import os
+from typing import Any
 
 
-def parse_json(text, source):
+def parse_json(text: str, source: str | os.PathLike[str]) -> Any:
     """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON."""
     try:
         return json.loads(text)
@@ -28,7 +32,7 @@ class FormatError(KvecError, ValueError):
     ``"tokenizer JSON string"``.
     """
 
-    def __init__(self, source, problem):
+    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
         self.source = source
         self.problem = problem
         super().__init__(f"{source}: {problem}")

@@ -7,7 +7,10 @@ removals keep exact spans), following Hugging Face ``tokenizers``' alignment rul
 reordering and composition.
 """
 
+from __future__ import annotations
+
 import unicodedata
+from collections.abc import Iterable
 
 import regex
 
@@ -62,7 +65,7 @@ class OpenCC(Normalizer):
         '汉语自然语言处理'
     """
 
-    def __init__(self, config="t2s"):
+    def __init__(self, config: str = "t2s") -> None:
         try:
             import opencc
         except ImportError:
@@ -94,7 +97,7 @@ class Prepend(Normalizer):
         '▁Hey'
     """
 
-    def __init__(self, prepend):
+    def __init__(self, prepend: str) -> None:
         if not isinstance(prepend, str):
             raise TypeError(f"prepend must be a str, got {type(prepend).__name__}")
         self.prepend = prepend
@@ -120,7 +123,7 @@ class Replace(Normalizer):
         'Hey▁you'
     """
 
-    def __init__(self, pattern, content):
+    def __init__(self, pattern: str, content: str) -> None:
         if not isinstance(pattern, str) or not pattern:
             raise ValueError(f"pattern must be a non-empty str, got {pattern!r}")
         if not isinstance(content, str):
@@ -284,7 +287,13 @@ class BertNormalizer(Normalizer):
         'hello world  中  文 '
     """
 
-    def __init__(self, clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True):
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: bool | None = None,
+        lowercase: bool = True,
+    ) -> None:
         self.clean_text = clean_text
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
@@ -331,7 +340,7 @@ class Sequence(Normalizer):
         'angstrom'
     """
 
-    def __init__(self, normalizers):
+    def __init__(self, normalizers: Iterable[Normalizer]) -> None:
         self.normalizers = list(normalizers)
 
     def normalize(self, normalized):
@@ -363,12 +372,12 @@ class SentencePieceNormalizer(Normalizer):
 
     def __init__(
         self,
-        precompiled_charsmap="",
-        add_dummy_prefix=True,
-        remove_extra_whitespaces=True,
-        escape_whitespaces=True,
-        user_defined_symbols=(),
-    ):
+        precompiled_charsmap: str = "",
+        add_dummy_prefix: bool = True,
+        remove_extra_whitespaces: bool = True,
+        escape_whitespaces: bool = True,
+        user_defined_symbols: Iterable[str] = (),
+    ) -> None:
         self.precompiled_charsmap = precompiled_charsmap
         self.add_dummy_prefix = bool(add_dummy_prefix)
         self.remove_extra_whitespaces = bool(remove_extra_whitespaces)

@@ -6,15 +6,32 @@ each character), the model turns each piece into tokens, and the encoding collec
 offsets into the original text. The decoder turns tokens back into text.
 """
 
+from __future__ import annotations
+
 import json
+import os
+from collections.abc import Iterable, Mapping
 from itertools import chain
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import NDArray
 
 from kvec import serialization
 from kvec._encoder import WordEncoder
 from kvec.added_vocabulary import AddedVocabulary
-from kvec.contracts import Normalized, Piece, WordTable
+from kvec.contracts import (
+    Decoder,
+    Model,
+    Normalized,
+    Normalizer,
+    Piece,
+    PostProcessor,
+    PreTokenizer,
+    Span,
+    Trainer,
+    WordTable,
+)
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
@@ -40,45 +57,53 @@ class Encoding:
 
     __slots__ = ("ids", "_tokens", "_offsets", "_source", "_type_ids", "_special_tokens_mask")
 
-    def __init__(self, ids, tokens=None, offsets=None, source=None, type_ids=None, special_tokens_mask=None):
+    def __init__(
+        self,
+        ids: list[int],
+        tokens: list[str] | None = None,
+        offsets: list[Span] | None = None,
+        source: tuple[Pipeline, str] | None = None,
+        type_ids: list[int] | None = None,
+        special_tokens_mask: list[int] | None = None,
+    ) -> None:
         self.ids = ids
         self._tokens = tokens
         self._offsets = offsets
-        self._source = source  # (tokenizer, text) to work out tokens and offsets later
+        self._source: Any = source  # (tokenizer, text) to work out tokens and offsets later
         self._type_ids = type_ids  # None: all 0, made on first access
         self._special_tokens_mask = special_tokens_mask
 
     @property
-    def type_ids(self):
+    def type_ids(self) -> list[int]:
         if self._type_ids is None:
             self._type_ids = [0] * len(self.ids)
         return self._type_ids
 
     @property
-    def special_tokens_mask(self):
+    def special_tokens_mask(self) -> list[int]:
         if self._special_tokens_mask is None:
             self._special_tokens_mask = [0] * len(self.ids)
         return self._special_tokens_mask
 
     @property
-    def tokens(self):
+    def tokens(self) -> list[str]:
         if self._tokens is None:
             tokenizer = self._source[0]
             self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
         return self._tokens
 
     @property
-    def offsets(self):
+    def offsets(self) -> list[Span]:
         if self._offsets is None:
             tokenizer, text = self._source
             self._offsets = tokenizer.encode(text).offsets
         return self._offsets
 
     @property
-    def attention_mask(self):
+    def attention_mask(self) -> list[int]:
         return [1] * len(self.ids)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.ids)
 
     def __repr__(self):
@@ -94,12 +119,14 @@ class TrainingWords:
     trainer counts (tokens the tokenizer already matches whole are not counted). A picklable object
     with a pre-tokenizer's ``split_words`` and ``spell``, so worker processes can count with it."""
 
-    def __init__(self, normalizer, pre_tokenizer, added=None):
+    def __init__(
+        self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, added: AddedVocabulary | None = None
+    ) -> None:
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.added = added if added else None
 
-    def split_words(self, text):
+    def split_words(self, text: str) -> list[str]:
         if self.added is None:
             return self._words(self.normalizer.normalize_str(text) if self.normalizer else text, first=True)
         words = []
@@ -119,7 +146,7 @@ class TrainingWords:
             return [text] if text else []
         return self.pre_tokenizer.split_words(text, first)
 
-    def spell(self, word):
+    def spell(self, word: str) -> str:
         return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
 
 
@@ -155,7 +182,14 @@ class Pipeline:
         'slow lowly'
     """
 
-    def __init__(self, model, pre_tokenizer=None, decoder=None, normalizer=None, post_processor=None):
+    def __init__(
+        self,
+        model: Model | None,
+        pre_tokenizer: PreTokenizer | None = None,
+        decoder: Decoder | None = None,
+        normalizer: Normalizer | None = None,
+        post_processor: PostProcessor | None = None,
+    ) -> None:
         self.model = model
         self.pre_tokenizer = pre_tokenizer
         self.decoder = decoder
@@ -177,7 +211,7 @@ class Pipeline:
         state["_word_encoder"] = None  # a C object: rebuilt on first use
         return state
 
-    def __call__(self, text):
+    def __call__(self, text: str) -> list[str]:
         """The tokens of ``text`` (no post-processing): a pipeline is an ``analyzer`` for
         :class:`kvec.Tokenizer`, which then counts and indexes subword tokens with the Keras rules.
 
@@ -192,24 +226,24 @@ class Pipeline:
 
     # ---- vocabulary ----
 
-    def get_vocab(self, with_added_tokens=True):
-        vocab = self.model.get_vocab()
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        vocab = cast(Model, self.model).get_vocab()
         if with_added_tokens:
             vocab.update(self.added_vocabulary.ids)
         return vocab
 
-    def get_vocab_size(self, with_added_tokens=True):
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
         return len(self.get_vocab(with_added_tokens))
 
-    def token_to_id(self, token):
+    def token_to_id(self, token: str) -> int | None:
         found = self.added_vocabulary.ids.get(token)
-        return self.model.token_to_id(token) if found is None else found
+        return cast(Model, self.model).token_to_id(token) if found is None else found
 
-    def id_to_token(self, token_id):
+    def id_to_token(self, token_id: int) -> str | None:
         found = self.added_vocabulary.id_to_token(token_id)
-        return self.model.id_to_token.get(token_id) if found is None else found
+        return cast(Model, self.model).id_to_token.get(token_id) if found is None else found
 
-    def add_special_tokens(self, tokens):
+    def add_special_tokens(self, tokens: Iterable[str]) -> int:
         """Register special tokens: never split, matched case-sensitively in the raw text (the longest
         first), and left out by ``decode(skip_special_tokens=True)``. A token missing from the model's
         vocabulary gets the next free id. Returns how many tokens were not registered before.
@@ -222,7 +256,7 @@ class Pipeline:
         """
         return self._register(tokens, special=True)
 
-    def add_tokens(self, tokens):
+    def add_tokens(self, tokens: Iterable[str]) -> int:
         """Register tokens the model must never split, matched in the normalized text against their
         normalized form (so with a lowercasing normalizer ``"Hello"`` also matches ``"HELLO"``), and
         always decoded. A token missing from the model's vocabulary gets the next free id. Returns how
@@ -256,12 +290,12 @@ class Pipeline:
             return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text, first)
 
-    def training_words(self):
+    def training_words(self) -> TrainingWords:
         """What training counts: the normalized, pre-tokenized words of a text (a picklable
         :class:`TrainingWords`, for :func:`kvec.trainers.counting.count_words`)."""
         return TrainingWords(self.normalizer, self.pre_tokenizer, self.added_vocabulary)
 
-    def encode(self, sequence, pair=None, add_special_tokens=True):
+    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding:
         """Encode one text (or a pair) into an :class:`Encoding`.
 
         Special tokens registered with :meth:`add_special_tokens` are cut out of the raw text first,
@@ -321,13 +355,14 @@ class Pipeline:
                     encoded.append((id_to_token[token_id], token_id, original(start + part_start, end + part_start)))
         return encoded
 
-    def _check_model(self):
+    def _check_model(self) -> Model:
         if self.model is None:
             raise ValueError("this tokenizer has no model yet: pass one, or train it with train_from_iterator")
+        return self.model
 
-    def encode_batch(self, texts):
+    def encode_batch(self, texts: Iterable[str]) -> list[Encoding]:
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
-        self._check_model()
+        model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         if self._fast_encoder() is not None:  # ids from the C encoder (see encode_ragged)
             for position, text in enumerate(texts):
@@ -340,9 +375,9 @@ class Pipeline:
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None
         words_of = self.training_words()
-        spell, tokenize_ids = words_of.spell, self.model.tokenize_ids
+        spell, tokenize_ids = words_of.spell, model.tokenize_ids
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
-        cache = None if self.model.sampling else self._word_ids
+        cache = None if model.sampling else self._word_ids
         encodings = []
         for position, text in enumerate(texts):
             if not isinstance(text, str):
@@ -370,7 +405,7 @@ class Pipeline:
             encodings.append(Encoding(ids, source=(self, text)))
         return encodings
 
-    def encode_ragged(self, texts):
+    def encode_ragged(self, texts: Iterable[str | bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The ids of many texts as two int64 arrays, ``(values, row_lengths)``: text ``i``'s ids are
         the next ``row_lengths[i]`` values (``tf.RaggedTensor.from_row_lengths`` takes them as they
         are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
@@ -396,10 +431,13 @@ class Pipeline:
         if encoder is None or ((self.normalizer is not None or prefix) and any(isinstance(t, bytes) for t in texts)):
             texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in texts]
             if encoder is None:
-                return rows_to_ragged([e.ids for e in self.encode_batch(texts)])
-        normalized = texts if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
+                return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], texts))])
+        # str, or UTF-8 bytes where nothing needs them decoded (no normalizer, no prefix)
+        normalized: list[Any] = (
+            list(texts) if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
+        )
         if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
-            normalized = [" " + text if text and not text.startswith(" ") else text for text in normalized]
+            normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
         values, row_lengths, flagged = encoder.encode(normalized)
         values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
         if not self.added_vocabulary:
@@ -447,7 +485,7 @@ class Pipeline:
         )
         return self._word_encoder
 
-    def decode(self, ids, skip_special_tokens=True):
+    def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
         """Turn ids back into text with the decoder (special tokens left out unless asked)."""
         # as in Hugging Face, a token is left out when it spells a special token, whatever its id
         special = self.added_vocabulary.special if skip_special_tokens else {}
@@ -462,26 +500,26 @@ class Pipeline:
             return " ".join(tokens)
         return self.decoder.decode(tokens)
 
-    def decode_batch(self, sequences, skip_special_tokens=True):
+    def decode_batch(self, sequences: Iterable[Iterable[int]], skip_special_tokens: bool = True) -> list[str]:
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     # ---- saving and loading ----
 
-    def to_str(self):
+    def to_str(self) -> str:
         """The tokenizer as kvec's versioned JSON."""
         return json.dumps(self.to_document(), ensure_ascii=False)
 
-    def to_document(self):
+    def to_document(self) -> dict[str, Any]:
         """The tokenizer as the JSON-ready dict of kvec's format (what :meth:`to_str` writes)."""
         return serialization.to_document(self)
 
     @classmethod
-    def from_str(cls, text):
+    def from_str(cls, text: str) -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
         return cls._from_stages(serialization.loads(text))
 
     @classmethod
-    def from_document(cls, document, source="kvec tokenizer document"):
+    def from_document(cls, document: Any, source: str = "kvec tokenizer document") -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_document` output, parsed; a ``FormatError`` names
         ``source`` when it is not a valid document."""
         return cls._from_stages(serialization.from_document(document, source))
@@ -493,18 +531,20 @@ class Pipeline:
         tokenizer.added_vocabulary.restore(special, added, tokenizer.normalizer)
         return tokenizer
 
-    def save(self, path):
+    def save(self, path: str | os.PathLike[str]) -> None:
         """Write the tokenizer to ``path`` atomically: the old file or the new one, never a partial one."""
         serialization.save(self.to_document(), path)
 
     @classmethod
-    def from_file(cls, path):
+    def from_file(cls, path: str | os.PathLike[str]) -> Pipeline:
         """Load a tokenizer written by :meth:`save`; a corrupt file raises ``FormatError`` naming it."""
         return cls._from_stages(serialization.load(path))
 
     # ---- training ----
 
-    def train_from_iterator(self, iterator, trainer, n_jobs=1, show_progress=False):
+    def train_from_iterator(
+        self, iterator: Iterable[str], trainer: Trainer, n_jobs: int = 1, show_progress: bool = False
+    ) -> None:
         """Count the pre-tokenized words of the texts and train ``trainer``; the model is replaced.
 
         Words are counted in first-occurrence order, streaming, in ``n_jobs`` processes; the result is
@@ -515,7 +555,7 @@ class Pipeline:
         counts = count_words(iterator, self.training_words(), n_jobs=n_jobs, show_progress=show_progress)
         self.train_from_counts(counts, trainer, n_jobs=n_jobs)
 
-    def train_from_counts(self, counts, trainer, n_jobs=1):
+    def train_from_counts(self, counts: Mapping[str, int], trainer: Trainer, n_jobs: int = 1) -> None:
         """Train ``trainer`` on ``{word: count}`` counted elsewhere (by :func:`kvec.spark.count_words`,
         say) with this pipeline's words, in first-occurrence order; as :meth:`train_from_iterator`
         after its counting."""
@@ -525,7 +565,9 @@ class Pipeline:
         # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's
         self.add_special_tokens(trainer.special_tokens)
 
-    def train(self, files, trainer, n_jobs=1, show_progress=False):
+    def train(
+        self, files: Iterable[str | os.PathLike[str]], trainer: Trainer, n_jobs: int = 1, show_progress: bool = False
+    ) -> None:
         """Train on text files, one text per line (see :meth:`train_from_iterator`)."""
         self.train_from_iterator(iterate_files(files), trainer, n_jobs=n_jobs, show_progress=show_progress)
 

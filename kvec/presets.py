@@ -5,7 +5,13 @@ spaces kept as ``▁``, a dummy prefix, optional single digits and user-defined 
 that undoes it all (byte-fallback tokens included). It works with any model, Unigram or BPE.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
 from kvec import decoders, normalizers
+from kvec.contracts import Model, Normalizer, Trainer
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
@@ -16,8 +22,12 @@ ESCAPE = "\ufdd0"  # a noncharacter: never assigned, so text rarely holds it
 
 
 def sentencepiece_style(
-    model=None, normalizer=None, add_dummy_prefix=True, split_digits=False, user_defined_symbols=()
-):
+    model: Model | None = None,
+    normalizer: Normalizer | None = None,
+    add_dummy_prefix: bool = True,
+    split_digits: bool = False,
+    user_defined_symbols: Iterable[str] = (),
+) -> Pipeline:
     """A :class:`kvec.pipeline.Pipeline` that reads text as sentencepiece does.
 
     Args:
@@ -46,8 +56,11 @@ def sentencepiece_style(
         '  Göteborg 42'
     """
     # a literal ▁ would read as a space: it is escaped (and the escape character itself) first
-    escapes = [normalizers.Replace(ESCAPE, ESCAPE * 2), normalizers.Replace("▁", ESCAPE + decoders.ESCAPED_SPACE_MARK)]
-    spaces = [normalizers.Prepend("▁")] if add_dummy_prefix else []
+    escapes: list[Normalizer] = [
+        normalizers.Replace(ESCAPE, ESCAPE * 2),
+        normalizers.Replace("▁", ESCAPE + decoders.ESCAPED_SPACE_MARK),
+    ]
+    spaces: list[Normalizer] = [normalizers.Prepend("▁")] if add_dummy_prefix else []
     spaces.append(normalizers.Replace(" ", "▁"))
     tokenizer = Pipeline(
         model,
@@ -63,7 +76,14 @@ def sentencepiece_style(
 SUBWORD_KINDS = ("bpe", "bytelevel_bpe", "wordpiece", "unigram")
 
 
-def keras_subword(kind, vocab_size, lower=True, filters=None, split=" ", **trainer_options):
+def keras_subword(
+    kind: str,
+    vocab_size: int,
+    lower: bool = True,
+    filters: str | Iterable[str] | None = None,
+    split: str = " ",
+    **trainer_options: Any,
+) -> tuple[Pipeline, Trainer]:
     """An untrained pipeline and its trainer for ``kvec.Tokenizer(subword=kind)``.
 
     ``"bpe"`` and ``"wordpiece"`` split words with the Keras rule (``filters``, ``split``) and mark
@@ -94,8 +114,10 @@ def keras_subword(kind, vocab_size, lower=True, filters=None, split=" ", **train
         words = ByteLevel(add_prefix_space=False)
         tokenizer = Pipeline(None, pre_tokenizer=words, decoder=decoders.ByteLevel(), normalizer=lowercase)
         return tokenizer, BpeTrainer(vocab_size=vocab_size, **trainer_options)
-    words = KerasFilters(DEFAULT_FILTERS if filters is None else filters, split)
-    tokenizer = Pipeline(None, pre_tokenizer=words, decoder=decoders.WordPiece(cleanup=False), normalizer=lowercase)
+    keras_words = KerasFilters(DEFAULT_FILTERS if filters is None else filters, split)
+    tokenizer = Pipeline(
+        None, pre_tokenizer=keras_words, decoder=decoders.WordPiece(cleanup=False), normalizer=lowercase
+    )
     if kind == "wordpiece":
         trainer_options.setdefault("special_tokens", ["[PAD]", "[UNK]"])
         return tokenizer, WordPieceTrainer(vocab_size=vocab_size, **trainer_options)

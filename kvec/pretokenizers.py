@@ -5,7 +5,10 @@ its characters, the ``(start, end)`` span of original characters it came from. M
 substrings; byte-level pieces spell each UTF-8 byte of the original as one printable character.
 """
 
+from __future__ import annotations
+
 from abc import abstractmethod
+from collections.abc import Iterable
 
 import regex
 
@@ -31,7 +34,7 @@ __all__ = [
 ]
 
 
-def bytes_to_unicode():
+def bytes_to_unicode() -> dict[int, str]:
     """GPT-2's printable spelling of the 256 byte values.
 
     Printable Latin-1 bytes (``!``..``~``, 0xA1..0xAC, 0xAE..0xFF) stand for themselves; the other 68
@@ -73,7 +76,7 @@ class ByteLevel(PreTokenizer):
         ['ĠHello', 'Ġworld', '!']
     """
 
-    def __init__(self, add_prefix_space=True, use_regex=True):
+    def __init__(self, add_prefix_space: bool = True, use_regex: bool = True) -> None:
         self.add_prefix_space = add_prefix_space
         self.use_regex = use_regex
 
@@ -264,7 +267,7 @@ class _DelimiterSplit(PreTokenizer):
 
     _pattern = None
 
-    def __init__(self, behavior="isolated"):
+    def __init__(self, behavior: str = "isolated") -> None:
         if behavior not in BEHAVIORS:
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
         self.behavior = behavior
@@ -303,7 +306,7 @@ class Digits(PreTokenizer):
         (['a', '123', 'b', '4'], ['a', '1', '2'])
     """
 
-    def __init__(self, individual_digits=False):
+    def __init__(self, individual_digits: bool = False) -> None:
         self.individual_digits = individual_digits
 
     def get_config(self):
@@ -336,7 +339,7 @@ class KerasFilters(_CharClassWords):
         ['Hello', 'world', "It's", 'me']
     """
 
-    def __init__(self, filters=DEFAULT_FILTERS, split=" "):
+    def __init__(self, filters: str | Iterable[str] = DEFAULT_FILTERS, split: str = " ") -> None:
         if not isinstance(split, str) or len(split) != 1:
             raise ValueError(f"split must be one character here, got {split!r} (kvec.Tokenizer takes longer ones)")
         self.filters = filters
@@ -364,7 +367,7 @@ class Metaspace(PreTokenizer):
         ['▁Hey', '▁', '▁my', '▁friend']
     """
 
-    def __init__(self, replacement="▁", prepend_scheme="always", split=True):
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
         if not isinstance(replacement, str) or len(replacement) != 1:
             raise ValueError(f"replacement must be one character, got {replacement!r}")
         if prepend_scheme not in PREPEND_SCHEMES:
@@ -414,7 +417,7 @@ class SentencePiece(_RegexWords):
         ['▁', '▁Hey', '▁', '4', '2', 'x']
     """
 
-    def __init__(self, split_digits=False):
+    def __init__(self, split_digits: bool = False) -> None:
         self.split_digits = split_digits
         self._pattern = regex.compile("[0-9]|▁[^▁0-9]*|[^▁0-9]+" if split_digits else "▁[^▁]*|[^▁]+")
 
@@ -432,7 +435,7 @@ class Split(PreTokenizer):
         ['ab', '123', '45', 'c']
     """
 
-    def __init__(self, pattern, behavior="isolated"):
+    def __init__(self, pattern: str, behavior: str = "isolated") -> None:
         if behavior not in BEHAVIORS:
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
         self.pattern = pattern
@@ -461,7 +464,7 @@ class Sequence(PreTokenizer):
         ['Call', '9', '1', '1', '!']
     """
 
-    def __init__(self, pretokenizers):
+    def __init__(self, pretokenizers: Iterable[PreTokenizer]) -> None:
         self.pretokenizers = list(pretokenizers)
 
     def pre_tokenize(self, text, first=True):
@@ -490,7 +493,7 @@ class Sequence(PreTokenizer):
         return word  # every stage has spelled its words already
 
 
-def byte_level_decode(tokens):
+def byte_level_decode(tokens: Iterable[str]) -> str:
     """Turn byte-spelled tokens back into the original string.
 
     A token with a character outside the byte alphabet (an added token such as ``"héllo wörld"``)

@@ -5,6 +5,10 @@
 (``$A``, ``$B``) and special tokens, each with a type id after a colon (0 by default).
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
 from kvec.contracts import PostProcessor
 
 __all__ = ["TemplateProcessing"]
@@ -24,12 +28,16 @@ class TemplateProcessing(PostProcessor):
         [('[CLS]', 1, (0, 0), 0, 1), ('a', 7, (0, 1), 0, 0), ('[SEP]', 2, (0, 0), 0, 1)]
     """
 
-    def __init__(self, single="$A", pair=None, special_tokens=()):
+    def __init__(
+        self,
+        single: str = "$A",
+        pair: str | None = None,
+        special_tokens: Iterable[tuple[str, int]] | Mapping[str, int] = (),
+    ) -> None:
         self.single = single
         self.pair = pair
-        if isinstance(special_tokens, dict):
-            special_tokens = list(special_tokens.items())
-        self.special_tokens = [(str(token), int(token_id)) for token, token_id in special_tokens]
+        pairs = special_tokens.items() if isinstance(special_tokens, Mapping) else special_tokens
+        self.special_tokens = [(str(token), int(token_id)) for token, token_id in pairs]
         ids = dict(self.special_tokens)
         self._single = _parse(single, ids, "single")
         self._pair = _parse(pair, ids, "pair") if pair is not None else None

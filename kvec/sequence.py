@@ -6,9 +6,14 @@ one Python-level conversion per sequence. It works on NumPy 2, where the copy in
 crashes.
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
 from itertools import chain
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from kvec._native import fill_padded
 
@@ -18,7 +23,14 @@ _PADDING = ("pre", "post")
 _NATIVE_DTYPES = tuple(np.dtype(t) for t in ("int32", "int64", "float32", "float64"))
 
 
-def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre", value=0.0):
+def pad_sequences(
+    sequences: Sequence[Sequence[Any]],
+    maxlen: int | None = None,
+    dtype: Any = "int32",
+    padding: str = "pre",
+    truncating: str = "pre",
+    value: Any = 0.0,
+) -> NDArray[Any]:
     """Pad (and truncate) sequences to a common length.
 
     Args:

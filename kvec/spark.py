@@ -17,6 +17,10 @@ order, as counting in one process, so any kvec trainer gives the same model:
     tok.train_from_counts(counts, trainer)
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 from kvec.contracts import PreTokenizer
 from kvec.pipeline import Pipeline, TrainingWords
 from kvec.trainers.counting import spell_counts
@@ -24,7 +28,12 @@ from kvec.trainers.counting import spell_counts
 __all__ = ["count_words"]
 
 
-def count_words(data, tokenizer=None, column=None, spark=None):
+def count_words(
+    data: Any,
+    tokenizer: Pipeline | PreTokenizer | TrainingWords | None = None,
+    column: str | None = None,
+    spark: Any = None,
+) -> dict[str, int]:
     """``{word: count}`` of the words of the texts in ``data``, in first-occurrence order.
 
     Args:

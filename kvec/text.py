@@ -15,15 +15,20 @@ raise a ``TypeError`` naming their position (instead of an ``AttributeError`` fr
 a loaded tokenizer can be fitted further, and a failed ``fit_on_texts`` leaves the tokenizer unchanged.
 """
 
+from __future__ import annotations
+
 import json
 import warnings
 from collections import Counter, OrderedDict, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from hashlib import md5
 from itertools import chain, repeat
 from operator import is_not, itemgetter
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
@@ -106,7 +111,7 @@ def _word_rule(filters, split):
     return _compile_rule(key, split)
 
 
-def text_to_word_sequence(text, filters=DEFAULT_FILTERS, lower=True, split=" "):
+def text_to_word_sequence(text: str, filters: str = DEFAULT_FILTERS, lower: bool = True, split: str = " ") -> list[str]:
     """Convert a text to a list of words.
 
     Lowercases (if ``lower``), treats every character of ``filters`` as a separator, splits on
@@ -131,7 +136,14 @@ def text_to_word_sequence(text, filters=DEFAULT_FILTERS, lower=True, split=" "):
     return _word_rule(filters, split).words(text, lower)
 
 
-def hashing_trick(text, n, hash_function=None, filters=DEFAULT_FILTERS, lower=True, split=" "):
+def hashing_trick(
+    text: str,
+    n: int,
+    hash_function: Callable[[str], int] | str | None = None,
+    filters: str = DEFAULT_FILTERS,
+    lower: bool = True,
+    split: str = " ",
+) -> list[int]:
     """Convert a text to a list of word indices in a hashing space of size ``n``.
 
     Each word ``w`` becomes ``hash_function(w) % (n - 1) + 1``, so indices lie in ``[1, n - 1]`` and
@@ -167,7 +179,7 @@ def _md5_hash(word):
     return int(md5(word.encode()).hexdigest(), 16)
 
 
-def one_hot(text, n, filters=DEFAULT_FILTERS, lower=True, split=" "):
+def one_hot(text: str, n: int, filters: str = DEFAULT_FILTERS, lower: bool = True, split: str = " ") -> list[int]:
     """``hashing_trick(text, n, hash_function=hash, ...)``: word indices in ``[1, n - 1]``.
 
     Python's ``hash`` is salted per process; use ``hashing_trick(..., hash_function='md5')`` for
@@ -229,18 +241,18 @@ class Tokenizer:
 
     def __init__(
         self,
-        num_words=None,
-        filters=DEFAULT_FILTERS,
-        lower=True,
-        split=" ",
-        char_level=False,
-        oov_token=None,
-        analyzer=None,
-        document_count=0,
-        subword=None,
-        vocab_size=8000,
-        **kwargs,
-    ):
+        num_words: int | None = None,
+        filters: str | Iterable[str] = DEFAULT_FILTERS,
+        lower: bool = True,
+        split: str = " ",
+        char_level: bool = False,
+        oov_token: str | None = None,
+        analyzer: Callable[[str], list[str]] | None = None,
+        document_count: int = 0,
+        subword: str | None = None,
+        vocab_size: int = 8000,
+        **kwargs: Any,
+    ) -> None:
         if "nb_words" in kwargs:
             warnings.warn("The `nb_words` argument in `Tokenizer` has been renamed `num_words`.")  # noqa: B028 (as the legacy code)
             num_words = kwargs.pop("nb_words")
@@ -249,7 +261,7 @@ class Tokenizer:
                 raise ValueError("give an analyzer or a subword model to train, not both")
             # the recipe validates the kind, the size and the trainer options now
             keras_subword(subword, vocab_size, lower, filters, split, **dict(kwargs))
-            self.subword = {"kind": subword, "vocab_size": vocab_size, "options": dict(kwargs)}
+            self.subword: dict[str, Any] | None = {"kind": subword, "vocab_size": vocab_size, "options": dict(kwargs)}
         elif kwargs:
             raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
         else:
@@ -267,8 +279,8 @@ class Tokenizer:
             raise TypeError(f"document_count must be an int, got {_type_name(document_count)}")
         _word_rule(filters, split)  # validates both now rather than at the first text
 
-        self.word_counts = OrderedDict()
-        self.word_docs = defaultdict(int)
+        self.word_counts: OrderedDict[str, int] = OrderedDict()
+        self.word_docs: defaultdict[str, int] = defaultdict(int)
         self.filters = filters
         self.split = split
         self.lower = lower
@@ -277,13 +289,15 @@ class Tokenizer:
         self.char_level = char_level
         self.oov_token = oov_token
         self.analyzer = analyzer
-        self.index_docs = defaultdict(int)
-        self.word_index = {}
-        self.index_word = {}
+        self.index_docs: defaultdict[int, int] = defaultdict(int)
+        self.word_index: dict[str, int] = {}
+        self.index_word: dict[int, str] = {}
         self.uses_model_vocabulary = False  # from_model: word_index is the model's own vocabulary
 
     @classmethod
-    def from_model(cls, model, num_words=None, oov_token=None):
+    def from_model(
+        cls, model: Pipeline | Model, num_words: int | None = None, oov_token: str | None = None
+    ) -> Tokenizer:
         """A tokenizer whose ``word_index`` is the vocabulary of ``model`` (a trained
         :class:`kvec.pipeline.Pipeline`, or a bare model that reads whitespace-separated words), so
         ``texts_to_sequences`` gives the ids a pretrained network
@@ -349,7 +363,7 @@ class Tokenizer:
 
     # ---- fitting ---------------------------------------------------------------------------------
 
-    def fit_on_texts(self, texts):
+    def fit_on_texts(self, texts: Iterable[str | list[str]]) -> None:
         """Update the vocabulary from a list (or any iterable) of texts.
 
         Each text is a string, or a list of string tokens used as they are (lowercased if ``lower``).
@@ -414,7 +428,7 @@ class Tokenizer:
         for w, c in list(self.word_docs.items()):
             index_docs[word_index[w]] = c
 
-    def fit_on_sequences(self, sequences):
+    def fit_on_sequences(self, sequences: Sequence[Sequence[int]]) -> None:
         """Update document frequencies (``index_docs``) from sequences of word indices.
 
         Needed before ``sequences_to_matrix(mode="tfidf")`` when ``fit_on_texts`` was never called.
@@ -427,7 +441,7 @@ class Tokenizer:
         """
         if not hasattr(sequences, "__len__"):
             raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
-        per_document = []
+        per_document: list[int] = []
         for position, seq in enumerate(sequences):
             try:
                 per_document.extend(set(seq))
@@ -442,7 +456,7 @@ class Tokenizer:
 
     # ---- texts -> sequences ----------------------------------------------------------------------
 
-    def texts_to_sequences(self, texts):
+    def texts_to_sequences(self, texts: Iterable[str | list[str]]) -> list[list[int]]:
         """Transform each text into a list of word indices.
 
         Only words known to the tokenizer count; with ``num_words`` only the ``num_words - 1`` most
@@ -456,7 +470,7 @@ class Tokenizer:
         """
         return list(self.texts_to_sequences_generator(texts))
 
-    def texts_to_sequences_generator(self, texts):
+    def texts_to_sequences_generator(self, texts: Iterable[str | list[str]]) -> Iterator[list[int]]:
         """Generator version of :meth:`texts_to_sequences`: yields one list of indices per text."""
         if self.subword is not None and self.analyzer is None:
             raise ValueError(
@@ -502,7 +516,7 @@ class Tokenizer:
 
     # ---- sequences -> texts ----------------------------------------------------------------------
 
-    def sequences_to_texts(self, sequences):
+    def sequences_to_texts(self, sequences: Iterable[Sequence[int]]) -> list[str]:
         """Transform each sequence of indices back into a space-joined text (joined by the decoder
         when the analyzer is a pipeline that has one).
 
@@ -514,7 +528,7 @@ class Tokenizer:
         """
         return list(self.sequences_to_texts_generator(sequences))
 
-    def sequences_to_texts_generator(self, sequences):
+    def sequences_to_texts_generator(self, sequences: Iterable[Sequence[int]]) -> Iterator[str]:
         """Generator version of :meth:`sequences_to_texts`: yields one string per sequence."""
         to_words = self._words_function()
         # a pipeline analyzer's tokens are joined back into text by its decoder
@@ -545,7 +559,7 @@ class Tokenizer:
 
     # ---- matrices --------------------------------------------------------------------------------
 
-    def texts_to_matrix(self, texts, mode="binary"):
+    def texts_to_matrix(self, texts: Iterable[str | list[str]], mode: str = "binary") -> NDArray[np.float64]:
         """Convert texts to a ``(len(texts), num_words)`` float64 matrix.
 
         Args:
@@ -560,7 +574,7 @@ class Tokenizer:
         """
         return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
 
-    def sequences_to_matrix(self, sequences, mode="binary"):
+    def sequences_to_matrix(self, sequences: Sequence[Sequence[int]], mode: str = "binary") -> NDArray[np.float64]:
         """Convert sequences of word indices to a ``(len(sequences), num_words)`` float64 matrix.
 
         Column ``j`` holds, for the word of index ``j``: 1 (``binary``), its count (``count``), its count
@@ -618,7 +632,7 @@ class Tokenizer:
 
     # ---- serialization ---------------------------------------------------------------------------
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         """Return the configuration as a dict, in the legacy Keras layout.
 
         The five dictionaries are stored as JSON strings inside the dict, as the legacy code does, so
@@ -649,7 +663,7 @@ class Tokenizer:
             config["model_ids"] = True  # the key kvec files have always used
         return config
 
-    def to_json(self, **kwargs):
+    def to_json(self, **kwargs: Any) -> str:
         """Return a JSON string of the tokenizer, readable by :func:`tokenizer_from_json` and by Keras.
 
         ``kwargs`` go to ``json.dumps`` (for example ``ensure_ascii=False`` or ``indent=2``).
@@ -760,7 +774,7 @@ def _map_unique(values, scalar_function):
 # JSON
 
 
-def tokenizer_from_json(json_string):
+def tokenizer_from_json(json_string: str | bytes) -> Tokenizer:
     """Rebuild a :class:`Tokenizer` from :meth:`Tokenizer.to_json` output.
 
     Also reads JSON written by ``keras_preprocessing`` and ``tf.keras``. Unlike the legacy loader, the

@@ -1,6 +1,6 @@
 """Hugging Face ``tokenizer.json`` files, both ways.
 
-:func:`load_tokenizer_json` builds a :class:`kvec.pipeline.Tokenizer` from a file written by
+:func:`load_tokenizer_json` builds a :class:`kvec.pipeline.Pipeline` from a file written by
 ``tokenizers`` (``Tokenizer.save``) or shipped with a model: a BPE, WordPiece or Unigram model with the
 common normalizers, pre-tokenizers, post-processors and decoders. A component kvec does not have
 raises :class:`kvec.errors.FormatError` naming it and the file. :func:`save_tokenizer_json` writes a
@@ -11,14 +11,18 @@ pads. The ``ByteLevel`` post-processor only trims offsets, which kvec leaves as 
 same.
 """
 
+from __future__ import annotations
+
 import json
+import os
+from typing import Any
 
 import regex
 
 from kvec import decoders, normalizers, pretokenizers, serialization
 from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, Unigram, WordPiece
-from kvec.pipeline import Tokenizer
+from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
 
 __all__ = [
@@ -38,7 +42,7 @@ _BEHAVIORS = {
 }
 
 
-def load_tokenizer_json(path):
+def load_tokenizer_json(path: str | os.PathLike[str]) -> Pipeline:
     """The pipeline stored in a Hugging Face ``tokenizer.json`` file.
 
     Raises:
@@ -49,18 +53,18 @@ def load_tokenizer_json(path):
     return from_tokenizer_json_str(text, source=path)
 
 
-def from_tokenizer_json_str(text, source="tokenizer.json string"):
+def from_tokenizer_json_str(text: str, source: str | os.PathLike[str] = "tokenizer.json string") -> Pipeline:
     """:func:`load_tokenizer_json` of the file's text."""
     return from_tokenizer_json_document(parse_json(text, source), source)
 
 
-def from_tokenizer_json_document(document, source):
+def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
     """:func:`load_tokenizer_json` of the parsed document; ``source`` names it in errors."""
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise FormatError(source, 'expected an object with a "model" object')
     reader = _Reader(source)
     try:
-        tokenizer = Tokenizer(
+        tokenizer = Pipeline(
             reader.model(document["model"]),
             pre_tokenizer=reader.optional(document.get("pre_tokenizer"), reader.pre_tokenizer),
             decoder=reader.optional(document.get("decoder"), reader.decoder),
@@ -302,13 +306,13 @@ class _Reader:
 # ---- writing ---------------------------------------------------------------------------------------
 
 
-def save_tokenizer_json(tokenizer, path):
+def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str]) -> None:
     """Write a kvec pipeline as a Hugging Face ``tokenizer.json`` (atomically). Raises ``ValueError``
     naming a component that format cannot hold."""
     serialization.save(json.loads(to_tokenizer_json_str(tokenizer)), path)
 
 
-def to_tokenizer_json_str(tokenizer):
+def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
     """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
     if tokenizer.model is None:
         raise ValueError("the tokenizer has no model yet: train it first")

@@ -7,6 +7,8 @@ user-defined symbols kept whole, and a decoder back to text. Control pieces (``<
 unused pieces keep their ids but never match text, as in sentencepiece.
 """
 
+from __future__ import annotations
+
 import base64
 import os
 
@@ -14,7 +16,7 @@ from kvec import decoders, normalizers, pretokenizers
 from kvec.errors import FormatError
 from kvec.interop.protobuf import as_float, as_int32, last, read_message
 from kvec.models import BPE, Unigram
-from kvec.pipeline import Tokenizer
+from kvec.pipeline import Pipeline
 
 __all__ = ["load_sentencepiece_model"]
 
@@ -22,7 +24,7 @@ NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE_TYPE = 1, 2
 
 
-def load_sentencepiece_model(path):
+def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
     """The pipeline of a sentencepiece ``.model`` file (Unigram or BPE).
 
     Raises:
@@ -35,7 +37,7 @@ def load_sentencepiece_model(path):
     model = read_message(data, path)
     trainer = read_message(last(model, 2, b"", path), path)
     spec = read_message(last(model, 3, b"", path), path)
-    pieces = []
+    pieces: list[tuple[str, float, int]] = []
     for raw in model.get(1, []):
         if not isinstance(raw, bytes):
             raise FormatError(path, "field 1 has the wrong wire type")
@@ -84,7 +86,7 @@ def load_sentencepiece_model(path):
     # a Unigram lattice spans the whole text, as sentencepiece's does: its float sums, and so its choice
     # between equal scores, carry on from word to word; BPE merges never cross a word's ▁
     words = pretokenizers.SentencePiece(split_digits=split_digits) if model_type == BPE_TYPE else None
-    tokenizer = Tokenizer(
+    tokenizer = Pipeline(
         subwords,
         pre_tokenizer=words,
         decoder=decoders.SentencePiece(add_dummy_prefix=normalizer.add_dummy_prefix),

@@ -7,13 +7,17 @@ The words come from a regular expression that the rank file does not hold: pass 
 known one) as ``pattern``.
 """
 
+from __future__ import annotations
+
 import base64
 import binascii
+import os
+from collections.abc import Mapping
 
 from kvec import decoders, pretokenizers, serialization
 from kvec.errors import FormatError
 from kvec.models import BPE
-from kvec.pipeline import Tokenizer
+from kvec.pipeline import Pipeline
 
 __all__ = ["PATTERNS", "load_tiktoken"]
 
@@ -26,7 +30,9 @@ PATTERNS = {
 }
 
 
-def load_tiktoken(path, pattern="cl100k_base", special_tokens=None):
+def load_tiktoken(
+    path: str | os.PathLike[str], pattern: str = "cl100k_base", special_tokens: Mapping[str, int] | None = None
+) -> Pipeline:
     """A pipeline that encodes as tiktoken does with this rank file.
 
     Args:
@@ -64,7 +70,7 @@ def load_tiktoken(path, pattern="cl100k_base", special_tokens=None):
         model = BPE(vocab, merges, ignore_merges=True)
     except ValueError as e:
         raise FormatError(path, f"the ranks do not make a BPE model ({e})") from None
-    tokenizer = Tokenizer(
+    tokenizer = Pipeline(
         model,
         pre_tokenizer=pretokenizers.Sequence([words, pretokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
         decoder=decoders.ByteLevel(),

@@ -5,10 +5,14 @@ and ``ByteLevelBPETokenizer`` do, so the ids are the same. Bad files raise
 :class:`kvec.errors.FormatError` naming the file and the line.
 """
 
+from __future__ import annotations
+
+import os
+
 from kvec import decoders, normalizers, pretokenizers, serialization
 from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, WordPiece
-from kvec.pipeline import Tokenizer
+from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
 
 __all__ = ["load_bert_vocab", "load_gpt2_files"]
@@ -24,15 +28,15 @@ def _lines(path):
 
 
 def load_bert_vocab(
-    path,
-    lowercase=True,
-    strip_accents=None,
-    clean_text=True,
-    handle_chinese_chars=True,
-    unk_token="[UNK]",
-    sep_token="[SEP]",
-    cls_token="[CLS]",
-    pad_token="[PAD]",
+    path: str | os.PathLike[str],
+    lowercase: bool = True,
+    strip_accents: bool | None = None,
+    clean_text: bool = True,
+    handle_chinese_chars: bool = True,
+    unk_token: str = "[UNK]",
+    sep_token: str = "[SEP]",
+    cls_token: str = "[CLS]",
+    pad_token: str = "[PAD]",
     mask_token="[MASK]",
 ):
     """A BERT tokenizer from its ``vocab.txt`` (one token per line; a token's id is its line number).
@@ -59,7 +63,7 @@ def load_bert_vocab(
     for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
         if token not in vocab:
             raise FormatError(path, f"{name} {token!r} is not in the vocabulary")
-    tokenizer = Tokenizer(
+    tokenizer = Pipeline(
         WordPiece(vocab, unk_token=unk_token),
         pre_tokenizer=pretokenizers.BertPreTokenizer(),
         decoder=decoders.WordPiece(),
@@ -79,7 +83,9 @@ def load_bert_vocab(
     return tokenizer
 
 
-def load_gpt2_files(vocab_path, merges_path, add_prefix_space=False):
+def load_gpt2_files(
+    vocab_path: str | os.PathLike[str], merges_path: str | os.PathLike[str], add_prefix_space: bool = False
+) -> Pipeline:
     """A byte-level BPE tokenizer (GPT-2, RoBERTa) from its ``vocab.json`` and ``merges.txt``.
 
     Example:
@@ -110,6 +116,6 @@ def load_gpt2_files(vocab_path, merges_path, add_prefix_space=False):
         model = BPE(vocab, merges)
     except ValueError as e:
         raise FormatError(merges_path, str(e)) from None
-    return Tokenizer(
+    return Pipeline(
         model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel()
     )

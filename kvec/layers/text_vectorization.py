@@ -14,7 +14,10 @@ The tokenizer is saved as a layer asset (``kvec_tokenizer.json``) in the ``.kera
 ``custom_objects``.
 """
 
+from __future__ import annotations
+
 import os
+from typing import Any
 
 import keras
 import numpy as np
@@ -189,7 +192,7 @@ class TextVectorization(keras.layers.TextVectorization):
 
     # ---- vocabulary ----------------------------------------------------------------------------
 
-    def adapt(self, data, batch_size=None, steps=None):
+    def adapt(self, data: Any, batch_size: int | None = None, steps: int | None = None) -> None:
         """Learn what the layer needs from ``data`` (a list or array of texts, or a ``tf.data.Dataset``,
         batched or not, or an iterable of batches).
 
@@ -229,7 +232,7 @@ class TextVectorization(keras.layers.TextVectorization):
             texts.extend(self._texts(np.reshape(batch.numpy(), [-1])))
         return texts
 
-    def get_vocabulary(self, include_special_tokens=True):
+    def get_vocabulary(self, include_special_tokens: bool = True) -> list[str]:
         """The vocabulary, each token at its id. For a tokenizer with ids, id 0 (padding) is ``""``
         unless the tokenizer names it; ``include_special_tokens=False`` leaves out ``""`` entries."""
         if self._kvec_kind != "ids":
@@ -237,12 +240,12 @@ class TextVectorization(keras.layers.TextVectorization):
         tokens = self._source().vocabulary()
         return tokens if include_special_tokens else [t for t in tokens if t]
 
-    def vocabulary_size(self):
+    def vocabulary_size(self) -> int:
         if self._kvec_kind != "ids":
             return super().vocabulary_size()
         return len(self._source().vocabulary())
 
-    def set_vocabulary(self, vocabulary, idf_weights=None):
+    def set_vocabulary(self, vocabulary: Any, idf_weights: Any = None) -> None:
         if self._kvec_kind == "ids":
             raise ValueError("the layer's vocabulary is its tokenizer's: set_vocabulary does not apply")
         super().set_vocabulary(vocabulary, idf_weights=idf_weights)

@@ -10,6 +10,8 @@ all those tokens exist, else ``unk_token`` (consecutive ones fused into one with
 they are dropped. Given the same vocabulary and merges, the ids equal Hugging Face ``tokenizers``' BPE.
 """
 
+from __future__ import annotations
+
 import heapq
 import random
 from collections import OrderedDict

@@ -11,6 +11,8 @@ regularization (``alpha`` sharpens or flattens the distribution; ``nbest_size=-1
 segmentation by forward filtering and backward sampling, ``nbest_size > 1`` among the best ones).
 """
 
+from __future__ import annotations
+
 import heapq
 import math
 import random
@@ -115,12 +117,12 @@ class Unigram(SubwordModel):
             edges = self._sampled_edges(word, self.alpha, self.nbest_size)
         return self._resolve(word, edges)
 
-    def nbest(self, word, k):
+    def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
         can spell the same tokens when unknown characters fuse into one unk token)."""
         return [([t for t, _, _ in self._tokens(word, path)], score) for score, path in self._nbest_paths(word, k)]
 
-    def sample(self, word, alpha=None, nbest_size=-1):
+    def sample(self, word: str, alpha: float | None = None, nbest_size: int | None = -1) -> list[str]:
         """One segmentation drawn with probability proportional to ``exp(alpha * score)``: from every
         segmentation when ``nbest_size`` is negative, from the ``nbest_size`` best when it is above 1,
         and the best one when it is 0 or 1 (sentencepiece's convention)."""

@@ -6,6 +6,10 @@ has no match, or the word is longer than ``max_input_chars_per_word`` characters
 ``unk_token``. Given the same vocabulary, the ids equal Hugging Face ``tokenizers``' WordPiece.
 """
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+
 from kvec._native import WordPieceTable
 from kvec.models.base import SubwordModel
 
@@ -27,7 +31,13 @@ class WordPiece(SubwordModel):
         (['un', '##aff', '##able'], ['[UNK]'])
     """
 
-    def __init__(self, vocab, unk_token="[UNK]", max_input_chars_per_word=100, continuing_subword_prefix="##"):
+    def __init__(
+        self,
+        vocab: Mapping[str, int],
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ) -> None:
         self.vocab = dict(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = unk_token

@@ -16,7 +16,10 @@ characters and whether they carry the joiner); a word list in which some word co
 itself takes the Python rounds, where tokens are plain strings as in tensorflow_text.
 """
 
-from collections.abc import Mapping
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from kvec._native import BottomUpLearner
 from kvec.contracts import Trainer
@@ -210,7 +213,14 @@ class BottomUpWordPieceTrainer(Trainer):
         ['s', '##l', '##o', '##w', '##e', '##r']
     """
 
-    def __init__(self, vocab_size, reserved_tokens=(), unk_token="[UNK]", joiner="##", **options):
+    def __init__(
+        self,
+        vocab_size: int,
+        reserved_tokens: Iterable[str] = (),
+        unk_token: str = "[UNK]",
+        joiner: str = "##",
+        **options: Any,
+    ) -> None:
         self.vocab_size = vocab_size
         self.reserved_tokens = list(reserved_tokens)
         self.unk_token = unk_token
@@ -221,7 +231,9 @@ class BottomUpWordPieceTrainer(Trainer):
     def special_tokens(self):
         return self.reserved_tokens
 
-    def train_from_counts(self, word_counts, n_jobs=1):
+    def train_from_counts(
+        self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1
+    ) -> WordPiece:
         vocab = learn_vocabulary(word_counts, self.vocab_size, self.reserved_tokens, joiner=self.joiner, **self.options)
         return WordPiece(
             {t: i for i, t in enumerate(vocab)}, unk_token=self.unk_token, continuing_subword_prefix=self.joiner

@@ -18,11 +18,13 @@ Two tie rules decide between pairs of equal count:
   fresh dict each round and takes the first maximum.
 """
 
+from __future__ import annotations
+
 import heapq
 import sys
 import warnings
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from kvec._native import bpe_merge_loop
 from kvec.contracts import Trainer
@@ -105,7 +107,7 @@ class BpeTrainer(Trainer):
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
-    def train_from_counts(self, word_counts, n_jobs=1):
+    def train_from_counts(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1) -> BPE:
         """Train on a ``{word: count}`` mapping (or an iterable of ``(word, count)`` pairs).
 
         The order of the words matters only for the ``"first"`` tie rule and for the ids of prefixed or
@@ -127,10 +129,10 @@ class BpeTrainer(Trainer):
                 UserWarning,
                 stacklevel=2,
             )
-        words = self._split_words(items, vocab, add)
+        ids, sizes, counts = self._split_words(items, vocab, add)
 
         merge_round = _merge_like_hf if self.tie_break == "ids" else _merge_first_in_corpus
-        merges = merge_round(self, *words, vocab, tokens, add)
+        merges = merge_round(self, ids, sizes, counts, vocab, tokens, add)
         return BPE(
             vocab=vocab,
             merges=[(tokens[a], tokens[b]) for a, b in merges],

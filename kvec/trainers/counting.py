@@ -8,17 +8,23 @@ per distinct word at the end. At most ``2 * n_jobs`` chunks are
 in flight, so memory is bounded by the distinct words plus a few chunks, not by the corpus.
 """
 
+from __future__ import annotations
+
 import os
 from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
+from typing import Any
 
 from kvec.progress import progress_bar
 
 __all__ = ["count_words", "iterate_files", "spell_counts"]
 
 
-def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=False):
+def count_words(
+    texts: Iterable[str], pre_tokenizer: Any, n_jobs: int = 1, chunk_size: int = 2000, show_progress: bool = False
+) -> dict[str, int]:
     """``{word: count}`` of the pre-tokenized words of ``texts``, in first-occurrence order.
 
     Args:
@@ -38,7 +44,7 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
         n_jobs = os.cpu_count() or 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
-    totals = {}
+    totals: dict[str, int] = {}
     bar = progress_bar(show_progress, desc="Counting words")
 
     def merge(chunk_counts, size):
@@ -52,7 +58,7 @@ def count_words(texts, pre_tokenizer, n_jobs=1, chunk_size=2000, show_progress=F
             merge(_count_chunk(pre_tokenizer, chunk, first), len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=n_jobs) as pool:
-            pending = deque()
+            pending: deque[Any] = deque()
             for first, chunk in chunks:
                 pending.append((pool.submit(_count_chunk, pre_tokenizer, chunk, first), len(chunk)))
                 if len(pending) >= 2 * n_jobs:
@@ -101,7 +107,7 @@ def _count_chunk(pre_tokenizer, chunk, first):
     return counts
 
 
-def iterate_files(paths, encoding="utf-8"):
+def iterate_files(paths: Iterable[str | os.PathLike[str]], encoding: str = "utf-8") -> Iterator[str]:
     """The lines of the given files, in order, without their line endings (one text per line).
 
     Example:

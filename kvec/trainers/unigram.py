@@ -17,7 +17,10 @@
 The counting and the lattices run natively; training is deterministic.
 """
 
+from __future__ import annotations
+
 import math
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import regex
@@ -140,7 +143,7 @@ class UnigramTrainer(Trainer):
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
-    def train_from_counts(self, word_counts, n_jobs=1):
+    def train_from_counts(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1) -> Unigram:
         """Train on ``{word: count}`` (or ``(word, count)`` pairs) and return the model; the lattices
         run in ``n_jobs`` threads, with the same result for every ``n_jobs``."""
         items = list(word_counts.items() if hasattr(word_counts, "items") else word_counts)

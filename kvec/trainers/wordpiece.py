@@ -12,6 +12,10 @@ merged until the vocabulary reaches ``vocab_size``. Two ways to choose the next 
   articles' worked vocabularies.
 """
 
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 from kvec.progress import progress_bar
@@ -82,7 +86,9 @@ class WordPieceTrainer(Trainer):
     def special_tokens(self):
         return self._bpe.special_tokens
 
-    def train_from_counts(self, word_counts, n_jobs=1):
+    def train_from_counts(
+        self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1
+    ) -> WordPiece:
         """Train on a ``{word: count}`` mapping (or ``(word, count)`` pairs), words in corpus order."""
         if self.scoring == "frequency":
             vocab = self._bpe.train_from_counts(word_counts).vocab
