@@ -128,10 +128,6 @@ class Jieba(PreTokenizer):
         cut = tokenizer.cut_for_search if self.mode == "search" else tokenizer.cut
         return [word for word in cut(text, HMM=self.hmm) if word and not word.isspace()]
 
-    @staticmethod
-    def spell(word):
-        return word
-
     def __call__(self, text):
         """The words of ``text``: a Jieba is an ``analyzer`` for :class:`kvec.Tokenizer`."""
         if not isinstance(text, str):

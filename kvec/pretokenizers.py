@@ -153,10 +153,6 @@ class _RegexWords(PreTokenizer):
     def split_words(self, text, first=True):
         return self._pattern.findall(text)
 
-    @staticmethod
-    def spell(word):
-        return word
-
 
 class _CharClassWords(_RegexWords):
     """A pre-tokenizer that cuts by character class alone: a table of one class per code point
@@ -281,10 +277,6 @@ class _DelimiterSplit(PreTokenizer):
     def split_words(self, text, first=True):
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
 
-    @staticmethod
-    def spell(word):
-        return word
-
 
 class Punctuation(_DelimiterSplit):
     """Split at punctuation (Unicode punctuation and ASCII symbols), each mark handled by ``behavior``:
@@ -320,10 +312,6 @@ class Digits(PreTokenizer):
 
     def split_words(self, text, first=True):
         return [text[a:b] for a, b in self._spans(text)]
-
-    @staticmethod
-    def spell(word):
-        return word
 
 
 class KerasFilters(_CharClassWords):
@@ -402,10 +390,6 @@ class Metaspace(PreTokenizer):
         spelled, _ = self._spelled(text, first)
         return [spelled[a:b] for a, b in self._spans(spelled)]
 
-    @staticmethod
-    def spell(word):
-        return word
-
 
 class SentencePiece(_RegexWords):
     """sentencepiece's words in text already spelled with ``▁`` for spaces (by the normalizers of
@@ -450,10 +434,6 @@ class Split(PreTokenizer):
 
     def split_words(self, text, first=True):
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
-
-    @staticmethod
-    def spell(word):
-        return word
 
 
 class Sequence(PreTokenizer):
