@@ -33,6 +33,7 @@ setup(
             "bpe_trainer",
             "wordpiece_model",
             "bottom_up_trainer",
+            "charsmap",
         ),
         extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice"),
         extension("_encoder", "word_encoder"),

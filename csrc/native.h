@@ -21,6 +21,9 @@ extern PyTypeObject BpeRanksType;
 /* wordpiece_model.c (kvec/models/wordpiece.py) */
 extern PyTypeObject WordPieceTableType;
 
+/* charsmap.c (kvec/charsmap.py, kvec.normalizers.SentencePieceNormalizer) */
+extern PyTypeObject CharsMapTableType;
+
 /* bottom_up_trainer.c (kvec/trainers/bottom_up.py) */
 extern PyTypeObject BottomUpLearnerType;
 

@@ -27,6 +27,7 @@ static const ModuleType types[] = {
     {"BpeRanks", &BpeRanksType},
     {"WordPieceTable", &WordPieceTableType},
     {"BottomUpLearner", &BottomUpLearnerType},
+    {"CharsMapTable", &CharsMapTableType},
 };
 
 PyMODINIT_FUNC

@@ -10,6 +10,7 @@ reordering and composition.
 from __future__ import annotations
 
 import unicodedata
+from array import array
 from collections.abc import Iterable
 
 import regex
@@ -357,7 +358,8 @@ class Sequence(Normalizer):
 class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
-    spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged.
+    spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged. It runs in
+    C (``csrc/charsmap.c``); offsets follow sentencepiece's.
 
     Args:
         precompiled_charsmap: the map as stored in the model (base64 text; empty: no mapping).
@@ -384,8 +386,8 @@ class SentencePieceNormalizer(Normalizer):
         self.escape_whitespaces = bool(escape_whitespaces)
         self.user_defined_symbols = list(user_defined_symbols)
         self._map = CharsMap.from_base64(precompiled_charsmap)
-        symbols = sorted(set(self.user_defined_symbols), key=len, reverse=True)
-        self._symbols = regex.compile("|".join(map(regex.escape, symbols))) if symbols else None
+        # longest first: at each position the longest symbol that starts there is kept whole
+        self._symbols = tuple(sorted(set(self.user_defined_symbols), key=len, reverse=True))
 
     def get_config(self):
         return {
@@ -396,52 +398,28 @@ class SentencePieceNormalizer(Normalizer):
             "user_defined_symbols": self.user_defined_symbols,
         }
 
-    def _prefixes(self, text):
-        """``(replacement, start, end)`` for each normalization step over ``text``."""
-        steps, position, n = [], 0, len(text)
-        while position < n:
-            match = self._symbols.match(text, position) if self._symbols is not None else None
-            if match is not None:
-                steps.append((match.group(), position, match.end()))
-                position = match.end()
-                continue
-            replacement, length = self._map.prefix(text, position)
-            steps.append((replacement, position, position + length))
-            position += length
-        return steps
+    def _normalize(self, text, spans):
+        return self._map.normalize(
+            text,
+            self._symbols,
+            self.add_dummy_prefix,
+            self.remove_extra_whitespaces,
+            self.escape_whitespaces,
+            spans,
+        )
 
     def normalize(self, normalized):
-        text, spans = normalized.text, normalized.spans
-        steps = self._prefixes(text)
-        first = 0
-        if self.remove_extra_whitespaces:
-            while first < len(steps) and steps[first][0] == " ":
-                first += 1
-        if first == len(steps):
-            return Normalized("", [])
-        space = "\u2581" if self.escape_whitespaces else " "
-        chars, out_spans = [], []
-        if self.add_dummy_prefix:
-            start = spans[steps[first][1]][0]
-            chars.append(space)
-            out_spans.append((start, start))
-        previous_space = self.remove_extra_whitespaces
-        for replacement, start, end in steps[first:]:
-            piece = replacement.lstrip(" ") if previous_space else replacement
-            if piece:
-                span = (spans[start][0], spans[end - 1][1])
-                for c in piece:
-                    chars.append(space if c == " " and self.escape_whitespaces else c)
-                    out_spans.append(span)
-                previous_space = piece.endswith(" ")
-            if not self.remove_extra_whitespaces:
-                previous_space = False
-        if self.remove_extra_whitespaces:
-            while chars and chars[-1] == space:
-                chars.pop()
-                out_spans.pop()
-        return Normalized("".join(chars), out_spans)
+        text, starts, ends = self._normalize(normalized.text, spans=True)
+        spans = normalized.spans
+        out_spans = [
+            (spans[start][0], spans[start][0]) if start == end else (spans[start][0], spans[end - 1][1])
+            for start, end in zip(array("q", starts), array("q", ends))
+        ]
+        return Normalized(text, out_spans)
+
+    def normalize_str(self, text):
+        return self._normalize(text, spans=False)[0]
 
     def normalize_token(self, text):
         """The character map alone: a user-defined symbol is matched as it is."""
-        return "".join(replacement for replacement, _, _ in self._prefixes(text))
+        return self._map.normalize(text, self._symbols)[0]

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kvec.contracts import Normalized
 from kvec.errors import FormatError
 from kvec.interop import load_sentencepiece_model
 from kvec.pipeline import Tokenizer
@@ -79,3 +80,17 @@ def test_bad_model_files_raise_kvec_errors(pair, tmp_path):
     empty.write_bytes(b"")
     with pytest.raises(FormatError, match="empty.model: no pieces"):
         load_sentencepiece_model(empty)
+
+
+@settings(max_examples=80)
+@given(texts=st.lists(TEXT, min_size=1, max_size=4))
+def test_normalized_text_and_offsets_equal_sentencepiece(pair, texts):
+    """The native normalizer gives sentencepiece's normalized text, and each character starts where
+    sentencepiece's offsets say (the dummy prefix at the first kept character)."""
+    sp, ours, _ = pair
+    for text in texts:
+        expected, offsets = sp.normalize(text, with_offsets=True)
+        assert ours.normalizer.normalize_str(text) == expected
+        normalized = ours.normalizer.normalize(Normalized.of(text))
+        assert normalized.text == expected
+        assert [start for start, _ in normalized.spans] == offsets[: len(expected)]
