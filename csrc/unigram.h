@@ -68,6 +68,11 @@ typedef struct {
     double *scores;
     Trie trie;
     Scratch scratch; /* for calls on one text */
+    /* how an encoding model resolves unknown characters (configure): */
+    double unk_score;
+    int32_t unk_id;        /* -1: none */
+    int has_bytes;         /* byte fallback */
+    int32_t byte_ids[256]; /* -1: no piece for that byte */
 } Lattice;
 
 void scratch_free(Scratch *s);

@@ -402,6 +402,194 @@ lattice_segment(Lattice *self, PyObject *args)
     return result;
 }
 
+/* configure(unk_score, unk_id, byte_ids): the unknown-character rules of the encoding methods */
+static PyObject *
+lattice_configure(Lattice *self, PyObject *args)
+{
+    double unk_score;
+    int unk_id;
+    Py_buffer bytes;
+    if (!PyArg_ParseTuple(args, "diy*", &unk_score, &unk_id, &bytes)) return NULL;
+    if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
+        PyBuffer_Release(&bytes);
+        PyErr_SetString(PyExc_ValueError, "byte_ids must be empty or 256 int32 values");
+        return NULL;
+    }
+    if (unk_id < -1 || unk_id >= self->pieces.n) {
+        PyBuffer_Release(&bytes);
+        PyErr_Format(PyExc_ValueError, "unk_id %d is not an id of the vocabulary", unk_id);
+        return NULL;
+    }
+    self->unk_score = unk_score;
+    self->unk_id = unk_id;
+    self->has_bytes = bytes.len != 0;
+    if (self->has_bytes) memcpy(self->byte_ids, bytes.buf, sizeof(self->byte_ids));
+    PyBuffer_Release(&bytes);
+    Py_RETURN_NONE;
+}
+
+/* Appends (id, start, end) to the path being resolved. */
+typedef struct {
+    int32_t *ids, *starts, *ends;
+    Py_ssize_t n, capacity;
+} Resolved;
+
+static int
+resolved_add(Resolved *r, int32_t id, int32_t start, int32_t end)
+{
+    if (r->n == r->capacity) {
+        Py_ssize_t capacity = r->capacity ? 2 * r->capacity : 64;
+        int32_t *ids = PyMem_Realloc(r->ids, (size_t)capacity * sizeof(int32_t));
+        if (ids) r->ids = ids;
+        int32_t *starts = ids ? PyMem_Realloc(r->starts, (size_t)capacity * sizeof(int32_t)) : NULL;
+        if (starts) r->starts = starts;
+        int32_t *ends = starts ? PyMem_Realloc(r->ends, (size_t)capacity * sizeof(int32_t)) : NULL;
+        if (!ends) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        r->ends = ends;
+        r->capacity = capacity;
+    }
+    r->ids[r->n] = id;
+    r->starts[r->n] = start;
+    r->ends[r->n] = end;
+    r->n++;
+    return 0;
+}
+
+/* One edge of a path: a piece, or unknown characters [start, end) of text spelled as byte pieces where
+ * every byte has one, else fused into the unknown token with an unknown run just before. */
+static int
+resolve_edge(const Lattice *L, PyObject *text, int32_t piece, int32_t start, int32_t end, Resolved *r)
+{
+    if (piece >= 0) return resolved_add(r, piece, start, end);
+    if (start < 0 || end > PyUnicode_GET_LENGTH(text) || start >= end) {
+        PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
+        return -1;
+    }
+    if (L->has_bytes) {
+        PyObject *chars = PyUnicode_Substring(text, start, end);
+        PyObject *utf8 = chars ? PyUnicode_AsEncodedString(chars, "utf-8", "surrogatepass") : NULL;
+        Py_XDECREF(chars);
+        if (!utf8) return -1;
+        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(utf8);
+        Py_ssize_t n = PyBytes_GET_SIZE(utf8), k = 0;
+        while (k < n && L->byte_ids[b[k]] >= 0) k++;
+        int rc = 0;
+        if (k == n)
+            for (k = 0; rc == 0 && k < n; k++) rc = resolved_add(r, L->byte_ids[b[k]], start, end);
+        Py_DECREF(utf8);
+        if (rc < 0 || k == n) return rc;
+    }
+    if (L->unk_id < 0) {
+        PyObject *chars = PyUnicode_Substring(text, start, end);
+        if (chars) {
+            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", chars);
+            Py_DECREF(chars);
+        }
+        return -1;
+    }
+    if (r->n && r->ids[r->n - 1] == L->unk_id && r->ends[r->n - 1] == start) { /* unk runs fuse */
+        r->ends[r->n - 1] = end;
+        return 0;
+    }
+    return resolved_add(r, L->unk_id, start, end);
+}
+
+/* The resolved path as a list of ids, or of (id, start, end) with spans; consumes r. */
+static PyObject *
+resolved_list(Resolved *r, int spans)
+{
+    PyObject *result = PyList_New(r->n);
+    for (Py_ssize_t k = 0; result && k < r->n; k++) {
+        PyObject *item = spans ? Py_BuildValue("(iii)", r->ids[k], r->starts[k], r->ends[k]) : PyLong_FromLong(r->ids[k]);
+        if (!item) Py_CLEAR(result);
+        else PyList_SET_ITEM(result, k, item);
+    }
+    PyMem_Free(r->ids);
+    PyMem_Free(r->starts);
+    PyMem_Free(r->ends);
+    return result;
+}
+
+/* The best path of text, resolved (see configure). */
+static PyObject *
+lattice_best(Lattice *self, PyObject *text, int spans)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    Py_ssize_t n;
+    uint32_t *cps = code_points(text, &n);
+    if (!cps) return NULL;
+    Scratch *s = &self->scratch;
+    Py_ssize_t n_edges = scratch_fit(s, n) < 0 ? -1 : build_edges(self, s, cps, n, -1);
+    PyMem_Free(cps);
+    if (n_edges < 0) return PyErr_NoMemory();
+    Resolved r = {0};
+    if (n == 0) return resolved_list(&r, spans);
+    viterbi(self, s, n_edges, n, self->unk_score);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) count++;
+    Edge *path = PyMem_Malloc((size_t)count * sizeof(Edge));
+    if (!path) return PyErr_NoMemory();
+    for (Py_ssize_t q = n, k = count; q > 0; q = s->edges[s->back[q]].start) path[--k] = s->edges[s->back[q]];
+    int rc = 0;
+    for (Py_ssize_t k = 0; rc == 0 && k < count; k++) rc = resolve_edge(self, text, path[k].piece, path[k].start, path[k].end, &r);
+    PyMem_Free(path);
+    if (rc < 0) {
+        PyMem_Free(r.ids);
+        PyMem_Free(r.starts);
+        PyMem_Free(r.ends);
+        return NULL;
+    }
+    return resolved_list(&r, spans);
+}
+
+/* ids(word) -> [id, ...]: the best segmentation's ids */
+static PyObject *
+lattice_ids(Lattice *self, PyObject *text)
+{
+    return lattice_best(self, text, 0);
+}
+
+/* spans(word) -> [(id, start, end), ...]: the best segmentation */
+static PyObject *
+lattice_spans(Lattice *self, PyObject *text)
+{
+    return lattice_best(self, text, 1);
+}
+
+/* resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end), resolved */
+static PyObject *
+lattice_resolve(Lattice *self, PyObject *args)
+{
+    PyObject *text, *edges;
+    if (!PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &edges)) return NULL;
+    Resolved r = {0};
+    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(edges); k++) {
+        int piece, start, end;
+        PyObject *edge = PyList_GET_ITEM(edges, k);
+        if (!PyTuple_Check(edge) || !PyArg_ParseTuple(edge, "iii", &piece, &start, &end)) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "edges[%zd] must be a (piece, start, end) tuple", k);
+            goto failed;
+        }
+        if (piece >= self->pieces.n) {
+            PyErr_Format(PyExc_ValueError, "edges[%zd] names piece %d, not in the vocabulary", k, piece);
+            goto failed;
+        }
+        if (resolve_edge(self, text, piece, start, end, &r) < 0) goto failed;
+    }
+    return resolved_list(&r, 1);
+failed:
+    PyMem_Free(r.ids);
+    PyMem_Free(r.starts);
+    PyMem_Free(r.ends);
+    return NULL;
+}
+
 /* lattice(text, unk_score) -> [(start, end, piece or -1, score), ...] ordered by start then end */
 static PyObject *
 lattice_edges(Lattice *self, PyObject *args)
@@ -438,6 +626,14 @@ static PyMethodDef lattice_methods[] = {
      "others (score NaN: none)"},
     {"segment", (PyCFunction)lattice_segment, METH_VARARGS,
      "segment(text, unk_score) -> [(piece, start, end)]: the best segmentation (piece -1: unknown)"},
+    {"configure", (PyCFunction)lattice_configure, METH_VARARGS,
+     "configure(unk_score, unk_id, byte_ids): unknown characters score unk_score and become byte pieces "
+     "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none)"},
+    {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
+    {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
+    {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
+     "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "
+     "characters resolved"},
     {"lattice", (PyCFunction)lattice_edges, METH_VARARGS,
      "lattice(text, unk_score) -> [(start, end, piece, score)]: every edge, by start then end"},
     {NULL}};

@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from array import array
 
 from kvec._unigram import Lattice
 from kvec.models.base import SubwordModel
@@ -87,7 +88,13 @@ class Unigram(SubwordModel):
         ]
         self._lattice = Lattice([], [])
         self._lattice.set_pieces([p for p, _ in matchable], [s for _, s in matchable])
-        self._bytes = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else None
+        byte_ids = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else []
+        # unknown characters: byte pieces where every byte has one, else the (fused) unknown token
+        self._lattice.configure(
+            self.unk_score,
+            -1 if unk_id is None else unk_id,
+            array("i", [-1 if i is None else i for i in byte_ids]).tobytes(),
+        )
 
     @property
     def sampling(self):
@@ -112,10 +119,17 @@ class Unigram(SubwordModel):
         if not word:
             return []
         if self.nbest_size is None:
-            edges = self._lattice.segment(word, self.unk_score)
-        else:
-            edges = self._sampled_edges(word, self.alpha, self.nbest_size)
-        return self._resolve(word, edges)
+            return self._lattice.spans(word)
+        return self._lattice.resolve(word, self._sampled_edges(word, self.alpha, self.nbest_size))
+
+    def tokenize_ids(self, word: str) -> list[int]:
+        if self.nbest_size is None:
+            return self._lattice.ids(word)
+        return [i for i, _, _ in self.tokenize_spans(word)]
+
+    def ids_function(self):
+        """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
+        return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
@@ -130,24 +144,7 @@ class Unigram(SubwordModel):
         return [t for t, _, _ in self._tokens(word, self._sampled_edges(word, alpha, nbest_size))]
 
     def _tokens(self, word, edges):
-        return [(self.id_to_token[i], start, end) for i, start, end in self._resolve(word, edges)]
-
-    def _resolve(self, word, edges):
-        """Edges ``(piece or -1, start, end)`` to ``(id, start, end)``: unknown characters fused into
-        one unk token or spelled as bytes."""
-        spans = []
-        for piece, start, end in edges:
-            if piece >= 0:
-                spans.append((piece, start, end))
-            elif self._bytes is not None and all(self._bytes[b] is not None for b in _utf8(word[start:end])):
-                spans += [(self._bytes[b], start, end) for b in _utf8(word[start:end])]
-            elif self.unk_id is None:
-                raise ValueError(f"{word[start:end]!r} is not in the vocabulary and the model has no unk_id")
-            elif spans and spans[-1][0] == self.unk_id and spans[-1][2] == start:
-                spans[-1] = (self.unk_id, spans[-1][1], end)  # unk spans come only from unknown characters
-            else:
-                spans.append((self.unk_id, start, end))
-        return spans
+        return [(self.id_to_token[i], start, end) for i, start, end in self._lattice.resolve(word, edges)]
 
     def _edges(self, word):
         """Lattice edges ``(start, end, piece, score)`` grouped by end position."""
@@ -207,10 +204,6 @@ class Unigram(SubwordModel):
 def _log_sum(values):
     top = max(values)
     return top + math.log(sum(math.exp(v - top) for v in values))
-
-
-def _utf8(text):
-    return text.encode("utf-8", "surrogatepass")  # lone surrogates too, so they round-trip
 
 
 def _is_byte_piece(piece):
