@@ -11,9 +11,13 @@
  *       triggers: characters that flag a text (the first characters of tokens matched before the model).
  *       gpt2: cut words as GPT-2's regular expression does instead (classes: 2 other, 3 whitespace,
  *                4 letters, 5 numbers).
- *   .encode(texts) -> (values, row_lengths, flagged): the ids of all texts back to back, as bytes holding
- *                int64, how many belong to each text, and which texts hold a trigger character. texts is
- *                a list of str or UTF-8 bytes.
+ *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
+ *                are cut; None: the texts come normalized.
+ *       prefix, suffix: ids put before and after each text's ids (a post-processor's special tokens).
+ *   .encode(texts) -> (values, row_lengths, flagged, redo): the ids of all texts back to back, as bytes
+ *                holding int64, how many belong to each text, which texts hold a trigger character, and
+ *                which texts the rules could not normalize alone (a contextual character: they get no
+ *                ids here, and the caller encodes them). texts is a list of str or UTF-8 bytes.
  *
  * A word seen before costs a hash and a compare; no str object is made for it. The scan runs without
  * the GIL (texts are immutable str objects held for the call), so threads encoding batches at once,
@@ -26,7 +30,10 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "char_rules.h"
 #include "hash.h"
+#include "id_rows.h"
+#include "misses.h"
 #include "module.h"
 #include "words.h"
 
@@ -69,6 +76,8 @@ typedef struct {
     PyObject *tokenize;
     Py_ssize_t max_words;
     int gpt2; /* words by GPT-2's expression instead of class runs */
+    CharRules *rules; /* the normalizer, or NULL */
+    Int64s prefix, suffix; /* ids around each text's */
     unsigned char trigger_low[256]; /* code points below 256 that flag a text */
     unsigned char low_list[256];
     int n_low;
@@ -187,11 +196,11 @@ encoder_set_triggers(WordEncoder *self, PyObject *triggers)
 /* Whether the text holds a trigger character (the first character of a token matched before the
  * model: such texts need a closer look). */
 static int
-text_has_trigger(const WordEncoder *self, PyObject *text)
+text_has_trigger(const WordEncoder *self, const Span *text)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
+    Py_ssize_t n = text->length;
+    int kind = text->kind;
+    const void *data = text->data;
     if (kind == PyUnicode_1BYTE_KIND) {
         for (int k = 0; k < self->n_low; k++)
             if (memchr(data, self->low_list[k], (size_t)n)) return 1;
@@ -214,20 +223,68 @@ text_has_trigger(const WordEncoder *self, PyObject *text)
     return 0;
 }
 
+/* A sequence of ids >= 0 into ids. */
+static int
+encoder_set_ids(Int64s *ids, PyObject *sequence, const char *name)
+{
+    PyObject *seq = PySequence_Fast(sequence, "prefix and suffix must be sequences of int");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    ids->length = 0;
+    if (int64s_reserve(ids, n) < 0) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id < 0) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is negative", name, i, id);
+            Py_DECREF(seq);
+            return -1;
+        }
+        ids->data[ids->length++] = id;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* The ids appended to values. */
+static inline int
+encoder_put_ids(Int64s *values, const Int64s *ids)
+{
+    if (!ids->length) return 0;
+    if (int64s_reserve(values, ids->length) < 0) return -1;
+    memcpy(values->data + values->length, ids->data, sizeof(int64_t) * (size_t)ids->length);
+    values->length += ids->length;
+    return 0;
+}
+
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2", NULL};
+    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2", "rules", "prefix", "suffix", NULL};
     Py_buffer classes;
-    PyObject *tokenize, *triggers = NULL;
+    PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL;
     Py_ssize_t max_words = 1 << 20;
     int gpt2 = 0;
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUp", kwlist, &classes, &tokenize, &max_words, &triggers, &gpt2))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOO", kwlist, &classes, &tokenize, &max_words, &triggers,
+                                     &gpt2, &rules, &prefix, &suffix))
         return -1;
+    if ((prefix && encoder_set_ids(&self->prefix, prefix, "prefix") < 0) ||
+        (suffix && encoder_set_ids(&self->suffix, suffix, "suffix") < 0)) {
+        PyBuffer_Release(&classes);
+        return -1;
+    }
+    if (rules != Py_None && !PyObject_TypeCheck(rules, &CharRulesType)) {
+        PyBuffer_Release(&classes);
+        PyErr_Format(PyExc_TypeError, "rules must be a CharRules or None, got %.100s", Py_TYPE(rules)->tp_name);
+        return -1;
+    }
     if (!PyCallable_Check(tokenize)) {
         PyBuffer_Release(&classes);
         PyErr_SetString(PyExc_TypeError, "tokenize must be a callable word -> list of int");
@@ -250,6 +307,7 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
     if (triggers && encoder_set_triggers(self, triggers) < 0) return -1;
     Py_INCREF(tokenize);
     self->tokenize = tokenize;
+    if (rules != Py_None) self->rules = (CharRules *)Py_NewRef(rules);
     self->max_words = max_words;
     self->gpt2 = gpt2;
     if (gpt2 && self->n_classes < 256) {
@@ -272,6 +330,9 @@ WordEncoder_dealloc(WordEncoder *self)
     PyMem_Free(self->classes);
     PyMem_Free(self->trigger_high);
     Py_XDECREF(self->tokenize);
+    Py_XDECREF(self->rules);
+    PyMem_RawFree(self->prefix.data);
+    PyMem_RawFree(self->suffix.data);
     if (self->lock_ready) pthread_rwlock_destroy(&self->lock);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -325,82 +386,6 @@ class_of(const WordEncoder *self, Py_UCS4 c)
     return c < (Py_UCS4)self->n_classes ? self->classes[c] : 2;
 }
 
-/* A word not in the cache yet: where it first occurs, its hash, and (once learnt) its record. */
-typedef struct {
-    Py_ssize_t text, start, length, record;
-    uint64_t hash;
-} Miss;
-
-/* The distinct words of one call that the cache lacks, with a table so each is listed once. */
-typedef struct {
-    Miss *data;
-    Py_ssize_t length, capacity;
-    Py_ssize_t *slots; /* miss number + 1; 0: empty */
-    size_t mask;
-    PyObject **texts;
-} Misses;
-
-static inline int
-same_span(const Span *a, const Span *b)
-{
-    if (a->length != b->length) return 0;
-    if (a->kind == b->kind)
-        return memcmp((const char *)a->data + a->start * a->kind, (const char *)b->data + b->start * b->kind,
-                      (size_t)a->length * a->kind) == 0;
-    for (Py_ssize_t i = 0; i < a->length; i++)
-        if (PyUnicode_READ(a->kind, a->data, a->start + i) != PyUnicode_READ(b->kind, b->data, b->start + i)) return 0;
-    return 1;
-}
-
-static inline Span
-miss_span(const Misses *m, const Miss *miss)
-{
-    PyObject *text = m->texts[miss->text];
-    return (Span){PyUnicode_KIND(text), PyUnicode_DATA(text), miss->start, miss->length, text};
-}
-
-static int
-misses_grow(Misses *m)
-{
-    size_t size = m->slots ? (m->mask + 1) * 2 : 1024;
-    Py_ssize_t *slots = PyMem_RawCalloc(size, sizeof(Py_ssize_t));
-    if (!slots) return -1;
-    for (Py_ssize_t k = 0; k < m->length; k++) {
-        size_t j = (size_t)m->data[k].hash & (size - 1);
-        while (slots[j]) j = (j + 1) & (size - 1);
-        slots[j] = k + 1;
-    }
-    PyMem_RawFree(m->slots);
-    m->slots = slots;
-    m->mask = size - 1;
-    return 0;
-}
-
-/* The number of the missed word at `span`, listed now if it is new; -1 when out of memory. */
-static Py_ssize_t
-misses_find_or_add(Misses *m, const Span *span, uint64_t h, Py_ssize_t text)
-{
-    if ((size_t)(m->length + 1) * 2 > (m->slots ? m->mask : 0) && misses_grow(m) < 0) return -1;
-    size_t j = (size_t)h & m->mask;
-    for (; m->slots[j]; j = (j + 1) & m->mask) {
-        Miss *miss = &m->data[m->slots[j] - 1];
-        if (miss->hash != h) continue;
-        Span seen = miss_span(m, miss);
-        if (same_span(&seen, span)) return m->slots[j] - 1;
-    }
-    if (m->length == m->capacity) {
-        Py_ssize_t capacity = m->capacity ? m->capacity * 2 : 256;
-        Miss *data = PyMem_RawRealloc(m->data, sizeof(Miss) * (size_t)capacity);
-        if (!data) return -1;
-        m->data = data;
-        m->capacity = capacity;
-    }
-    m->data[m->length] = (Miss){text, span->start, span->length, -1, h};
-    m->slots[j] = m->length + 1;
-    return m->length++;
-}
-
-
 /* The cache's hash of a word: its code points folded in order, then its length (so the 1-byte scan
  * below can hash while it reads). */
 static inline uint64_t
@@ -434,12 +419,12 @@ encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int6
 
 /* The words of one text whose characters are all below 256 (a 1-byte str), hashed while scanned. */
 static int
-encoder_scan_latin1(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *values, Misses *misses)
+encoder_scan_latin1(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
 {
-    const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+    const Py_UCS1 *s = text->data;
     const unsigned char *classes = self->classes;
-    Py_ssize_t size = PyUnicode_GET_LENGTH(text), i = 0;
-    Span span = {PyUnicode_1BYTE_KIND, s, 0, 0, text};
+    Py_ssize_t size = text->length, i = 0;
+    Span span = *text;
     while (i < size) {
         int cls = classes[s[i]];
         if (cls == 0) {
@@ -463,10 +448,10 @@ encoder_scan_latin1(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *val
 enum { GPT2_OTHER = 2, GPT2_SPACE = 3, GPT2_LETTER = 4, GPT2_NUMBER = 5 };
 
 static int
-encoder_scan_gpt2(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *values, Misses *misses)
+encoder_scan_gpt2(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), i = 0;
-    Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
+    Py_ssize_t n = text->length, i = 0;
+    Span span = *text;
 #define AT(k) PyUnicode_READ(span.kind, span.data, (k))
     while (i < n) {
         Py_UCS4 c = AT(i);
@@ -500,48 +485,98 @@ encoder_scan_gpt2(WordEncoder *self, PyObject *text, Py_ssize_t t, Int64s *value
     return 0;
 }
 
-/* Runs without the GIL, under the read lock: the ids of every word of every text (markers for words
- * not cached yet) and how many each text has. Returns -1 when out of memory. */
+/* Without the GIL: the view of text t that words are cut from, the str itself or, with rules, its
+ * normalized code points in a buffer of its own (text NULL; 1 byte per code point when all are below
+ * 256, so the 1-byte scan takes it). Returns 1, 0 when the rules cannot normalize the text alone, or
+ * -1 when out of memory. */
 static int
-encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Int64s *values, Int64s *lengths, Misses *misses,
-             Int64s *flagged)
+encoder_view(const WordEncoder *self, PyObject *text, Span *view, Py_UCS4 **scratch, Py_ssize_t *capacity)
 {
-    int latin1_table = self->n_classes >= 256;
-    for (Py_ssize_t t = 0; t < n; t++) {
-        PyObject *text = texts[t];
-        if (self->n_triggers && text_has_trigger(self, text)) {
-            if (int64s_reserve(flagged, 1) < 0) return -1;
-            flagged->data[flagged->length++] = t;
-        }
-        Py_ssize_t size = PyUnicode_GET_LENGTH(text), i = 0, before = values->length;
-        if (self->gpt2) {
-            if (encoder_scan_gpt2(self, text, t, values, misses) < 0) return -1;
-            lengths->data[lengths->length++] = values->length - before;
+    *view = (Span){PyUnicode_KIND(text), PyUnicode_DATA(text), 0, PyUnicode_GET_LENGTH(text), text};
+    if (!self->rules) return 1;
+    Py_ssize_t length = 0;
+    int applied = char_rules_apply(self->rules, view->kind, view->data, view->length, scratch, capacity, &length);
+    if (applied <= 0) return applied;
+    const Py_UCS4 *chars = *scratch;
+    Py_UCS4 max = 0;
+    for (Py_ssize_t i = 0; i < length; i++)
+        if (chars[i] > max) max = chars[i];
+    int kind = max < 256 ? PyUnicode_1BYTE_KIND : max < 65536 ? PyUnicode_2BYTE_KIND : PyUnicode_4BYTE_KIND;
+    void *data = PyMem_RawMalloc((size_t)(length ? length : 1) * (size_t)kind);
+    if (!data) return -1;
+    if (kind == PyUnicode_1BYTE_KIND)
+        for (Py_ssize_t i = 0; i < length; i++) ((Py_UCS1 *)data)[i] = (Py_UCS1)chars[i];
+    else if (kind == PyUnicode_2BYTE_KIND)
+        for (Py_ssize_t i = 0; i < length; i++) ((Py_UCS2 *)data)[i] = (Py_UCS2)chars[i];
+    else
+        memcpy(data, chars, sizeof(Py_UCS4) * (size_t)length);
+    *view = (Span){kind, data, 0, length, NULL};
+    return 1;
+}
+
+/* The words of one text by runs of character classes, whatever its kind. */
+static int
+encoder_scan_classes(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
+{
+    Py_ssize_t size = text->length, i = 0;
+    Span span = *text;
+    while (i < size) {
+        int cls = class_of(self, PyUnicode_READ(span.kind, span.data, i));
+        if (cls == 0) {
+            i++;
             continue;
         }
-        if (latin1_table && PyUnicode_KIND(text) == PyUnicode_1BYTE_KIND) {
-            if (encoder_scan_latin1(self, text, t, values, misses) < 0) return -1;
-            lengths->data[lengths->length++] = values->length - before;
-            continue;
-        }
-        Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
-        while (i < size) {
-            int cls = class_of(self, PyUnicode_READ(span.kind, span.data, i));
-            if (cls == 0) {
-                i++;
-                continue;
-            }
-            Py_ssize_t start = i++;
-            if (cls > 1)
-                while (i < size && class_of(self, PyUnicode_READ(span.kind, span.data, i)) == cls) i++;
-            span.start = start;
-            span.length = i - start;
-            uint64_t h = word_hash(span.kind, span.data, start, span.length);
-            if (encoder_emit(self, &span, h, t, values, misses) < 0) return -1;
-        }
-        lengths->data[lengths->length++] = values->length - before;
+        Py_ssize_t start = i++;
+        if (cls > 1)
+            while (i < size && class_of(self, PyUnicode_READ(span.kind, span.data, i)) == cls) i++;
+        span.start = start;
+        span.length = i - start;
+        uint64_t h = word_hash(span.kind, span.data, start, span.length);
+        if (encoder_emit(self, &span, h, t, values, misses) < 0) return -1;
     }
     return 0;
+}
+
+/* Runs without the GIL, under the read lock: the ids of every word of every text (markers for words
+ * not cached yet) and how many each text has; views[t] is what text t was scanned as. Returns -1 when
+ * out of memory. */
+static int
+encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Span *views, Int64s *values, Int64s *lengths,
+             Misses *misses, Int64s *flagged, Int64s *redo)
+{
+    int latin1_table = self->n_classes >= 256, status = 0;
+    Py_UCS4 *scratch = NULL;
+    Py_ssize_t capacity = 0;
+    for (Py_ssize_t t = 0; t < n; t++) {
+        int viewed = encoder_view(self, texts[t], &views[t], &scratch, &capacity);
+        if (viewed < 0) goto no_memory;
+        if (viewed == 0) {
+            views[t] = (Span){PyUnicode_1BYTE_KIND, NULL, 0, 0, texts[t]};
+            if (int64s_reserve(redo, 1) < 0) goto no_memory;
+            redo->data[redo->length++] = t;
+            lengths->data[lengths->length++] = 0;
+            continue;
+        }
+        const Span *text = &views[t];
+        if (self->n_triggers && text_has_trigger(self, text)) {
+            if (int64s_reserve(flagged, 1) < 0) goto no_memory;
+            flagged->data[flagged->length++] = t;
+        }
+        Py_ssize_t before = values->length;
+        if (encoder_put_ids(values, &self->prefix) < 0) goto no_memory;
+        int cut;
+        if (self->gpt2) cut = encoder_scan_gpt2(self, text, t, values, misses);
+        else if (latin1_table && text->kind == PyUnicode_1BYTE_KIND) cut = encoder_scan_latin1(self, text, t, values, misses);
+        else cut = encoder_scan_classes(self, text, t, values, misses);
+        if (cut < 0 || encoder_put_ids(values, &self->suffix) < 0) goto no_memory;
+        lengths->data[lengths->length++] = values->length - before;
+    }
+    goto done;
+no_memory:
+    status = -1;
+done:
+    PyMem_RawFree(scratch);
+    return status;
 }
 
 /* With the GIL and the write lock: learns every missed word, then puts its ids in place of its
@@ -600,11 +635,12 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), ready = 0;
     PyObject **texts = PyMem_Malloc(sizeof(PyObject *) * (size_t)(n ? n : 1));
-    Int64s values = {0}, lengths = {0}, flagged = {0};
+    Span *views = PyMem_RawCalloc((size_t)(n ? n : 1), sizeof(Span));
+    Int64s values = {0}, lengths = {0}, flagged = {0}, redo = {0};
     Misses misses = {0};
-    misses.texts = texts;
+    misses.views = views;
     PyObject *result = NULL;
-    if (!texts || int64s_reserve(&lengths, n + 1) < 0) {
+    if (!texts || !views || int64s_reserve(&lengths, n + 1) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -620,11 +656,15 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
             PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", ready, Py_TYPE(item)->tp_name);
             goto done;
         }
+        if (self->rules && char_rules_learn(self->rules, texts[ready]) < 0) {
+            Py_DECREF(texts[ready]);
+            goto done;
+        }
     }
     int scanned;
     Py_BEGIN_ALLOW_THREADS
     pthread_rwlock_rdlock(&self->lock);
-    scanned = encoder_scan(self, texts, n, &values, &lengths, &misses, &flagged);
+    scanned = encoder_scan(self, texts, n, views, &values, &lengths, &misses, &flagged, &redo);
     pthread_rwlock_unlock(&self->lock);
     Py_END_ALLOW_THREADS
     if (scanned < 0) {
@@ -642,13 +682,20 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
     PyObject *v = PyBytes_FromStringAndSize((const char *)values.data, (Py_ssize_t)sizeof(int64_t) * values.length);
     PyObject *l = PyBytes_FromStringAndSize((const char *)lengths.data, (Py_ssize_t)sizeof(int64_t) * lengths.length);
     PyObject *f = PyBytes_FromStringAndSize((const char *)flagged.data, (Py_ssize_t)sizeof(int64_t) * flagged.length);
-    if (v && l && f) result = PyTuple_Pack(3, v, l, f);
+    PyObject *r = PyBytes_FromStringAndSize((const char *)redo.data, (Py_ssize_t)sizeof(int64_t) * redo.length);
+    if (v && l && f && r) result = PyTuple_Pack(4, v, l, f, r);
     Py_XDECREF(v);
     Py_XDECREF(l);
     Py_XDECREF(f);
+    Py_XDECREF(r);
 done:
     for (Py_ssize_t i = 0; i < ready; i++) Py_DECREF(texts[i]);
+    if (views)
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (!views[i].text) PyMem_RawFree((void *)views[i].data);
+    PyMem_RawFree(views);
     PyMem_Free(texts);
+    PyMem_RawFree(redo.data);
     PyMem_RawFree(values.data);
     PyMem_RawFree(lengths.data);
     PyMem_RawFree(flagged.data);
@@ -666,8 +713,8 @@ WordEncoder_cached_words(WordEncoder *self, void *Py_UNUSED(closure))
 
 static PyMethodDef WordEncoder_methods[] = {
     {"encode", (PyCFunction)WordEncoder_encode, METH_O,
-     "encode(texts) -> (values, row_lengths, flagged): int64 ids of all texts back to back, per-text counts, "
-     "and the positions of texts holding a trigger character, as bytes"},
+     "encode(texts) -> (values, row_lengths, flagged, redo): int64 ids of all texts back to back, per-text "
+     "counts, the positions of texts holding a trigger character, and of texts left to the caller, as bytes"},
     {NULL}};
 
 static PyGetSetDef WordEncoder_getset[] = {
@@ -678,7 +725,8 @@ static PyTypeObject WordEncoderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._encoder.WordEncoder",
     .tp_basicsize = sizeof(WordEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers=''): texts to ids through a word cache.",
+    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None): texts to ids "
+              "through a word cache.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)WordEncoder_init,
     .tp_dealloc = (destructor)WordEncoder_dealloc,
@@ -686,9 +734,15 @@ static PyTypeObject WordEncoderType = {
     .tp_getset = WordEncoder_getset,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, NULL, NULL, NULL, NULL, NULL};
+static PyMethodDef module_functions[] = {
+    {"id_rows", id_rows, METH_VARARGS,
+     "id_rows(values, row_lengths) -> one list of int per row, from int64 buffers (ids >= 0)"},
+    {NULL}};
 
-static const ModuleType types[] = {{"WordEncoder", &WordEncoderType}};
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, module_functions, NULL, NULL, NULL, NULL};
+
+static const ModuleType types[] = {{"WordEncoder", &WordEncoderType}, {"CharRules", &CharRulesType}};
 
 PyMODINIT_FUNC
 PyInit__encoder(void)

@@ -9,7 +9,8 @@
 
 #include "hash.h"
 
-/* A word inside a text: code points [start, start + length) of a str of the given kind. */
+/* A word inside a text: code points [start, start + length) of a str of the given kind, or of a raw
+ * buffer of that kind when text is NULL. */
 typedef struct {
     int kind;
     const void *data;
@@ -20,6 +21,8 @@ typedef struct {
 static inline PyObject *
 span_str(const Span *w)
 {
+    if (!w->text)
+        return PyUnicode_FromKindAndData(w->kind, (const char *)w->data + w->start * w->kind, w->length);
     return PyUnicode_Substring(w->text, w->start, w->start + w->length);
 }
 

@@ -155,6 +155,14 @@ class Normalizer(ABC):
         encoders look for the first characters of added tokens there. False when it may not be."""
         return False
 
+    def character_rule(self) -> Callable[[str], str | None] | None:
+        """How this normalizer treats each character on its own, when it works character by character:
+        a function from one character to the text it becomes there, or to None where the character's
+        neighbours matter (a combining mark, say). The encoder applies it natively as a table, and hands
+        texts holding such a character to :meth:`normalize`. None (the default): the normalizer does
+        not work character by character."""
+        return None
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this normalizer."""
         return {}
@@ -249,6 +257,11 @@ class Trainer(ABC):
 
 class PostProcessor(ABC):
     """Adds special tokens and type ids around one encoded text or a pair."""
+
+    def single_affixes(self) -> tuple[list[int], list[int]] | None:
+        """The ids this post-processor puts before and after one sequence's ids, when it only adds ids
+        around it (the encoder then adds them natively); None when it does more."""
+        return None
 
     @abstractmethod
     def apply(

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import unicodedata
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
+from typing import cast
 
 import regex
 
@@ -48,6 +50,9 @@ class Lowercase(Normalizer):
 
     def keeps(self, char):
         return char.lower() == char
+
+    def character_rule(self):
+        return str.lower
 
     def normalize_str(self, text):
         # str.lower lowercases a final sigma by its context; character by character it is always σ
@@ -135,6 +140,15 @@ class Replace(Normalizer):
     def get_config(self):
         return {"pattern": self.pattern, "content": self.content}
 
+    def keeps(self, char):
+        return char not in self.pattern
+
+    def character_rule(self):
+        if len(self.pattern) != 1:
+            return None
+        pattern, content = self.pattern, self.content
+        return lambda c: content if c == pattern else c
+
     def normalize(self, normalized):
         text, spans = normalized.text, normalized.spans
         chars, new_spans, position = [], [], 0
@@ -160,7 +174,17 @@ class StripAccents(Normalizer):
     """
 
     def normalize(self, normalized):
-        return normalized.map(lambda c: "" if unicodedata.category(c).startswith("M") else c)
+        return normalized.map(_without_mark)
+
+    def keeps(self, char):
+        return _without_mark(char) == char
+
+    def character_rule(self):
+        return _without_mark
+
+
+def _without_mark(c):
+    return "" if unicodedata.category(c).startswith("M") else c
 
 
 class _UnicodeForm(Normalizer):
@@ -175,6 +199,26 @@ class _UnicodeForm(Normalizer):
         if self.form in ("NFC", "NFKC"):
             stream = _compose(stream)
         return normalized.transform(stream)
+
+    def keeps(self, char):
+        # only marks move when decomposing; composing may join a character to the next one
+        return self.form in ("NFD", "NFKD") and self.character_rule()(char) == char
+
+    def character_rule(self):
+        # A character is normalized alone unless its decomposition starts with a character that may
+        # join the one before it: a combining mark (reordered with the marks before it, or composed)
+        # or, when composing, the second character of a composition (Hangul vowels and trailing
+        # consonants, and a few more).
+        decomposition = "NFKD" if "K" in self.form else "NFD"
+        seconds = _composition_seconds() if self.form in ("NFC", "NFKC") else frozenset()
+
+        def rule(c):
+            first = unicodedata.normalize(decomposition, c)[:1]
+            if unicodedata.combining(first) or first in seconds:
+                return None
+            return self.normalize(Normalized.of(c)).text
+
+        return rule
 
 
 class NFD(_UnicodeForm):
@@ -214,6 +258,19 @@ class NFKC(_UnicodeForm):
     """
 
     form = "NFKC"
+
+
+@cache
+def _composition_seconds():
+    """The characters that compose with the starter before them (the second of a primary composite)."""
+    seconds = {chr(c) for c in range(0x1161, 0x1176)} | {chr(c) for c in range(0x11A8, 0x11C3)}  # Hangul V, T
+    for code_point in range(0x110000):
+        parts = unicodedata.decomposition(chr(code_point)).split()
+        if len(parts) == 2 and not parts[0].startswith("<"):
+            first, second = chr(int(parts[0], 16)), chr(int(parts[1], 16))
+            if unicodedata.normalize("NFC", first + second) == chr(code_point):
+                seconds.add(second)
+    return frozenset(seconds)
 
 
 def _canonical_order(stream):
@@ -320,6 +377,19 @@ class BertNormalizer(Normalizer):
             normalized = Lowercase().normalize(normalized)
         return normalized
 
+    def keeps(self, char):
+        return self.character_rule()(char) == char
+
+    def character_rule(self):
+        strip = self.lowercase if self.strip_accents is None else self.strip_accents
+
+        def rule(c):
+            text = self.normalize(Normalized.of(c)).text
+            # with accents stripped, a mark that stays may be reordered with the marks around it
+            return None if strip and any(map(unicodedata.combining, text)) else text
+
+        return rule
+
 
 def _clean(c):
     # Controls go first, even those that are also whitespace (form feed, U+0085); tab, newline and
@@ -353,6 +423,33 @@ class Sequence(Normalizer):
         for normalizer in self.normalizers:
             text = normalizer.normalize_token(text)
         return text
+
+    def keeps(self, char):
+        return all(normalizer.keeps(char) for normalizer in self.normalizers)
+
+    def character_rule(self):
+        rules = [normalizer.character_rule() for normalizer in self.normalizers]
+        if any(rule is None for rule in rules):
+            return None
+        return _composed(cast(list[Callable[[str], "str | None"]], rules))
+
+
+def _composed(rules):
+    """One character through each rule in turn (None as soon as one says the neighbours matter)."""
+
+    def rule(c):
+        text = c
+        for one in rules:
+            parts = []
+            for d in text:
+                part = one(d)
+                if part is None:
+                    return None
+                parts.append(part)
+            text = "".join(parts)
+        return text
+
+    return rule
 
 
 class SentencePieceNormalizer(Normalizer):

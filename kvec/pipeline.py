@@ -8,9 +8,12 @@ offsets into the original text. The decoder turns tokens back into text.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from itertools import chain
 from typing import Any, cast
 
@@ -18,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec import serialization
-from kvec._encoder import WordEncoder
+from kvec._encoder import CharRules, WordEncoder, id_rows
 from kvec.added_vocabulary import AddedVocabulary
 from kvec.contracts import (
     Decoder,
@@ -55,7 +58,7 @@ class Encoding:
     access, so pipelines that only need ids never pay for them.
     """
 
-    __slots__ = ("ids", "_tokens", "_offsets", "_source", "_type_ids", "_special_tokens_mask")
+    __slots__ = ("ids", "_tokens", "_offsets", "_tokenizer", "_text", "_type_ids", "_special_tokens_mask")
 
     def __init__(
         self,
@@ -69,34 +72,42 @@ class Encoding:
         self.ids = ids
         self._tokens = tokens
         self._offsets = offsets
-        self._source: Any = source  # (tokenizer, text) to work out tokens and offsets later
+        # the tokenizer and text to work out tokens and offsets later
+        self._tokenizer: Any = None if source is None else source[0]
+        self._text: Any = None if source is None else source[1]
         self._type_ids = type_ids  # None: all 0, made on first access
         self._special_tokens_mask = special_tokens_mask
 
     @property
     def type_ids(self) -> list[int]:
         if self._type_ids is None:
-            self._type_ids = [0] * len(self.ids)
+            self._type_ids = self._complete()._type_ids or [0] * len(self.ids)
         return self._type_ids
 
     @property
     def special_tokens_mask(self) -> list[int]:
         if self._special_tokens_mask is None:
-            self._special_tokens_mask = [0] * len(self.ids)
+            self._special_tokens_mask = self._complete()._special_tokens_mask or [0] * len(self.ids)
         return self._special_tokens_mask
+
+    def _complete(self) -> Encoding:
+        """The full encoding of the source text when a post-processor decides type ids and special
+        tokens (else this one, whose type ids and mask are all 0)."""
+        if self._tokenizer is None or self._tokenizer.post_processor is None:
+            return self
+        return self._tokenizer.encode(self._text)
 
     @property
     def tokens(self) -> list[str]:
         if self._tokens is None:
-            tokenizer = self._source[0]
+            tokenizer = self._tokenizer
             self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
         return self._tokens
 
     @property
     def offsets(self) -> list[Span]:
         if self._offsets is None:
-            tokenizer, text = self._source
-            self._offsets = tokenizer.encode(text).offsets
+            self._offsets = self._tokenizer.encode(self._text).offsets
         return self._offsets
 
     @property
@@ -152,6 +163,59 @@ class TrainingWords:
 
 def _as_str(text):
     return text.decode("utf-8") if isinstance(text, bytes) else text
+
+
+@contextmanager
+def _collector_paused():
+    """The cycle collector off while a batch's acyclic objects are made: each pass would walk them all."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _check_threads(n_threads):
+    if isinstance(n_threads, bool) or not isinstance(n_threads, int):
+        raise TypeError(f"n_threads must be an int, got {type(n_threads).__name__}")
+    if n_threads < 1:
+        raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+
+
+def _encode_natively(encoder, texts, n_threads):
+    """``encoder.encode`` over ``texts`` in up to ``n_threads`` parts at once (it runs without the GIL):
+    ``(values, row_lengths, flagged, redo)`` as arrays and lists, positions into ``texts``."""
+    parts = max(1, min(n_threads, len(texts) // 64))
+    if parts == 1:
+        results = [encoder.encode(texts)]
+    else:
+        bounds = [len(texts) * k // parts for k in range(parts + 1)]
+        with ThreadPoolExecutor(parts) as pool:
+            results = list(pool.map(encoder.encode, [texts[a:b] for a, b in zip(bounds, bounds[1:])]))
+    if len(results) == 1:
+        values, row_lengths = np.frombuffer(results[0][0], dtype=np.int64), np.frombuffer(results[0][1], dtype=np.int64)
+    else:
+        values = np.concatenate([np.frombuffer(r[0], dtype=np.int64) for r in results])
+        row_lengths = np.concatenate([np.frombuffer(r[1], dtype=np.int64) for r in results])
+    flagged, redo, shift = [], [], 0
+    for _, lengths, flagged_part, redo_part in results:
+        flagged += [shift + i for i in np.frombuffer(flagged_part, dtype=np.int64).tolist()]
+        redo += [shift + i for i in np.frombuffer(redo_part, dtype=np.int64).tolist()]
+        shift += len(lengths) // 8
+    return values, row_lengths, flagged, redo
+
+
+def _splice(values, row_lengths, replaced):
+    """The ragged ids with the rows of ``replaced`` (``{row: ids}``) put in place of the old ones."""
+    starts = np.concatenate([[0], np.cumsum(row_lengths)])
+    pieces, row_lengths, previous = [], row_lengths.copy(), 0
+    for i, ids in sorted(replaced.items()):
+        pieces += [values[starts[previous] : starts[i]], np.asarray(ids, dtype=np.int64)]
+        row_lengths[i], previous = len(ids), i + 1
+    pieces.append(values[starts[previous] :])
+    return np.concatenate(pieces), row_lengths
 
 
 class Pipeline:
@@ -360,18 +424,24 @@ class Pipeline:
             raise ValueError("this tokenizer has no model yet: pass one, or train it with train_from_iterator")
         return self.model
 
-    def encode_batch(self, texts: Iterable[str]) -> list[Encoding]:
-        """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand."""
+    def encode_batch(self, texts: Iterable[str], n_threads: int = 1) -> list[Encoding]:
+        """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand.
+
+        Args:
+            texts: the texts (``str``).
+            n_threads: how many threads encode parts of the batch at once, where the pipeline has a
+                native path (see :meth:`encode_ragged`); the ids are the same for every count.
+        """
         model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
+        _check_threads(n_threads)
         if self._fast_encoder() is not None:  # ids from the C encoder (see encode_ragged)
             for position, text in enumerate(texts):
                 if not isinstance(text, str):
                     raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-            values, row_lengths = self.encode_ragged(texts)
-            flat, ends = values.tolist(), np.cumsum(row_lengths).tolist()
-            starts = [0] + ends[:-1]
-            return [Encoding(flat[a:b], source=(self, text)) for a, b, text in zip(starts, ends, texts)]
+            values, row_lengths = self.encode_ragged(texts, n_threads=n_threads)
+            with _collector_paused():  # many new objects, no cycle among them
+                return [Encoding(ids, source=(self, text)) for ids, text in zip(id_rows(values, row_lengths), texts)]
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None
         words_of = self.training_words()
@@ -405,16 +475,22 @@ class Pipeline:
             encodings.append(Encoding(ids, source=(self, text)))
         return encodings
 
-    def encode_ragged(self, texts: Iterable[str | bytes]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    def encode_ragged(
+        self, texts: Iterable[str | bytes], n_threads: int = 1
+    ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The ids of many texts as two int64 arrays, ``(values, row_lengths)``: text ``i``'s ids are
         the next ``row_lengths[i]`` values (``tf.RaggedTensor.from_row_lengths`` takes them as they
         are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
 
         Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
         ``WhitespaceSplit``, ``KerasFilters``, or none) or by GPT-2's expression (``ByteLevel``) are
-        encoded in C through a cache of word ids,
-        without a regular expression and without holding the GIL; texts holding an added token take
-        the :meth:`encode` path, as do all texts of a pipeline with a post-processor.
+        encoded in C through a cache of word ids, without a regular expression and without holding the
+        GIL, on ``n_threads`` threads. A normalizer that works character by character (BERT's,
+        lowercasing, accents, Unicode forms, ``Sequence`` of them; see
+        :meth:`kvec.contracts.Normalizer.character_rule`) runs there too, and a post-processor that
+        only adds special tokens around the text (``TemplateProcessing`` such as ``"[CLS] $A [SEP]"``)
+        adds its ids there. Texts holding an added token, or a character whose normalization depends
+        on its neighbours, take the :meth:`encode` path.
 
         Example:
             >>> from kvec.models import WordPiece
@@ -425,42 +501,46 @@ class Pipeline:
             ([1, 2, 3, 1, 0], [3, 0, 2])
         """
         self._check_model()
+        _check_threads(n_threads)
         texts = texts if isinstance(texts, list) else list(texts)
         encoder = self._fast_encoder()
-        prefix = encoder is not None and self._word_table.prefix_space
-        if encoder is None or ((self.normalizer is not None or prefix) and any(isinstance(t, bytes) for t in texts)):
-            texts = [t.decode("utf-8") if isinstance(t, bytes) else t for t in texts]
-            if encoder is None:
-                return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], texts))])
-        # str, or UTF-8 bytes where nothing needs them decoded (no normalizer, no prefix)
-        normalized: list[Any] = (
-            list(texts) if self.normalizer is None else list(map(self.normalizer.normalize_str, texts))
-        )
+        if encoder is None:
+            strs = [_as_str(t) for t in texts]
+            return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs))])
+        prefix = self._word_table.prefix_space
+        python_normalizer = self.normalizer is not None and not self._native_normalizer
+        if (python_normalizer or prefix) and any(isinstance(t, bytes) for t in texts):
+            texts = [_as_str(t) for t in texts]
+        # str, or UTF-8 bytes where nothing needs them decoded here
+        normalized: list[Any] = list(texts)
+        if python_normalizer:
+            normalized = list(map(cast(Normalizer, self.normalizer).normalize_str, texts))
         if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
             normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
-        values, row_lengths, flagged = encoder.encode(normalized)
-        values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
-        if not self.added_vocabulary:
-            return values, row_lengths
-        # texts holding an added token are encoded again by the full path, and spliced in
-        candidates = np.frombuffer(flagged, dtype=np.int64).tolist() if self._triggers_hold else range(len(texts))
-        raw = [_as_str(texts[i]) for i in candidates]
-        found = self.added_vocabulary.matching_texts(raw, [_as_str(normalized[i]) for i in candidates])
-        if not found:
-            return values, row_lengths
-        starts = np.concatenate([[0], np.cumsum(row_lengths)])
-        pieces, row_lengths, previous = [], row_lengths.copy(), 0
-        for position in sorted(found):
-            i = candidates[position]
-            ids = self.encode(raw[position], add_special_tokens=False).ids
-            pieces += [values[starts[previous] : starts[i]], np.asarray(ids, dtype=np.int64)]
-            row_lengths[i], previous = len(ids), i + 1
-        pieces.append(values[starts[previous] :])
-        return np.concatenate(pieces), row_lengths
+        values, row_lengths, flagged, redo = _encode_natively(encoder, normalized, n_threads)
+        # texts the native path leaves (a contextual character) or cannot be sure of (an added token)
+        # are encoded again by the full path, and spliced in
+        again = set(redo)
+        if self.added_vocabulary:
+            candidates = [i for i in (flagged if self._triggers_hold else range(len(texts))) if i not in again]
+            raw = [_as_str(texts[i]) for i in candidates]
+            if not self.added_vocabulary.normalized_forms:
+                forms = raw  # special tokens only: matched in the raw text
+            elif python_normalizer:
+                forms = [_as_str(normalized[i]) for i in candidates]
+            else:
+                forms = [one if self.normalizer is None else self.normalizer.normalize_str(one) for one in raw]
+            again.update(candidates[position] for position in self.added_vocabulary.matching_texts(raw, forms))
+        if again:  # the encoder put the post-processor's ids around each text; so does the full path
+            replaced = {i: self.encode(_as_str(texts[i])).ids for i in sorted(again)}
+            values, row_lengths = _splice(values, row_lengths, replaced)
+        return values, row_lengths
 
     def _fast_encoder(self):
-        """The C encoder of this pipeline's words, or None when its pre-tokenizer has no word table."""
-        if self.post_processor is not None or self.model.sampling:
+        """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
+        if self.model.sampling:
+            return None
+        if self.post_processor is not None and self.post_processor.single_affixes() is None:
             return None
         if self._word_encoder is not None:
             return self._word_encoder
@@ -479,9 +559,20 @@ class Pipeline:
         if table.spelled:
             ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
             tokenize_ids = lambda word: ids_of(spell(word))
+        # a normalizer working character by character runs in the encoder (GPT-2's prefix space is
+        # added after normalizing, so then the normalizer runs first, here)
+        rule = None if self.normalizer is None or table.prefix_space else self.normalizer.character_rule()
+        self._native_normalizer = rule is not None
         self._word_table = table
+        prefix, suffix = ([], []) if self.post_processor is None else self.post_processor.single_affixes()
         self._word_encoder = WordEncoder(
-            table.classes, tokenize_ids, triggers="".join(sorted(triggers)), gpt2=table.gpt2
+            table.classes,
+            tokenize_ids,
+            triggers="".join(sorted(triggers)),
+            gpt2=table.gpt2,
+            rules=None if rule is None else CharRules(rule),
+            prefix=prefix,
+            suffix=suffix,
         )
         return self._word_encoder
 

@@ -45,6 +45,19 @@ class TemplateProcessing(PostProcessor):
     def get_config(self):
         return {"single": self.single, "pair": self.pair, "special_tokens": [list(t) for t in self.special_tokens]}
 
+    def single_affixes(self):
+        """The special ids before and after the sequence in the single template.
+
+        Example:
+            >>> TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]).single_affixes()
+            ([1], [2])
+        """
+        kinds = [kind for kind, _, _ in self._single]
+        if kinds.count("sequence") != 1 or any(value == "B" for _, value, _ in self._single):
+            return None
+        at = kinds.index("sequence")
+        return [value[1] for _, value, _ in self._single[:at]], [value[1] for _, value, _ in self._single[at + 1 :]]
+
     def apply(self, first, second, add_special_tokens):
         """Combine ``[(token, id, offsets), ...]`` lists into ``[(token, id, offsets, type_id, special), ...]``."""
         if second is not None and self._pair is None:

@@ -24,7 +24,7 @@ CLASS_SPLITTERS = [
 
 def words_of(encoder, texts, names):
     """The words the encoder cuts ``texts`` into: its tokenize numbers every new word."""
-    values, row_lengths, _ = encoder.encode(texts)
+    values, row_lengths, _, _ = encoder.encode(texts)
     values = np.frombuffer(values, dtype=np.int64)
     rows = np.split(values, np.cumsum(np.frombuffer(row_lengths, dtype=np.int64))[:-1])
     return [[names[i] for i in row] for row in rows]
@@ -136,7 +136,7 @@ def test_a_full_cache_starts_again_with_the_same_ids():
     encoder = WordEncoder(BertPreTokenizer.char_classes(), tokenize, max_words=3)
     batches = [["a bb", "ccc"], ["dddd eeeee"], ["a bb ccc"], ["a bb ccc"]]
     for texts in batches:
-        values, row_lengths, _ = encoder.encode(texts)
+        values, row_lengths, _, _ = encoder.encode(texts)
         words = [w for t in texts for w in t.split()]
         assert np.frombuffer(values, dtype=np.int64).tolist() == [x for w in words for x in (len(w), ord(w[0]))]
         assert np.frombuffer(row_lengths, dtype=np.int64).tolist() == [2 * len(t.split()) for t in texts]

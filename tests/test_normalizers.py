@@ -1,10 +1,13 @@
 """Normalizers and BERT's pre-tokenizer: Hugging Face tokenizers' text, ids and offsets."""
 
+import unicodedata
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import normalizers
+from kvec._encoder import CharRules
 from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer
@@ -44,6 +47,11 @@ PAIRS = {
         hf_normalizers.Sequence([hf_normalizers.NFKD(), hf_normalizers.StripAccents(), hf_normalizers.Lowercase()]),
         normalizers.Sequence([normalizers.NFKD(), normalizers.StripAccents(), normalizers.Lowercase()]),
     ),
+    "SequenceComposed": (
+        hf_normalizers.Sequence([hf_normalizers.Lowercase(), hf_normalizers.NFC(), hf_normalizers.Replace("a", "ä")]),
+        normalizers.Sequence([normalizers.Lowercase(), normalizers.NFC(), normalizers.Replace("a", "ä")]),
+    ),
+    "Replace": (hf_normalizers.Replace(" ", "\u2581"), normalizers.Replace(" ", "\u2581")),
 }
 VOCAB = {
     t: i
@@ -84,6 +92,15 @@ VOCAB = {
 }
 
 
+def wordpiece_pair(name):
+    """HF's and kvec's WordPiece tokenizers of VOCAB with BERT's pre-tokenizer and the normalizer ``name``."""
+    hf_normalizer, normalizer = PAIRS[name]
+    theirs = HFTokenizer(hf_models.WordPiece(VOCAB, unk_token="[UNK]"))
+    theirs.normalizer = hf_normalizer
+    theirs.pre_tokenizer = hf_pre_tokenizers.BertPreTokenizer()
+    return theirs, Tokenizer(WordPiece(VOCAB), pre_tokenizer=BertPreTokenizer(), normalizer=normalizer)
+
+
 @pytest.mark.parametrize("name", sorted(PAIRS))
 @given(text=TEXT)
 def test_normalized_text_equals_hf(name, text):
@@ -94,13 +111,56 @@ def test_normalized_text_equals_hf(name, text):
 @pytest.mark.parametrize("name", sorted(PAIRS))
 @given(text=TEXT)
 def test_ids_and_offsets_through_normalization_equal_hf(name, text):
-    hf_normalizer, normalizer = PAIRS[name]
-    theirs = HFTokenizer(hf_models.WordPiece(VOCAB, unk_token="[UNK]"))
-    theirs.normalizer = hf_normalizer
-    theirs.pre_tokenizer = hf_pre_tokenizers.BertPreTokenizer()
-    ours = Tokenizer(WordPiece(VOCAB), pre_tokenizer=BertPreTokenizer(), normalizer=normalizer)
+    theirs, ours = wordpiece_pair(name)
     expected, got = theirs.encode(text), ours.encode(text)
     assert (got.ids, got.offsets) == (expected.ids, expected.offsets)
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@given(text=TEXT)
+def test_native_normalized_text_equals_hf(name, text):
+    """The encoder's native table gives HF's text wherever it takes the text (no contextual character)."""
+    theirs, ours = PAIRS[name]
+    native = CharRules(ours.character_rule()).normalize(text)
+    rule = ours.character_rule()
+    if native is None:
+        assert any(rule(c) is None for c in text)
+    else:
+        assert native == theirs.normalize_str(text)
+
+
+def _no_mark(c):
+    """Neither a mark nor a Hangul jamo (which may compose), nor decomposing into one first."""
+    first = unicodedata.normalize("NFKD", c)[:1]
+    return (
+        not unicodedata.category(c).startswith("M")
+        and not unicodedata.combining(first)
+        and not 0x1100 <= ord(first) <= 0x11FF
+    )
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@given(text=st.text(STABLE_CHARS.filter(_no_mark), max_size=16))
+def test_native_normalizer_takes_texts_without_marks(name, text):
+    _, ours = PAIRS[name]
+    assert CharRules(ours.character_rule()).normalize(text) == ours.normalize_str(text)
+
+
+@pytest.mark.parametrize("name", sorted(PAIRS))
+@given(texts=st.lists(TEXT, max_size=6))
+def test_native_encode_batch_equals_hf(name, texts):
+    theirs, ours = wordpiece_pair(name)
+    expected = [e.ids for e in theirs.encode_batch(texts)]
+    assert [e.ids for e in ours.encode_batch(texts)] == expected
+    assert [e.ids for e in ours.encode_batch(texts, n_threads=3)] == expected
+
+
+def test_every_normalizer_but_prepend_and_opencc_works_character_by_character():
+    for normalizer in [ours for _, ours in PAIRS.values()] + [normalizers.Replace("x", "")]:
+        assert normalizer.character_rule() is not None, normalizer
+    assert normalizers.Prepend("\u2581").character_rule() is None
+    assert normalizers.Replace("ab", "c").character_rule() is None
+    assert normalizers.Sequence([normalizers.NFC(), normalizers.Prepend("x")]).character_rule() is None
 
 
 @given(text=TEXT)

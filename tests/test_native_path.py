@@ -1,0 +1,74 @@
+"""The native encode path: normalizer, pre-tokenizer, model and post-processor in one C pass, with the
+ids, type ids and special-token masks of Hugging Face tokenizers, on any number of threads."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kvec.interop.huggingface import from_tokenizer_json_str
+from kvec.models import WordPiece
+from kvec.normalizers import NFC, BertNormalizer
+from kvec.pipeline import Pipeline
+from kvec.pretokenizers import BertPreTokenizer
+from kvec.processors import TemplateProcessing
+from tests.support import TEXT, TEXTS, hf_trained
+
+MARKS = st.lists(st.sampled_from(["a", "e\u0301", "\u0323", "\u0301", " ", "[SEP]", "Ça", "中"]), max_size=8).map(
+    "".join
+)
+
+
+@pytest.fixture(scope="module")
+def bert():
+    theirs = hf_trained("bert_wordpiece")
+    return theirs, from_tokenizer_json_str(theirs.to_str())
+
+
+@given(texts=st.lists(st.one_of(TEXT, MARKS), max_size=8))
+def test_bert_encode_batch_equals_hf(bert, texts):
+    theirs, ours = bert
+    assert ours._fast_encoder() is not None  # BertNormalizer, BertPreTokenizer and the template run natively
+    expected = theirs.encode_batch(texts)
+    for n_threads in (1, 3):
+        got = ours.encode_batch(texts, n_threads=n_threads)
+        assert [e.ids for e in got] == [e.ids for e in expected]
+        assert [e.type_ids for e in got] == [e.type_ids for e in expected]
+        assert [e.special_tokens_mask for e in got] == [e.special_tokens_mask for e in expected]
+        values, row_lengths = ours.encode_ragged(texts, n_threads=n_threads)
+        assert row_lengths.tolist() == [len(e.ids) for e in expected]
+        assert values.tolist() == [i for e in expected for i in e.ids]
+
+
+def test_bert_real_text_on_threads_equals_hf(bert):
+    theirs, ours = bert
+    texts = TEXTS * 4  # enough for several parts per thread
+    expected = [e.ids for e in theirs.encode_batch(texts)]
+    assert [e.ids for e in ours.encode_batch(texts, n_threads=4)] == expected
+
+
+def test_template_ids_go_around_texts_the_normalizer_leaves_to_python():
+    # e + acute + dot below is reordered by NFC's context, so that text takes the Python path
+    vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "x": 3, "\u1eb9\u0301": 4, "##\u0301": 5}
+    template = TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
+    tok = Pipeline(WordPiece(vocab), pre_tokenizer=BertPreTokenizer(), normalizer=NFC(), post_processor=template)
+    texts = ["x", "e\u0301\u0323", "", "x x"]
+    assert [e.ids for e in tok.encode_batch(texts)] == [tok.encode(t).ids for t in texts]
+    assert tok.encode("e\u0301\u0323").ids == [1, 4, 2]
+
+
+def test_a_template_that_does_more_than_add_ids_takes_the_python_path():
+    vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "x": 3}
+    pair_only = TemplateProcessing("$A [SEP] $B:1", "$A [SEP] $B:1", special_tokens=[("[SEP]", 2)])
+    assert pair_only.single_affixes() is None
+    tok = Pipeline(WordPiece(vocab), pre_tokenizer=BertPreTokenizer(), post_processor=pair_only)
+    assert tok._fast_encoder() is None
+    assert TemplateProcessing("$A").single_affixes() == ([], [])
+
+
+@pytest.mark.parametrize("n_threads, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_n_threads_is_checked(n_threads, error):
+    tok = Pipeline(WordPiece({"[UNK]": 0, "x": 1}), pre_tokenizer=BertPreTokenizer(), normalizer=BertNormalizer())
+    with pytest.raises(error, match="n_threads"):
+        tok.encode_batch(["x"], n_threads=n_threads)
+    with pytest.raises(error, match="n_threads"):
+        tok.encode_ragged(["x"], n_threads=n_threads)
