@@ -35,7 +35,7 @@ setup(
             "bottom_up_trainer",
             "charsmap",
         ),
-        extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice"),
+        extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
         extension("_encoder", "word_encoder", "char_rules", "id_rows"),
     ]
 )

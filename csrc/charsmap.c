@@ -5,6 +5,8 @@
  *       units: the darts-clone double-array trie of the precompiled character map, as little-endian
  *              uint32 bytes; replacements: the blob of NUL-terminated replacement strings its values
  *              point into.
+ *       .normalize_batch(texts, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces)
+ *           -> list of normalized texts, each as normalize gives it
  *       .normalize(text, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, spans)
  *           -> (normalized, starts, ends): at each position a user-defined symbol (the first of
  *              `symbols` that starts there; pass them longest first) is kept as it is, else the longest
@@ -22,6 +24,7 @@
 #include <string.h>
 
 #include "native.h"
+#include "utf8.h"
 
 #define WINDOW 16              /* characters offered to the trie at each position, as sentencepiece */
 #define SPACE 0x20
@@ -34,46 +37,11 @@ typedef struct {
     char *replacements;
     Py_ssize_t n_replacements;
     PyObject *decoded; /* {value: str}, filled on first use */
+    /* ASCII shortcuts: a character kept as it is when the map has no key for it alone and none that
+     * begins with it and the character after it (an ASCII character or the end of the text) */
+    unsigned char keyed[128];           /* it alone is a key */
+    unsigned char pairs[128][128 / 8];  /* some key begins with these two */
 } CharsMapTable;
-
-static int
-CharsMapTable_init(CharsMapTable *self, PyObject *args, PyObject *Py_UNUSED(kwds))
-{
-    const char *units, *replacements;
-    Py_ssize_t n_units, n_replacements;
-    if (!PyArg_ParseTuple(args, "y#y#", &units, &n_units, &replacements, &n_replacements)) return -1;
-    if (n_units % 4) {
-        PyErr_SetString(PyExc_ValueError, "units must be whole uint32 values");
-        return -1;
-    }
-    PyMem_Free(self->units);
-    PyMem_Free(self->replacements);
-    Py_CLEAR(self->decoded);
-    self->n_units = n_units / 4;
-    self->units = PyMem_Malloc((size_t)(self->n_units ? self->n_units : 1) * sizeof(uint32_t));
-    self->replacements = PyMem_Malloc((size_t)(n_replacements ? n_replacements : 1));
-    self->decoded = PyDict_New();
-    if (!self->units || !self->replacements || !self->decoded) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    const unsigned char *bytes = (const unsigned char *)units;
-    for (Py_ssize_t i = 0; i < self->n_units; i++)
-        self->units[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
-                         (uint32_t)bytes[4 * i + 3] << 24;
-    memcpy(self->replacements, replacements, (size_t)n_replacements);
-    self->n_replacements = n_replacements;
-    return 0;
-}
-
-static void
-CharsMapTable_dealloc(CharsMapTable *self)
-{
-    PyMem_Free(self->units);
-    PyMem_Free(self->replacements);
-    Py_XDECREF(self->decoded);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
 
 /* darts-clone's offset of a unit: 22 bits, shifted left by 8 when bit 9 is set */
 static inline int64_t
@@ -105,30 +73,70 @@ longest_key(const CharsMapTable *t, const unsigned char *key, Py_ssize_t length,
     return hit;
 }
 
-/* UTF-8 of one code point (lone surrogates as three bytes, as "surrogatepass" writes them). */
-static inline int
-utf8_of(uint32_t c, unsigned char *out)
+/* Whether some key begins with key[0:length] (no NUL in it). */
+static int
+walks(const CharsMapTable *t, const unsigned char *key, Py_ssize_t length)
 {
-    if (c < 0x80) {
-        out[0] = (unsigned char)c;
-        return 1;
+    int64_t position = unit_offset(t->units[0]);
+    for (Py_ssize_t i = 0; i < length; i++) {
+        position ^= key[i];
+        if (position < 0 || position >= t->n_units) return 0;
+        uint32_t unit = t->units[position];
+        if ((unit & ((1u << 31) | 0xFFu)) != key[i]) return 0;
+        position ^= unit_offset(unit);
     }
-    if (c < 0x800) {
-        out[0] = (unsigned char)(0xC0 | (c >> 6));
-        out[1] = (unsigned char)(0x80 | (c & 0x3F));
-        return 2;
+    return 1;
+}
+
+static int
+CharsMapTable_init(CharsMapTable *self, PyObject *args, PyObject *Py_UNUSED(kwds))
+{
+    const char *units, *replacements;
+    Py_ssize_t n_units, n_replacements;
+    if (!PyArg_ParseTuple(args, "y#y#", &units, &n_units, &replacements, &n_replacements)) return -1;
+    if (n_units % 4) {
+        PyErr_SetString(PyExc_ValueError, "units must be whole uint32 values");
+        return -1;
     }
-    if (c < 0x10000) {
-        out[0] = (unsigned char)(0xE0 | (c >> 12));
-        out[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-        out[2] = (unsigned char)(0x80 | (c & 0x3F));
-        return 3;
+    PyMem_Free(self->units);
+    PyMem_Free(self->replacements);
+    Py_CLEAR(self->decoded);
+    self->n_units = n_units / 4;
+    self->units = PyMem_Malloc((size_t)(self->n_units ? self->n_units : 1) * sizeof(uint32_t));
+    self->replacements = PyMem_Malloc((size_t)(n_replacements ? n_replacements : 1));
+    self->decoded = PyDict_New();
+    if (!self->units || !self->replacements || !self->decoded) {
+        PyErr_NoMemory();
+        return -1;
     }
-    out[0] = (unsigned char)(0xF0 | (c >> 18));
-    out[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3F));
-    out[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3F));
-    out[3] = (unsigned char)(0x80 | (c & 0x3F));
-    return 4;
+    const unsigned char *bytes = (const unsigned char *)units;
+    for (Py_ssize_t i = 0; i < self->n_units; i++)
+        self->units[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
+                         (uint32_t)bytes[4 * i + 3] << 24;
+    memcpy(self->replacements, replacements, (size_t)n_replacements);
+    self->n_replacements = n_replacements;
+    memset(self->keyed, 0, sizeof(self->keyed));
+    memset(self->pairs, 0, sizeof(self->pairs));
+    for (int c = 1; c < 128 && self->n_units; c++) { /* the walk stops at NUL */
+        unsigned char key[3] = {(unsigned char)c, 0, 0};
+        uint32_t value;
+        Py_ssize_t found;
+        self->keyed[c] = longest_key(self, key, 1, &value, &found);
+        for (int d = 1; d < 128; d++) {
+            key[1] = (unsigned char)d;
+            if (walks(self, key, 2)) self->pairs[c][d / 8] |= (unsigned char)(1u << (d % 8));
+        }
+    }
+    return 0;
+}
+
+static void
+CharsMapTable_dealloc(CharsMapTable *self)
+{
+    PyMem_Free(self->units);
+    PyMem_Free(self->replacements);
+    Py_XDECREF(self->decoded);
+    Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
 /* The replacement string a map value points to (borrowed from the cache); NULL with an exception. */
@@ -154,6 +162,7 @@ replacement_of(CharsMapTable *t, uint32_t value)
 typedef struct {
     Py_ssize_t start, end;
     PyObject *text; /* borrowed */
+    int kept;       /* characters kept one by one (each stands for itself), not a symbol or a replacement */
 } Step;
 
 typedef struct {
@@ -188,18 +197,51 @@ symbol_at(PyObject *symbols, const Chars *in, Py_ssize_t n, Py_ssize_t p)
     return 0;
 }
 
-/* The steps over the text (-1 with an exception set). */
+/* Whether the character at p is ASCII and surely kept as it is (see CharsMapTable.keyed). */
+static inline int
+kept_ascii(const CharsMapTable *t, const Chars *in, Py_ssize_t n, Py_ssize_t p)
+{
+    Py_UCS4 c = PyUnicode_READ(in->kind, in->data, p);
+    if (c >= 128 || t->keyed[c]) return 0;
+    if (p + 1 == n) return 1;
+    Py_UCS4 d = PyUnicode_READ(in->kind, in->data, p + 1);
+    return d < 128 && d && !(t->pairs[c][d / 8] >> (d % 8) & 1);
+}
+
+/* The steps over the text (-1 with an exception set). The text is written as UTF-8 once (an ASCII str
+ * is its own UTF-8), and the trie is offered the bytes of the next WINDOW characters at each position. */
 static Py_ssize_t
 find_steps(CharsMapTable *t, PyObject *text, PyObject *symbols, Step *steps)
 {
     Chars in = {PyUnicode_KIND(text), PyUnicode_DATA(text)};
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), count = 0, p = 0;
-    unsigned char window[4 * WINDOW];
-    Py_ssize_t ends[WINDOW]; /* UTF-8 end of each character of the window */
+    const unsigned char *utf8 = NULL;
+    unsigned char *written = NULL;
+    Py_ssize_t *ends = NULL; /* UTF-8 end of each character; NULL for ASCII, where it is i + 1 */
+    if (t->n_units && !PyUnicode_IS_ASCII(text)) {
+        written = PyMem_Malloc((size_t)(4 * n + 1));
+        ends = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+        if (!written || !ends) {
+            PyMem_Free(written);
+            PyMem_Free(ends);
+            PyErr_NoMemory();
+            return -1;
+        }
+        Py_ssize_t bytes = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            bytes += utf8_of(PyUnicode_READ(in.kind, in.data, i), written + bytes);
+            ends[i] = bytes;
+        }
+        utf8 = written;
+    } else if (t->n_units) {
+        utf8 = PyUnicode_1BYTE_DATA(text);
+    }
+#define BYTE_END(i) (ends ? ends[i] : (i) + 1)
     while (p < n) {
         Step *step = &steps[count++];
         step->start = p;
         step->text = NULL;
+        step->kept = 0;
         Py_ssize_t symbol = symbol_at(symbols, &in, n, p);
         if (symbol) {
             step->end = p + symbol;
@@ -207,43 +249,59 @@ find_steps(CharsMapTable *t, PyObject *text, PyObject *symbols, Step *steps)
             continue;
         }
         step->end = p + 1;
+        if (PyTuple_GET_SIZE(symbols) == 0 && kept_ascii(t, &in, n, p)) {
+            /* a run of such characters other than spaces is one step that keeps them */
+            step->kept = 1;
+            if (PyUnicode_READ(in.kind, in.data, p) != SPACE)
+                while (step->end < n && PyUnicode_READ(in.kind, in.data, step->end) != SPACE &&
+                       kept_ascii(t, &in, n, step->end))
+                    step->end++;
+            p = step->end;
+            continue;
+        }
         if (t->n_units) {
-            Py_ssize_t bytes = 0, chars = 0;
-            for (; chars < WINDOW && p + chars < n; chars++) {
-                bytes += utf8_of(PyUnicode_READ(in.kind, in.data, p + chars), window + bytes);
-                ends[chars] = bytes;
-            }
+            Py_ssize_t chars = n - p < WINDOW ? n - p : WINDOW;
+            Py_ssize_t from = p ? BYTE_END(p - 1) : 0, to = BYTE_END(p + chars - 1);
             uint32_t value = 0;
             Py_ssize_t matched = 0;
-            if (longest_key(t, window, bytes, &value, &matched)) {
+            if (longest_key(t, utf8 + from, to - from, &value, &matched)) {
                 Py_ssize_t whole = 0; /* the match must end where a character ends */
-                while (whole < chars && ends[whole] < matched) whole++;
-                if (whole < chars && ends[whole] == matched) {
+                while (whole < chars && BYTE_END(p + whole) - from < matched) whole++;
+                if (whole < chars && BYTE_END(p + whole) - from == matched) {
                     step->text = replacement_of(t, value);
-                    if (!step->text) return -1;
+                    if (!step->text) {
+                        count = -1;
+                        break;
+                    }
                     step->end = p + whole + 1;
                 }
             }
         }
         p = step->end;
     }
+#undef BYTE_END
+    PyMem_Free(written);
+    PyMem_Free(ends);
     return count;
 }
 
-static PyObject *
-CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
+static int
+check_symbols(PyObject *symbols)
 {
-    PyObject *text, *symbols;
-    int dummy_prefix, remove_extra, escape, want_spans;
-    if (!PyArg_ParseTuple(args, "UO!pppp", &text, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra, &escape,
-                          &want_spans))
-        return NULL;
     for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(symbols); k++) {
         if (!PyUnicode_Check(PyTuple_GET_ITEM(symbols, k))) {
             PyErr_Format(PyExc_TypeError, "symbols[%zd] must be a str", k);
-            return NULL;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* (normalized, starts, ends) of one text (starts and ends None without want_spans). */
+static PyObject *
+normalize_text(CharsMapTable *self, PyObject *text, PyObject *symbols, int dummy_prefix, int remove_extra, int escape,
+               int want_spans)
+{
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Chars in = {PyUnicode_KIND(text), PyUnicode_DATA(text)};
     Step *steps = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Step));
@@ -284,8 +342,9 @@ CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
                 for (; k < length; k++) {
                     Py_UCS4 c = step_char(step, &in, k);
                     out[used] = c == SPACE && escape ? ESCAPED_SPACE : c;
-                    starts[used] = step->start;
-                    ends[used] = step->end;
+                    /* a replacement stands for all it replaced; kept characters for themselves */
+                    starts[used] = step->kept ? step->start + k : step->start;
+                    ends[used] = step->kept ? step->start + k + 1 : step->end;
                     used++;
                 }
                 previous_space = step_char(step, &in, length - 1) == SPACE;
@@ -311,7 +370,51 @@ done:
     return result;
 }
 
+static PyObject *
+CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
+{
+    PyObject *text, *symbols;
+    int dummy_prefix, remove_extra, escape, want_spans;
+    if (!PyArg_ParseTuple(args, "UO!pppp", &text, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra, &escape,
+                          &want_spans) ||
+        check_symbols(symbols) < 0)
+        return NULL;
+    return normalize_text(self, text, symbols, dummy_prefix, remove_extra, escape, want_spans);
+}
+
+static PyObject *
+CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
+{
+    PyObject *texts, *symbols;
+    int dummy_prefix, remove_extra, escape;
+    if (!PyArg_ParseTuple(args, "O!O!ppp", &PyList_Type, &texts, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra,
+                          &escape) ||
+        check_symbols(symbols) < 0)
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *out = PyList_New(n);
+    for (Py_ssize_t i = 0; out && i < n; i++) {
+        PyObject *text = PyList_GET_ITEM(texts, i);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", i, Py_TYPE(text)->tp_name);
+            Py_CLEAR(out);
+            break;
+        }
+        PyObject *result = normalize_text(self, text, symbols, dummy_prefix, remove_extra, escape, 0);
+        if (!result) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(result, 0)));
+        Py_DECREF(result);
+    }
+    return out;
+}
+
 static PyMethodDef CharsMapTable_methods[] = {
+    {"normalize_batch", (PyCFunction)CharsMapTable_normalize_batch, METH_VARARGS,
+     "normalize_batch(texts, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces) -> list of "
+     "the normalized texts"},
     {"normalize", (PyCFunction)CharsMapTable_normalize, METH_VARARGS,
      "normalize(text, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, spans) -> "
      "(normalized, starts, ends): sentencepiece's normalization of text"},

@@ -36,15 +36,41 @@ int classes_init(Classes *c, PyObject *map);
 int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
            int64_t prefix_char, uint32_t **text_out, Seeds *seeds);
 
+#define TRIE_ROOT_SPAN 0x3000 /* the root's children below this code point are also in an array */
+
+/* The pieces' trie. Edge e leads to node e + 1 (the root is node 0) over code point cps[e]; a node's
+ * edges are edges [lo, hi), sorted by code point. */
 typedef struct {
-    uint64_t *keys; /* (parent << 32 | code point) + 1; 0 marks an empty slot */
-    int32_t *children;
-    size_t mask;
-    int32_t *piece; /* node -> piece id or -1 */
+    int32_t piece; /* the piece the path to the node spells, or -1 */
+    float score;   /* its score as the best path adds it (set by trie_set_scores) */
+} TrieNode;
+
+typedef struct {
+    uint32_t *cps;
+    uint32_t *lo, *hi;
+    TrieNode *nodes;
     Py_ssize_t n_nodes;
+    int32_t *root; /* the root's child over each code point below TRIE_ROOT_SPAN (-1: none) */
 } Trie;
 
 int trie_build(Trie *t, const Texts *pieces);
+void trie_set_scores(Trie *t, const double *scores);
+
+static inline int32_t
+trie_child(const Trie *t, int32_t node, uint32_t cp)
+{
+    if (node == 0 && cp < TRIE_ROOT_SPAN) return t->root[cp];
+    uint32_t lo = t->lo[node], hi = t->hi[node], end = hi;
+    while (hi - lo > 8) { /* narrowed to the first edge not below cp, give or take 8 */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->cps[mid] < cp) lo = mid + 1;
+        else hi = mid;
+    }
+    for (; lo < end && t->cps[lo] <= cp; lo++)
+        if (t->cps[lo] == cp) return (int32_t)lo + 1;
+    return -1;
+}
+
 void trie_free(Trie *t);
 
 typedef struct {
@@ -57,7 +83,7 @@ typedef struct {
     Py_ssize_t capacity, positions;
     double *alpha, *beta;
     float *best;
-    Py_ssize_t *back;
+    int32_t *from, *piece_at; /* the best path: its last edge into each position */
 } Scratch;
 
 typedef struct {
@@ -78,7 +104,12 @@ typedef struct {
 void scratch_free(Scratch *s);
 int scratch_fit(Scratch *s, Py_ssize_t n);
 Py_ssize_t build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece);
-float viterbi(const Lattice *L, Scratch *s, Py_ssize_t n_edges, Py_ssize_t n, double unk_score);
+float best_path(const Lattice *L, Scratch *s, int kind, const void *data, Py_ssize_t n, int32_t skip_piece,
+                double unk_score);
+/* The byte pieces of the UTF-8 of text[start, end) (kind/data as a str's) into ids, and how many: 0 when
+ * some byte has no piece (unigram_encoder.c). */
+Py_ssize_t byte_pieces(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int32_t *ids);
+PyObject *lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds);
 int run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length);
 
 static inline double

@@ -25,101 +25,162 @@
 /* The pieces' trie: (node, code point) -> child in one open-addressing table                        */
 
 
+void
+trie_free(Trie *t)
+{
+    PyMem_Free(t->cps);
+    PyMem_Free(t->lo);
+    PyMem_Free(t->hi);
+    PyMem_Free(t->nodes);
+    PyMem_Free(t->root);
+    memset(t, 0, sizeof(*t));
+}
+
+/* The trie while it is built: (node, code point) -> child in one open-addressing table. */
+typedef struct {
+    uint64_t key; /* (parent << 32 | code point) + 1; 0 marks an empty slot */
+    int32_t child;
+} BuildSlot;
+
+typedef struct {
+    BuildSlot *slots;
+    size_t mask;
+    int32_t *piece;
+    Py_ssize_t n_nodes, node_capacity;
+} Builder;
+
 static inline size_t
-trie_slot(uint64_t key)
+builder_slot(uint64_t key)
 {
     return (size_t)mix64(key);
 }
 
-static inline int32_t
-trie_child(const Trie *t, int32_t node, uint32_t cp)
+static int32_t
+builder_child(const Builder *b, int32_t node, uint32_t cp, size_t *slot)
 {
     uint64_t key = (((uint64_t)node << 32) | cp) + 1;
-    for (size_t i = trie_slot(key) & t->mask;; i = (i + 1) & t->mask) {
-        if (t->keys[i] == key) return t->children[i];
-        if (t->keys[i] == 0) return -1;
-    }
-}
-
-void
-trie_free(Trie *t)
-{
-    PyMem_Free(t->keys);
-    PyMem_Free(t->children);
-    PyMem_Free(t->piece);
-    memset(t, 0, sizeof(*t));
+    size_t i = builder_slot(key) & b->mask;
+    for (; b->slots[i].key; i = (i + 1) & b->mask)
+        if (b->slots[i].key == key) return b->slots[i].child;
+    *slot = i;
+    return -1;
 }
 
 /* Room for one more node: the table doubles past half full, the node array as needed. */
 static int
-trie_reserve(Trie *t, Py_ssize_t *node_capacity)
+builder_reserve(Builder *b)
 {
-    if (t->n_nodes + 1 > *node_capacity) {
-        Py_ssize_t capacity = *node_capacity * 2;
-        int32_t *piece = PyMem_Realloc(t->piece, capacity * sizeof(int32_t));
+    if (b->n_nodes + 1 > b->node_capacity) {
+        Py_ssize_t capacity = b->node_capacity * 2;
+        int32_t *piece = PyMem_Realloc(b->piece, capacity * sizeof(int32_t));
         if (!piece) return -1;
-        t->piece = piece;
-        *node_capacity = capacity;
+        b->piece = piece;
+        b->node_capacity = capacity;
     }
-    if ((size_t)(t->n_nodes + 1) * 2 <= t->mask + 1) return 0;
-    size_t size = (t->mask + 1) * 2;
-    uint64_t *keys = PyMem_Calloc(size, sizeof(uint64_t));
-    int32_t *children = PyMem_Malloc(size * sizeof(int32_t));
-    if (!keys || !children) {
-        PyMem_Free(keys);
-        PyMem_Free(children);
+    if ((size_t)(b->n_nodes + 1) * 2 <= b->mask + 1) return 0;
+    size_t size = (b->mask + 1) * 2;
+    BuildSlot *slots = PyMem_Calloc(size, sizeof(BuildSlot));
+    if (!slots) return -1;
+    for (size_t i = 0; i <= b->mask; i++) {
+        if (b->slots[i].key == 0) continue;
+        size_t j = builder_slot(b->slots[i].key) & (size - 1);
+        while (slots[j].key != 0) j = (j + 1) & (size - 1);
+        slots[j] = b->slots[i];
+    }
+    PyMem_Free(b->slots);
+    b->slots = slots;
+    b->mask = size - 1;
+    return 0;
+}
+
+static int
+compare_keys(const void *a, const void *b)
+{
+    uint64_t x = ((const BuildSlot *)a)->key, y = ((const BuildSlot *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The built trie in its final form: edges sorted by (parent, code point), the node an edge leads to
+ * numbered after it, so each node's edges lie side by side and a node's piece next to its edge's. */
+static int
+trie_freeze(Trie *t, Builder *b)
+{
+    Py_ssize_t n_edges = b->n_nodes - 1, e = 0;
+    BuildSlot *edges = PyMem_Malloc(sizeof(BuildSlot) * (size_t)(n_edges ? n_edges : 1));
+    int32_t *renamed = PyMem_Malloc(sizeof(int32_t) * (size_t)b->n_nodes);
+    t->cps = PyMem_Malloc(sizeof(uint32_t) * (size_t)(n_edges ? n_edges : 1));
+    t->lo = PyMem_Calloc((size_t)b->n_nodes, sizeof(uint32_t));
+    t->hi = PyMem_Calloc((size_t)b->n_nodes, sizeof(uint32_t));
+    t->nodes = PyMem_Calloc((size_t)b->n_nodes, sizeof(TrieNode));
+    t->root = PyMem_Malloc(sizeof(int32_t) * TRIE_ROOT_SPAN);
+    if (!edges || !renamed || !t->cps || !t->lo || !t->hi || !t->nodes || !t->root) {
+        PyMem_Free(edges);
+        PyMem_Free(renamed);
         return -1;
     }
-    for (size_t i = 0; i <= t->mask; i++) {
-        if (t->keys[i] == 0) continue;
-        size_t j = trie_slot(t->keys[i]) & (size - 1);
-        while (keys[j] != 0) j = (j + 1) & (size - 1);
-        keys[j] = t->keys[i];
-        children[j] = t->children[i];
+    for (size_t i = 0; i <= b->mask; i++)
+        if (b->slots[i].key) edges[e++] = b->slots[i];
+    qsort(edges, (size_t)n_edges, sizeof(BuildSlot), compare_keys);
+    renamed[0] = 0;
+    for (e = 0; e < n_edges; e++) renamed[edges[e].child] = (int32_t)(e + 1);
+    t->nodes[0].piece = b->piece[0];
+    for (e = 0; e < n_edges; e++) {
+        uint64_t key = edges[e].key - 1;
+        int32_t parent = renamed[key >> 32];
+        t->cps[e] = (uint32_t)(key & 0xffffffffu);
+        t->nodes[e + 1].piece = b->piece[edges[e].child];
+        if (t->hi[parent] == 0) t->lo[parent] = (uint32_t)e;
+        t->hi[parent] = (uint32_t)(e + 1);
     }
-    PyMem_Free(t->keys);
-    PyMem_Free(t->children);
-    t->keys = keys;
-    t->children = children;
-    t->mask = size - 1;
+    t->n_nodes = b->n_nodes;
+    for (uint32_t cp = 0; cp < TRIE_ROOT_SPAN; cp++) t->root[cp] = -1;
+    for (uint32_t k = t->lo[0]; k < t->hi[0] && t->cps[k] < TRIE_ROOT_SPAN; k++) t->root[t->cps[k]] = (int32_t)(k + 1);
+    PyMem_Free(edges);
+    PyMem_Free(renamed);
     return 0;
 }
 
 int
 trie_build(Trie *t, const Texts *pieces)
 {
-    size_t size = 1024;
-    Py_ssize_t node_capacity = 1024;
-    t->keys = PyMem_Calloc(size, sizeof(uint64_t));
-    t->children = PyMem_Malloc(size * sizeof(int32_t));
-    t->piece = PyMem_Malloc(node_capacity * sizeof(int32_t));
-    if (!t->keys || !t->children || !t->piece) goto failed;
-    t->mask = size - 1;
-    t->n_nodes = 1;
-    t->piece[0] = -1;
+    Builder b = {PyMem_Calloc(1024, sizeof(BuildSlot)), 1023, PyMem_Malloc(1024 * sizeof(int32_t)), 1, 1024};
+    memset(t, 0, sizeof(*t));
+    if (!b.slots || !b.piece) goto failed;
+    b.piece[0] = -1;
     for (Py_ssize_t p = 0; p < pieces->n; p++) {
         int32_t node = 0;
         const uint32_t *s = pieces->cps + pieces->offset[p];
         for (Py_ssize_t k = 0; k < pieces->length[p]; k++) {
-            int32_t child = trie_child(t, node, s[k]);
+            size_t slot = 0;
+            int32_t child = builder_child(&b, node, s[k], &slot);
             if (child < 0) {
-                if (trie_reserve(t, &node_capacity) < 0) goto failed;
-                uint64_t key = (((uint64_t)node << 32) | s[k]) + 1;
-                size_t i = trie_slot(key) & t->mask;
-                while (t->keys[i] != 0) i = (i + 1) & t->mask;
-                t->keys[i] = key;
-                child = t->children[i] = (int32_t)t->n_nodes;
-                t->piece[t->n_nodes++] = -1;
+                if (builder_reserve(&b) < 0) goto failed;
+                if (builder_child(&b, node, s[k], &slot) >= 0) goto failed; /* cannot be: it was missing */
+                b.slots[slot].key = (((uint64_t)node << 32) | s[k]) + 1;
+                child = b.slots[slot].child = (int32_t)b.n_nodes;
+                b.piece[b.n_nodes++] = -1;
             }
             node = child;
         }
-        if (pieces->length[p] > 0 && t->piece[node] < 0) t->piece[node] = (int32_t)p; /* the first of duplicates */
+        if (pieces->length[p] > 0 && b.piece[node] < 0) b.piece[node] = (int32_t)p; /* the first of duplicates */
     }
+    if (trie_freeze(t, &b) < 0) goto failed;
+    PyMem_Free(b.slots);
+    PyMem_Free(b.piece);
     return 0;
 failed:
+    PyMem_Free(b.slots);
+    PyMem_Free(b.piece);
     trie_free(t);
     PyErr_NoMemory();
     return -1;
+}
+
+void
+trie_set_scores(Trie *t, const double *scores)
+{
+    for (Py_ssize_t node = 0; node < t->n_nodes; node++)
+        t->nodes[node].score = t->nodes[node].piece < 0 ? 0.0f : (float)scores[t->nodes[node].piece];
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -135,7 +196,8 @@ scratch_free(Scratch *s)
     PyMem_RawFree(s->alpha);
     PyMem_RawFree(s->beta);
     PyMem_RawFree(s->best);
-    PyMem_RawFree(s->back);
+    PyMem_RawFree(s->from);
+    PyMem_RawFree(s->piece_at);
     memset(s, 0, sizeof(*s));
 }
 
@@ -152,9 +214,11 @@ scratch_fit(Scratch *s, Py_ssize_t n)
     if (beta) s->beta = beta;
     float *best = PyMem_RawRealloc(s->best, size * sizeof(float));
     if (best) s->best = best;
-    Py_ssize_t *back = PyMem_RawRealloc(s->back, size * sizeof(Py_ssize_t));
-    if (back) s->back = back;
-    if (!alpha || !beta || !best || !back) return -1;
+    int32_t *from = PyMem_RawRealloc(s->from, size * sizeof(int32_t));
+    if (from) s->from = from;
+    int32_t *piece_at = PyMem_RawRealloc(s->piece_at, size * sizeof(int32_t));
+    if (piece_at) s->piece_at = piece_at;
+    if (!alpha || !beta || !best || !from || !piece_at) return -1;
     s->positions = size;
     return 0;
 }
@@ -194,7 +258,7 @@ build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int
         for (Py_ssize_t end = start + 1; end <= stop; end++) {
             node = trie_child(&L->trie, node, cps[end - 1]);
             if (node < 0) break;
-            int32_t piece = L->trie.piece[node];
+            int32_t piece = L->trie.nodes[node].piece;
             if (piece < 0) continue;
             if (end == start + 1) single = 1;
             if (piece == skip_piece && start == 0 && end == n) continue;
@@ -212,23 +276,74 @@ build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int
 }
 
 
-/* The best path into s->best / s->back (back[q]: the edge ending the best path to q); returns its
- * score. Float arithmetic and first-best ties, as sentencepiece. */
-float
-viterbi(const Lattice *L, Scratch *s, Py_ssize_t n_edges, Py_ssize_t n, double unk_score)
+/* The best path through the lattice of text[0, n) into s->best, s->from and s->piece_at: the best path
+ * to position q ends with piece piece_at[q] (-1: an unknown character) over [from[q], q). The text is
+ * read as a str's data of the given kind (code points: PyUnicode_4BYTE_KIND). The trie is walked from
+ * each start position and each edge is scored as it is found, none stored: float arithmetic, and at
+ * each end position the first best path in order of start position, as sentencepiece. With
+ * skip_piece >= 0, that piece spanning the whole text is left out. Returns the best path's score
+ * (relative to the last reset of a long text's scores, see SCORE_RESET). */
+#define SCORE_RESET 100000.0f
+
+static inline __attribute__((always_inline)) float
+best_path_of_kind(const Lattice *L, Scratch *s, const int kind, const void *data, Py_ssize_t n, int32_t skip_piece,
+                  double unk_score)
 {
-    for (Py_ssize_t q = 0; q <= n; q++) s->back[q] = -1;
-    s->best[0] = 0.0f;
-    for (Py_ssize_t k = 0; k < n_edges; k++) {
-        const Edge *e = &s->edges[k];
-        if (e->start > 0 && s->back[e->start] < 0) continue; /* unreachable */
-        float score = s->best[e->start] + (float)edge_score(L, e, unk_score);
-        if (s->back[e->end] < 0 || score > s->best[e->end]) {
-            s->best[e->end] = score;
-            s->back[e->end] = k;
+    float *best = s->best;
+    int32_t *from = s->from, *piece_at = s->piece_at;
+    const float unknown = (float)unk_score;
+    for (Py_ssize_t q = 0; q <= n; q++) from[q] = -1;
+    best[0] = 0.0f;
+    Py_ssize_t frontier = 0; /* the furthest end position reached so far */
+    for (Py_ssize_t start = 0; start < n; start++) {
+        if (start > 0 && from[start] < 0) continue; /* unreachable */
+        float base = best[start];
+        if (base < -SCORE_RESET || base > SCORE_RESET) {
+            /* as sentencepiece (0.2): scores of long texts are taken relative to here again, so that
+             * float32 keeps its precision; every score reached from here on shifts alike */
+            for (Py_ssize_t q = start; q <= frontier; q++)
+                if (q == start || from[q] >= 0) best[q] -= base;
+            base = 0.0f;
+        }
+        Py_ssize_t stop = start + L->pieces.longest < n ? start + L->pieces.longest : n;
+        int32_t node = 0;
+        int single = 0;
+        for (Py_ssize_t end = start + 1; end <= stop; end++) {
+            node = trie_child(&L->trie, node, PyUnicode_READ(kind, data, end - 1));
+            if (node < 0) break;
+            int32_t piece = L->trie.nodes[node].piece;
+            if (piece < 0) continue;
+            if (end == start + 1) single = 1;
+            if (piece == skip_piece && start == 0 && end == n) continue;
+            if (end > frontier) frontier = end;
+            float score = base + L->trie.nodes[node].score;
+            if (from[end] < 0 || score > best[end]) {
+                best[end] = score;
+                from[end] = (int32_t)start;
+                piece_at[end] = piece;
+            }
+        }
+        if (!single) { /* an unknown character: the one edge from here to the next position */
+            if (start + 1 > frontier) frontier = start + 1;
+            float score = base + unknown;
+            if (from[start + 1] < 0 || score > best[start + 1]) {
+                best[start + 1] = score;
+                from[start + 1] = (int32_t)start;
+                piece_at[start + 1] = -1;
+            }
         }
     }
-    return s->best[n];
+    return best[n];
+}
+
+float
+best_path(const Lattice *L, Scratch *s, int kind, const void *data, Py_ssize_t n, int32_t skip_piece,
+          double unk_score)
+{
+    /* one copy of the loop per storage kind, each reading its characters directly */
+    if (kind == PyUnicode_1BYTE_KIND) return best_path_of_kind(L, s, PyUnicode_1BYTE_KIND, data, n, skip_piece, unk_score);
+    if (kind == PyUnicode_2BYTE_KIND) return best_path_of_kind(L, s, PyUnicode_2BYTE_KIND, data, n, skip_piece, unk_score);
+    return best_path_of_kind(L, s, PyUnicode_4BYTE_KIND, data, n, skip_piece, unk_score);
 }
 
 static inline double
@@ -294,17 +409,9 @@ expected_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int6
 static void
 best_path_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int64_t count)
 {
-    Py_ssize_t n_edges = build_edges(job->L, s, cps, n, -1);
-    if (n_edges < 0) {
-        job->failed = 1;
-        return;
-    }
-    viterbi(job->L, s, n_edges, n, job->unk_score);
-    for (Py_ssize_t q = n; q > 0;) {
-        const Edge *e = &s->edges[s->back[q]];
-        if (e->piece >= 0) job->sums[e->piece] += count;
-        q = e->start;
-    }
+    best_path(job->L, s, PyUnicode_4BYTE_KIND, cps, n, -1, job->unk_score);
+    for (Py_ssize_t q = n; q > 0; q = s->from[q])
+        if (s->piece_at[q] >= 0) job->sums[s->piece_at[q]] += count;
 }
 
 static void
@@ -315,16 +422,12 @@ alternative_of(Job *job, Scratch *s, Py_ssize_t p)
     job->alt_length[p] = 0;
     job->alt_score[p] = NAN;
     if (n <= 1) return; /* nothing else spells one character */
-    Py_ssize_t n_edges = build_edges(L, s, L->pieces.cps + L->pieces.offset[p], n, (int32_t)p);
-    if (n_edges < 0) {
-        job->failed = 1;
-        return;
-    }
-    job->alt_score[p] = viterbi(L, s, n_edges, n, job->unk_score);
+    job->alt_score[p] = best_path(L, s, PyUnicode_4BYTE_KIND, L->pieces.cps + L->pieces.offset[p], n, (int32_t)p,
+                                  job->unk_score);
     int32_t *ids = job->alt_ids + p * L->pieces.longest, length = 0;
-    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) length++;
+    for (Py_ssize_t q = n; q > 0; q = s->from[q]) length++;
     job->alt_length[p] = length;
-    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) ids[--length] = s->edges[s->back[q]].piece;
+    for (Py_ssize_t q = n; q > 0; q = s->from[q]) ids[--length] = s->piece_at[q];
 }
 
 static void *

@@ -11,6 +11,9 @@
  *       .alternatives(n_threads) -> (scores, ids, lengths)   each piece's best split into others
  *       .segment(text, unk_score) -> [(piece or -1, start, end)]   the best segmentation
  *       .lattice(text, unk_score) -> [(start, end, piece or -1, score)]   every edge
+ *       .configure(unk_score, unk_id, byte_ids), .ids(word), .spans(word), .resolve(word, edges)
+ *           the encoding model's best segmentation of one word, its unknown characters resolved
+ *       .encode_texts(texts, n_threads, prefix, suffix)   whole texts to ids (unigram_encoder.c)
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
  * distinct words (each position weighted by its word's count, so it stands for the corpus with every
@@ -103,6 +106,7 @@ install(Lattice *L, Texts pieces, double *scores)
         PyMem_Free(scores);
         return -1;
     }
+    trie_set_scores(&trie, scores);
     texts_free(&L->pieces);
     trie_free(&L->trie);
     PyMem_Free(L->scores);
@@ -379,25 +383,38 @@ edges_of_argument(Lattice *self, PyObject *args, Py_ssize_t *n, double *unk_scor
     return n_edges;
 }
 
+/* The best path of text in self->scratch; -1 with an exception set. */
+static int
+lattice_best_path(Lattice *self, PyObject *text, double unk_score)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (n > INT32_MAX - 1 || scratch_fit(&self->scratch, n) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    best_path(self, &self->scratch, PyUnicode_KIND(text), PyUnicode_DATA(text), n, -1, unk_score);
+    return 0;
+}
+
 /* segment(text, unk_score) -> [(piece or -1, start, end), ...]: the best segmentation */
 static PyObject *
 lattice_segment(Lattice *self, PyObject *args)
 {
-    Py_ssize_t n;
+    PyObject *text;
     double unk_score;
-    Py_ssize_t n_edges = edges_of_argument(self, args, &n, &unk_score);
-    if (n_edges < 0) return NULL;
-    Scratch *s = &self->scratch;
-    viterbi(self, s, n_edges, n, unk_score);
-    Py_ssize_t count = 0;
-    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) count++;
+    if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score) || lattice_best_path(self, text, unk_score) < 0) return NULL;
+    const Scratch *s = &self->scratch;
+    Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
+    for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
     PyObject *result = PyList_New(count);
-    for (Py_ssize_t q = n; result && q > 0;) {
-        const Edge *e = &s->edges[s->back[q]];
-        PyObject *item = Py_BuildValue("(iii)", e->piece, e->start, e->end);
+    for (Py_ssize_t q = n; result && q > 0; q = s->from[q]) {
+        PyObject *item = Py_BuildValue("(iin)", s->piece_at[q], s->from[q], q);
         if (!item) Py_CLEAR(result);
         else PyList_SET_ITEM(result, --count, item);
-        q = e->start;
     }
     return result;
 }
@@ -469,18 +486,16 @@ resolve_edge(const Lattice *L, PyObject *text, int32_t piece, int32_t start, int
         return -1;
     }
     if (L->has_bytes) {
-        PyObject *chars = PyUnicode_Substring(text, start, end);
-        PyObject *utf8 = chars ? PyUnicode_AsEncodedString(chars, "utf-8", "surrogatepass") : NULL;
-        Py_XDECREF(chars);
-        if (!utf8) return -1;
-        const unsigned char *b = (const unsigned char *)PyBytes_AS_STRING(utf8);
-        Py_ssize_t n = PyBytes_GET_SIZE(utf8), k = 0;
-        while (k < n && L->byte_ids[b[k]] >= 0) k++;
+        int32_t *ids = PyMem_Malloc(sizeof(int32_t) * 4 * (size_t)(end - start));
+        if (!ids) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        Py_ssize_t n = byte_pieces(L, PyUnicode_KIND(text), PyUnicode_DATA(text), start, end, ids);
         int rc = 0;
-        if (k == n)
-            for (k = 0; rc == 0 && k < n; k++) rc = resolved_add(r, L->byte_ids[b[k]], start, end);
-        Py_DECREF(utf8);
-        if (rc < 0 || k == n) return rc;
+        for (Py_ssize_t k = 0; rc == 0 && k < n; k++) rc = resolved_add(r, ids[k], start, end);
+        PyMem_Free(ids);
+        if (rc < 0 || n > 0) return rc;
     }
     if (L->unk_id < 0) {
         PyObject *chars = PyUnicode_Substring(text, start, end);
@@ -517,25 +532,14 @@ resolved_list(Resolved *r, int spans)
 static PyObject *
 lattice_best(Lattice *self, PyObject *text, int spans)
 {
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    Py_ssize_t n;
-    uint32_t *cps = code_points(text, &n);
-    if (!cps) return NULL;
-    Scratch *s = &self->scratch;
-    Py_ssize_t n_edges = scratch_fit(s, n) < 0 ? -1 : build_edges(self, s, cps, n, -1);
-    PyMem_Free(cps);
-    if (n_edges < 0) return PyErr_NoMemory();
+    if (lattice_best_path(self, text, self->unk_score) < 0) return NULL;
+    const Scratch *s = &self->scratch;
+    Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
     Resolved r = {0};
-    if (n == 0) return resolved_list(&r, spans);
-    viterbi(self, s, n_edges, n, self->unk_score);
-    Py_ssize_t count = 0;
-    for (Py_ssize_t q = n; q > 0; q = s->edges[s->back[q]].start) count++;
-    Edge *path = PyMem_Malloc((size_t)count * sizeof(Edge));
+    for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
+    Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
     if (!path) return PyErr_NoMemory();
-    for (Py_ssize_t q = n, k = count; q > 0; q = s->edges[s->back[q]].start) path[--k] = s->edges[s->back[q]];
+    for (Py_ssize_t q = n, k = count; q > 0; q = s->from[q]) path[--k] = (Edge){s->from[q], (int32_t)q, s->piece_at[q]};
     int rc = 0;
     for (Py_ssize_t k = 0; rc == 0 && k < count; k++) rc = resolve_edge(self, text, path[k].piece, path[k].start, path[k].end, &r);
     PyMem_Free(path);
@@ -630,6 +634,9 @@ static PyMethodDef lattice_methods[] = {
      "configure(unk_score, unk_id, byte_ids): unknown characters score unk_score and become byte pieces "
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
+    {"encode_texts", (PyCFunction)(void (*)(void))lattice_encode_texts, METH_VARARGS | METH_KEYWORDS,
+     "encode_texts(texts, n_threads=1, prefix=(), suffix=()) -> (values, row_lengths): each whole text's best "
+     "segmentation, resolved, as int64 bytes"},
     {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
      "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "

@@ -33,28 +33,11 @@
 #include "char_rules.h"
 #include "hash.h"
 #include "id_rows.h"
+#include "int64s.h"
 #include "misses.h"
 #include "module.h"
 #include "words.h"
 
-typedef struct {
-    int64_t *data;
-    Py_ssize_t length, capacity;
-} Int64s;
-
-/* Raw allocations: the scan grows its arrays without the GIL. */
-static int
-int64s_reserve(Int64s *a, Py_ssize_t more)
-{
-    if (a->length + more <= a->capacity) return 0;
-    Py_ssize_t capacity = a->capacity ? a->capacity : 1024;
-    while (capacity < a->length + more) capacity *= 2;
-    int64_t *data = PyMem_RawRealloc(a->data, sizeof(int64_t) * (size_t)capacity);
-    if (!data) return -1;
-    a->data = data;
-    a->capacity = capacity;
-    return 0;
-}
 
 /* The word cache. Each word has a record in `pool`: its hash, its id count and length, its ids, then
  * its code points (two per int64), all on one or two cache lines. The table is open addressing over

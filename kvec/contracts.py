@@ -145,6 +145,10 @@ class Normalizer(ABC):
         """The normalized text alone (as ``tokenizers``' ``normalize_str``)."""
         return self.normalize(Normalized.of(text)).text
 
+    def normalize_batch(self, texts: list[str]) -> list[str]:
+        """:meth:`normalize_str` of every text."""
+        return list(map(self.normalize_str, texts))
+
     def normalize_token(self, text: str) -> str:
         """The form an added token is matched in: the normalized text, less what only belongs at the
         start of a whole text (:class:`kvec.normalizers.Prepend`)."""
@@ -192,6 +196,10 @@ class PreTokenizer(ABC):
         cannot (the pipeline then calls :meth:`split_words`)."""
         return None
 
+    #: True when the words only shape training: a model with a :meth:`Model.texts_function` then
+    #: segments each (normalized) text whole, as sentencepiece does.
+    whole_text_models: bool = False
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this pre-tokenizer."""
         return {}
@@ -235,6 +243,13 @@ class Model(ABC):
     def ids_function(self) -> Callable[[str], list[int]]:
         """``word -> ids``, as fast as the model has it (the C encoder calls it once per new word)."""
         return self.tokenize_ids
+
+    def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
+        """A native encoder of whole texts for models that segment a text as one (Unigram, as
+        sentencepiece does): ``(texts, n_threads, prefix, suffix) -> (values, row_lengths)``, int64
+        bytes of every text's ids (``prefix`` and ``suffix`` ids around each) and their counts. None
+        (the default): the model is given words one by one."""
+        return None
 
     @property
     def sampling(self) -> bool:

@@ -119,6 +119,9 @@ class Prepend(Normalizer):
             return normalized
         return Normalized(self.prepend + normalized.text, [normalized.spans[0]] * len(self.prepend) + normalized.spans)
 
+    def normalize_str(self, text):
+        return self.prepend + text if text else text
+
 
 class Replace(Normalizer):
     """Replace every occurrence of the string ``pattern`` by ``content``, left to right; the new
@@ -142,6 +145,9 @@ class Replace(Normalizer):
 
     def keeps(self, char):
         return char not in self.pattern
+
+    def normalize_str(self, text):
+        return text.replace(self.pattern, self.content)  # left to right, as normalize
 
     def character_rule(self):
         if len(self.pattern) != 1:
@@ -424,6 +430,16 @@ class Sequence(Normalizer):
             text = normalizer.normalize_token(text)
         return text
 
+    def normalize_str(self, text):
+        for normalizer in self.normalizers:
+            text = normalizer.normalize_str(text)
+        return text
+
+    def normalize_batch(self, texts):
+        for normalizer in self.normalizers:
+            texts = normalizer.normalize_batch(texts)
+        return texts
+
     def keeps(self, char):
         return all(normalizer.keeps(char) for normalizer in self.normalizers)
 
@@ -516,6 +532,11 @@ class SentencePieceNormalizer(Normalizer):
 
     def normalize_str(self, text):
         return self._normalize(text, spans=False)[0]
+
+    def normalize_batch(self, texts):
+        return self._map.normalize_batch(
+            texts, self._symbols, self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces
+        )
 
     def normalize_token(self, text):
         """The character map alone: a user-defined symbol is matched as it is."""

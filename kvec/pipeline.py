@@ -177,11 +177,15 @@ def _collector_paused():
             gc.enable()
 
 
-def _check_threads(n_threads):
+def _threads(n_threads):
+    """The thread count ``n_threads`` asks for (None: one per core), checked."""
+    if n_threads is None:
+        return os.cpu_count() or 1
     if isinstance(n_threads, bool) or not isinstance(n_threads, int):
-        raise TypeError(f"n_threads must be an int, got {type(n_threads).__name__}")
+        raise TypeError(f"n_threads must be an int or None, got {type(n_threads).__name__}")
     if n_threads < 1:
         raise ValueError(f"n_threads must be >= 1, got {n_threads}")
+    return n_threads
 
 
 def _encode_natively(encoder, texts, n_threads):
@@ -350,7 +354,7 @@ class Pipeline:
     # ---- encoding ----
 
     def _pieces(self, text, first=True):
-        if self.pre_tokenizer is None:
+        if self.pre_tokenizer is None or self._segments_whole_texts():
             return [Piece(text, 0)] if text else []
         return self.pre_tokenizer.pre_tokenize(text, first)
 
@@ -424,18 +428,19 @@ class Pipeline:
             raise ValueError("this tokenizer has no model yet: pass one, or train it with train_from_iterator")
         return self.model
 
-    def encode_batch(self, texts: Iterable[str], n_threads: int = 1) -> list[Encoding]:
+    def encode_batch(self, texts: Iterable[str], n_threads: int | None = None) -> list[Encoding]:
         """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand.
 
         Args:
             texts: the texts (``str``).
-            n_threads: how many threads encode parts of the batch at once, where the pipeline has a
-                native path (see :meth:`encode_ragged`); the ids are the same for every count.
+            n_threads: how many threads encode parts of the batch at once where the pipeline has a
+                native path (see :meth:`encode_ragged`); None (the default): one per core, as Hugging
+                Face's ``encode_batch``. The ids are the same for every count.
         """
         model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
-        _check_threads(n_threads)
-        if self._fast_encoder() is not None:  # ids from the C encoder (see encode_ragged)
+        n_threads = _threads(n_threads)
+        if self._fast_encoder() is not None or self._texts_encoder() is not None:  # see encode_ragged
             for position, text in enumerate(texts):
                 if not isinstance(text, str):
                     raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
@@ -443,7 +448,7 @@ class Pipeline:
             with _collector_paused():  # many new objects, no cycle among them
                 return [Encoding(ids, source=(self, text)) for ids, text in zip(id_rows(values, row_lengths), texts)]
         # the word cache holds plain texts only: special tokens and templates take the full path
-        plain = not self.added_vocabulary and self.post_processor is None
+        plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()
         words_of = self.training_words()
         spell, tokenize_ids = words_of.spell, model.tokenize_ids
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
@@ -476,7 +481,7 @@ class Pipeline:
         return encodings
 
     def encode_ragged(
-        self, texts: Iterable[str | bytes], n_threads: int = 1
+        self, texts: Iterable[str | bytes], n_threads: int | None = None
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The ids of many texts as two int64 arrays, ``(values, row_lengths)``: text ``i``'s ids are
         the next ``row_lengths[i]`` values (``tf.RaggedTensor.from_row_lengths`` takes them as they
@@ -490,7 +495,10 @@ class Pipeline:
         :meth:`kvec.contracts.Normalizer.character_rule`) runs there too, and a post-processor that
         only adds special tokens around the text (``TemplateProcessing`` such as ``"[CLS] $A [SEP]"``)
         adds its ids there. Texts holding an added token, or a character whose normalization depends
-        on its neighbours, take the :meth:`encode` path.
+        on its neighbours, take the :meth:`encode` path. A Unigram model without a pre-tokenizer, or
+        behind one that only shapes training (:class:`kvec.pretokenizers.SentencePiece`), segments
+        each normalized text whole, in C, as sentencepiece does. ``n_threads``: as in
+        :meth:`encode_batch`.
 
         Example:
             >>> from kvec.models import WordPiece
@@ -501,8 +509,11 @@ class Pipeline:
             ([1, 2, 3, 1, 0], [3, 0, 2])
         """
         self._check_model()
-        _check_threads(n_threads)
+        n_threads = _threads(n_threads)
         texts = texts if isinstance(texts, list) else list(texts)
+        texts_encoder = self._texts_encoder()
+        if texts_encoder is not None:
+            return self._encode_whole_texts(texts_encoder, texts, n_threads)
         encoder = self._fast_encoder()
         if encoder is None:
             strs = [_as_str(t) for t in texts]
@@ -536,9 +547,43 @@ class Pipeline:
             values, row_lengths = _splice(values, row_lengths, replaced)
         return values, row_lengths
 
+    def _encode_whole_texts(self, texts_encoder, texts, n_threads):
+        """encode_ragged for a model that segments whole texts natively."""
+        strs = [_as_str(t) for t in texts]
+        for position, text in enumerate(strs):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+        normalized = strs if self.normalizer is None else self.normalizer.normalize_batch(strs)
+        prefix, suffix = ([], []) if self.post_processor is None else self.post_processor.single_affixes()
+        parts = max(1, min(n_threads, len(strs) // 64))
+        values, row_lengths = texts_encoder(normalized, parts, prefix, suffix)
+        values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+        if self.added_vocabulary:  # texts holding an added token are encoded again by the full path
+            forms = normalized if self.added_vocabulary.normalized_forms else strs
+            again = self.added_vocabulary.matching_texts(strs, forms)
+            if again:
+                values, row_lengths = _splice(values, row_lengths, {i: self.encode(strs[i]).ids for i in again})
+        return values, row_lengths
+
+    def _segments_whole_texts(self):
+        """True when the model segments each normalized text whole: it has a
+        :meth:`Model.texts_function`, and there is no pre-tokenizer or one that only shapes training."""
+        if self.model is None or (self.pre_tokenizer is not None and not self.pre_tokenizer.whole_text_models):
+            return False
+        return self.model.texts_function() is not None
+
+    def _texts_encoder(self):
+        """The model's native encoder of whole texts when the pipeline segments texts whole and its
+        post-processor (if any) only puts ids around the text, else None."""
+        if not self._segments_whole_texts():
+            return None
+        if self.post_processor is not None and self.post_processor.single_affixes() is None:
+            return None
+        return self.model.texts_function()
+
     def _fast_encoder(self):
         """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
-        if self.model.sampling:
+        if self.model.sampling or self._segments_whole_texts():
             return None
         if self.post_processor is not None and self.post_processor.single_affixes() is None:
             return None

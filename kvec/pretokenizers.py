@@ -401,6 +401,9 @@ class SentencePiece(_RegexWords):
         ['▁', '▁Hey', '▁', '4', '2', 'x']
     """
 
+    # the words shape training only: a Unigram model segments the whole text, as sentencepiece does
+    whole_text_models = True
+
     def __init__(self, split_digits: bool = False) -> None:
         self.split_digits = split_digits
         self._pattern = regex.compile("[0-9]|▁[^▁0-9]*|[^▁0-9]+" if split_digits else "▁[^▁]*|[^▁]+")

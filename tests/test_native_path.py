@@ -65,7 +65,9 @@ def test_a_template_that_does_more_than_add_ids_takes_the_python_path():
     assert TemplateProcessing("$A").single_affixes() == ([], [])
 
 
-@pytest.mark.parametrize("n_threads, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)])
+@pytest.mark.parametrize(
+    "n_threads, error", [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError), ("2", TypeError)]
+)
 def test_n_threads_is_checked(n_threads, error):
     tok = Pipeline(WordPiece({"[UNK]": 0, "x": 1}), pre_tokenizer=BertPreTokenizer(), normalizer=BertNormalizer())
     with pytest.raises(error, match="n_threads"):

@@ -130,12 +130,10 @@ def test_native_normalized_text_equals_hf(name, text):
 
 
 def _no_mark(c):
-    """Neither a mark nor a Hangul jamo (which may compose), nor decomposing into one first."""
-    first = unicodedata.normalize("NFKD", c)[:1]
-    return (
-        not unicodedata.category(c).startswith("M")
-        and not unicodedata.combining(first)
-        and not 0x1100 <= ord(first) <= 0x11FF
+    """Neither a mark nor a Hangul jamo (which may compose), nor decomposing or lowercasing into one."""
+    forms = unicodedata.normalize("NFKD", c) + unicodedata.normalize("NFKD", c.lower())
+    return not unicodedata.category(c).startswith("M") and not any(
+        unicodedata.combining(d) or 0x1100 <= ord(d) <= 0x11FF for d in forms
     )
 
 

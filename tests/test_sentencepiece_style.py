@@ -108,3 +108,29 @@ def test_bpe_reads_text_the_same_way():
     )
     for line in CORPUS[:10] + ["  low  newest ", "Zürich ▁ 😀 \ufdd0"]:  # unseen characters take bytes
         assert tokenizer.decode(tokenizer.encode(line).ids) == line
+
+
+def test_equal_scores_are_broken_as_sentencepiece_breaks_them():
+    # runs of "=" split into pieces whose float32 scores tie; the whole-text lattice breaks the ties as
+    # sentencepiece does, where a lattice per word (the words training counts) would not
+    proto = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(["=" * k + " a" for k in range(1, 80)]),
+        model_writer=proto,
+        model_type="unigram",
+        vocab_size=40,
+        normalization_rule_name="identity",
+        hard_vocab_limit=False,
+        num_threads=1,
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_proto=proto.getvalue())
+    ours = sentencepiece_style(
+        Unigram([(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())], unk_id=0)
+    )
+    texts = [". " + "=" * k for k in range(30, 60)]
+    assert [ours.encode(text).ids for text in texts] == sp.encode(texts)
+    assert [e.ids for e in ours.encode_batch(texts)] == sp.encode(texts)
+    words = ours.training_words()
+    per_word = [[i for word in words.split_words(text) for i in ours.model.tokenize_ids(word)] for text in texts]
+    assert per_word != sp.encode(texts)  # the case holds ties that a lattice per word breaks otherwise

@@ -131,6 +131,11 @@ class Unigram(SubwordModel):
         """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
+    def texts_function(self):
+        """The C encoder of whole texts (one lattice over each, as sentencepiece), on threads without
+        the GIL; None when sampling."""
+        return self._lattice.encode_texts if self.nbest_size is None else None
+
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
         can spell the same tokens when unknown characters fuse into one unk token)."""
