@@ -6,8 +6,10 @@
  *
  *   WordSplitter(separators)   .split(text, lower) -> list[str]
  *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
+ *                              .ids_batch(texts, lower, lookup, oov) -> one list per text
  *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
  *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
+ *                              .add_texts(splitter, texts, lower)  add_text for each of a list
  *                              .result() -> (words, counts, document_counts) in first-occurrence order
  */
 #define PY_SSIZE_T_CLEAN
@@ -87,17 +89,76 @@ is_separator(const Separators *sep, Py_UCS4 c)
     return lo < sep->n_other && sep->other[lo] == c;
 }
 
-/* Calls visit(span, arg) for every word of `text`; visit returns -1 on error. */
+/* A text ready to be cut into words: lowercased when asked. An ASCII text is lowercased into a buffer
+ * (there str.lower changes A-Z alone), so no new str is made for it; others go through str.lower. */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+    int ascii;
+    PyObject *owner;   /* the str data belongs to (a new reference), or NULL when it is the buffer */
+    Py_UCS1 *buffer;   /* reused from text to text */
+    Py_ssize_t capacity;
+} Prepared;
+
+static PyObject *str_lower; /* interned "lower": set by keras_words_init */
+
+/* Prepares text (TypeError unless it is a str); -1 with an exception set. */
+static int
+prepare(Prepared *p, PyObject *text, int lower)
+{
+    Py_CLEAR(p->owner);
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return -1;
+    }
+    p->n = PyUnicode_GET_LENGTH(text);
+    p->ascii = PyUnicode_IS_ASCII(text);
+    if (lower && p->ascii) {
+        if (p->n > p->capacity) {
+            Py_UCS1 *buffer = PyMem_Realloc(p->buffer, (size_t)p->n);
+            if (!buffer) {
+                PyErr_NoMemory();
+                return -1;
+            }
+            p->buffer = buffer;
+            p->capacity = p->n;
+        }
+        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
+        for (Py_ssize_t i = 0; i < p->n; i++) p->buffer[i] = s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i];
+        p->kind = PyUnicode_1BYTE_KIND;
+        p->data = p->buffer;
+        return 0;
+    }
+    p->owner = lower ? PyObject_CallMethodNoArgs(text, str_lower) : Py_NewRef(text);
+    if (!p->owner) return -1;
+    p->kind = PyUnicode_KIND(p->owner);
+    p->data = PyUnicode_DATA(p->owner);
+    p->n = PyUnicode_GET_LENGTH(p->owner);
+    p->ascii = PyUnicode_IS_ASCII(p->owner);
+    return 0;
+}
+
+static void
+prepared_free(Prepared *p)
+{
+    Py_CLEAR(p->owner);
+    PyMem_Free(p->buffer);
+    p->buffer = NULL;
+    p->capacity = 0;
+}
+
+/* Calls visit(span, arg) for every word of the prepared text; visit returns -1 on error. */
 typedef int (*visit_fn)(const Span *word, void *arg);
 
 static int
-for_each_word(const Separators *sep, PyObject *text, visit_fn visit, void *arg)
+for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void *arg)
 {
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t n = text->n;
     Py_ssize_t i = 0;
-    Span span = {PyUnicode_KIND(text), PyUnicode_DATA(text), 0, 0, text};
-    if (PyUnicode_IS_ASCII(text)) {
-        const unsigned char *s = PyUnicode_1BYTE_DATA(text);
+    Span span = {text->kind, text->data, 0, 0, text->owner};
+    if (text->ascii) {
+        const unsigned char *s = text->data;
         const unsigned char *table = sep->ascii;
         while (i < n) {
             while (i < n && table[s[i]]) i++;
@@ -120,22 +181,6 @@ for_each_word(const Separators *sep, PyObject *text, visit_fn visit, void *arg)
         if (visit(&span, arg) < 0) return -1;
     }
     return 0;
-}
-
-
-static PyObject *str_lower; /* interned "lower": set by keras_words_init */
-
-/* A new reference to text, lowercased when asked; TypeError unless text is a str. */
-static PyObject *
-prepared_text(PyObject *text, int lower)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    if (lower) return PyObject_CallMethodNoArgs(text, str_lower);
-    Py_INCREF(text);
-    return text;
 }
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -179,11 +224,10 @@ WordSplitter_split(WordSplitter *self, PyObject *args)
     PyObject *text;
     int lower;
     if (!PyArg_ParseTuple(args, "Op", &text, &lower)) return NULL;
-    PyObject *prepared = prepared_text(text, lower);
-    if (!prepared) return NULL;
-    PyObject *out = PyList_New(0);
-    if (out && for_each_word(&self->sep, prepared, append_word, out) < 0) Py_CLEAR(out);
-    Py_DECREF(prepared);
+    Prepared prepared = {0};
+    PyObject *out = prepare(&prepared, text, lower) < 0 ? NULL : PyList_New(0);
+    if (out && for_each_word(&self->sep, &prepared, append_word, out) < 0) Py_CLEAR(out);
+    prepared_free(&prepared);
     return out;
 }
 
@@ -255,17 +299,45 @@ WordSplitter_ids(WordSplitter *self, PyObject *args)
     PyObject *text, *lookup, *oov;
     int lower;
     if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
-    PyObject *prepared = prepared_text(text, lower);
-    if (!prepared) return NULL;
-    IdsState st = {PyList_New(0), &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
-    if (st.out && for_each_word(&self->sep, prepared, append_id, &st) < 0) Py_CLEAR(st.out);
-    Py_DECREF(prepared);
+    Prepared prepared = {0};
+    IdsState st = {NULL, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    if (prepare(&prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
+        for_each_word(&self->sep, &prepared, append_id, &st) < 0)
+        Py_CLEAR(st.out);
+    prepared_free(&prepared);
     return st.out;
+}
+
+/* ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts] */
+static PyObject *
+WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
+{
+    PyObject *texts, *lookup, *oov;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    PyObject *rows = PyList_New(n);
+    Prepared prepared = {0};
+    for (Py_ssize_t t = 0; rows && t < n; t++) {
+        PyObject *text = PyList_GET_ITEM(texts, t);
+        IdsState st = {NULL, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+        if (!PyUnicode_Check(text))
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
+        else if (prepare(&prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
+                 for_each_word(&self->sep, &prepared, append_id, &st) < 0)
+            Py_CLEAR(st.out);
+        if (!st.out) Py_CLEAR(rows);
+        else PyList_SET_ITEM(rows, t, st.out);
+    }
+    prepared_free(&prepared);
+    return rows;
 }
 
 static PyMethodDef WordSplitter_methods[] = {
     {"split", (PyCFunction)WordSplitter_split, METH_VARARGS,
      "split(text, lower) -> list of words (maximal runs of non-separator characters)"},
+    {"ids_batch", (PyCFunction)WordSplitter_ids_batch, METH_VARARGS,
+     "ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts]"},
     {"ids", (PyCFunction)WordSplitter_ids, METH_VARARGS,
      "ids(text, lower, lookup, oov) -> [lookup[w] for each word w]; unknown words become oov, or are "
      "dropped when oov is None"},
@@ -422,11 +494,37 @@ WordCounter_add_text(WordCounter *self, PyObject *args)
     PyObject *splitter, *text;
     int lower;
     if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower)) return NULL;
-    PyObject *prepared = prepared_text(text, lower);
-    if (!prepared) return NULL;
-    int rc = for_each_word(&((WordSplitter *)splitter)->sep, prepared, count_span, self);
-    Py_DECREF(prepared);
+    Prepared prepared = {0};
+    if (prepare(&prepared, text, lower) < 0) return NULL;
+    int rc = for_each_word(&((WordSplitter *)splitter)->sep, &prepared, count_span, self);
+    prepared_free(&prepared);
     self->documents++;
+    if (rc < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* add_texts(splitter, texts, lower): add_text for each of a list of str (stops at the first error,
+ * the texts before it counted) */
+static PyObject *
+WordCounter_add_texts(WordCounter *self, PyObject *args)
+{
+    PyObject *splitter, *texts;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!O!p", &WordSplitterType, &splitter, &PyList_Type, &texts, &lower)) return NULL;
+    Prepared prepared = {0};
+    int rc = 0;
+    for (Py_ssize_t t = 0; rc == 0 && t < PyList_GET_SIZE(texts); t++) {
+        PyObject *text = PyList_GET_ITEM(texts, t);
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
+            rc = -1;
+            break;
+        }
+        rc = prepare(&prepared, text, lower);
+        if (rc == 0) rc = for_each_word(&((WordSplitter *)splitter)->sep, &prepared, count_span, self);
+        self->documents++;
+    }
+    prepared_free(&prepared);
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -488,6 +586,8 @@ WordCounter_get_documents(WordCounter *self, void *Py_UNUSED(closure))
 }
 
 static PyMethodDef WordCounter_methods[] = {
+    {"add_texts", (PyCFunction)WordCounter_add_texts, METH_VARARGS,
+     "add_texts(splitter, texts, lower): add_text for each str of a list"},
     {"add_text", (PyCFunction)WordCounter_add_text, METH_VARARGS,
      "add_text(splitter, text, lower): count the words of one document"},
     {"add_tokens", (PyCFunction)WordCounter_add_tokens, METH_O,

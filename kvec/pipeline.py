@@ -8,12 +8,10 @@ offsets into the original text. The decoder turns tokens back into text.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from itertools import chain
 from typing import Any, cast
 
@@ -23,6 +21,7 @@ from numpy.typing import NDArray
 from kvec import serialization
 from kvec._encoder import CharRules, WordEncoder, id_rows
 from kvec.added_vocabulary import AddedVocabulary
+from kvec.collector import collector_paused
 from kvec.contracts import (
     Decoder,
     Model,
@@ -163,18 +162,6 @@ class TrainingWords:
 
 def _as_str(text):
     return text.decode("utf-8") if isinstance(text, bytes) else text
-
-
-@contextmanager
-def _collector_paused():
-    """The cycle collector off while a batch's acyclic objects are made: each pass would walk them all."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _threads(n_threads):
@@ -445,7 +432,7 @@ class Pipeline:
                 if not isinstance(text, str):
                     raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
             values, row_lengths = self.encode_ragged(texts, n_threads=n_threads)
-            with _collector_paused():  # many new objects, no cycle among them
+            with collector_paused():  # many new objects, no cycle among them
                 return [Encoding(ids, source=(self, text)) for ids, text in zip(id_rows(values, row_lengths), texts)]
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()

@@ -32,6 +32,7 @@ from numpy.typing import NDArray
 
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
+from kvec.collector import collector_paused
 from kvec.contracts import Model
 from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Pipeline
@@ -381,11 +382,14 @@ class Tokenizer:
         tokens = self._tokenize_function()
         native, lower = self._native_rule(), self.lower
         counter = WordCounter()
-        for position, text in enumerate(_iterate(texts, "texts")):
-            if native is not None and type(text) is str:
-                counter.add_text(native, text, lower)
-            else:
-                counter.add_tokens(tokens(text, position))
+        if native is not None and _all_str(texts):  # one native call for the whole list
+            counter.add_texts(native, texts, lower)
+        else:
+            for position, text in enumerate(_iterate(texts, "texts")):
+                if native is not None and type(text) is str:
+                    counter.add_text(native, text, lower)
+                else:
+                    counter.add_tokens(tokens(text, position))
         words, counts, documents = counter.result()
 
         self.document_count += counter.documents
@@ -468,6 +472,11 @@ class Tokenizer:
             >>> tok.texts_to_sequences(["b a z"])
             [[2, 3, 1]]
         """
+        if _all_str(texts) and self.analyzer is None and self.subword is None:
+            native, (lookup, oov_index, _) = self._native_rule(), self._ids_functions()
+            if native is not None and lookup is not None:  # one native call for the whole list
+                with collector_paused():  # many new lists, no cycle among them
+                    return native.ids_batch(texts, self.lower, WordLookup(lookup), oov_index)
         return list(self.texts_to_sequences_generator(texts))
 
     def texts_to_sequences_generator(self, texts: Iterable[str | list[str]]) -> Iterator[list[int]]:
@@ -675,6 +684,11 @@ class Tokenizer:
             {'hello': 1, 'world': 2}
         """
         return json.dumps({"class_name": self.__class__.__name__, "config": self.get_config()}, **kwargs)
+
+
+def _all_str(texts):
+    """True for a list of str only (what the native batch calls take)."""
+    return type(texts) is list and all(type(text) is str for text in texts)
 
 
 def _iterate(values, name):

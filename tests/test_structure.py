@@ -19,7 +19,15 @@ PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
 
 LAYERS = {
     0: ["kvec._native", "kvec._unigram", "kvec._encoder"],
-    1: ["kvec.errors", "kvec.atomic", "kvec.progress", "kvec.ragged", "kvec.char_classes", "kvec.charsmap"],
+    1: [
+        "kvec.errors",
+        "kvec.atomic",
+        "kvec.progress",
+        "kvec.ragged",
+        "kvec.char_classes",
+        "kvec.charsmap",
+        "kvec.collector",
+    ],
     2: ["kvec.contracts"],
     3: [
         "kvec.normalizers",
