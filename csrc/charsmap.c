@@ -297,31 +297,61 @@ check_symbols(PyObject *symbols)
     return 0;
 }
 
+/* Working memory of normalize_text, kept from text to text of a batch. */
+typedef struct {
+    Step *steps;
+    Py_UCS4 *out;
+    int64_t *starts, *ends;
+    Py_ssize_t step_capacity, capacity;
+} Scratch;
+
+static void
+scratch_free(Scratch *s)
+{
+    PyMem_Free(s->steps);
+    PyMem_Free(s->out);
+    PyMem_Free(s->starts);
+    PyMem_Free(s->ends);
+    memset(s, 0, sizeof(*s));
+}
+
+/* *buffer reallocated to hold `size` elements of `width` bytes; -1 when out of memory. */
+static int
+fit(void **buffer, Py_ssize_t size, size_t width)
+{
+    void *grown = PyMem_Realloc(*buffer, (size_t)(size ? size : 1) * width);
+    if (!grown) return -1;
+    *buffer = grown;
+    return 0;
+}
+
 /* (normalized, starts, ends) of one text (starts and ends None without want_spans). */
 static PyObject *
-normalize_text(CharsMapTable *self, PyObject *text, PyObject *symbols, int dummy_prefix, int remove_extra, int escape,
-               int want_spans)
+normalize_text(CharsMapTable *self, Scratch *scratch, PyObject *text, PyObject *symbols, int dummy_prefix,
+               int remove_extra, int escape, int want_spans)
 {
     Py_ssize_t n = PyUnicode_GET_LENGTH(text);
     Chars in = {PyUnicode_KIND(text), PyUnicode_DATA(text)};
-    Step *steps = PyMem_Malloc((size_t)(n ? n : 1) * sizeof(Step));
-    if (!steps) return PyErr_NoMemory();
-    PyObject *result = NULL;
-    Py_UCS4 *out = NULL;
-    int64_t *starts = NULL, *ends = NULL;
+    if (n > scratch->step_capacity) {
+        if (fit((void **)&scratch->steps, n, sizeof(Step)) < 0) return PyErr_NoMemory();
+        scratch->step_capacity = n;
+    }
+    Step *steps = scratch->steps;
     Py_ssize_t count = find_steps(self, text, symbols, steps);
-    if (count < 0) goto done;
+    if (count < 0) return NULL;
 
     /* the output is at most one character per replacement character, plus the dummy prefix */
     Py_ssize_t capacity = 1;
     for (Py_ssize_t s = 0; s < count; s++) capacity += step_length(&steps[s]);
-    out = PyMem_Malloc((size_t)capacity * sizeof(Py_UCS4));
-    starts = PyMem_Malloc((size_t)capacity * sizeof(int64_t));
-    ends = PyMem_Malloc((size_t)capacity * sizeof(int64_t));
-    if (!out || !starts || !ends) {
-        PyErr_NoMemory();
-        goto done;
+    if (capacity > scratch->capacity) {
+        if (fit((void **)&scratch->out, capacity, sizeof(Py_UCS4)) < 0 ||
+            fit((void **)&scratch->starts, capacity, sizeof(int64_t)) < 0 ||
+            fit((void **)&scratch->ends, capacity, sizeof(int64_t)) < 0)
+            return PyErr_NoMemory();
+        scratch->capacity = capacity;
     }
+    Py_UCS4 *out = scratch->out;
+    int64_t *starts = scratch->starts, *ends = scratch->ends;
     Py_UCS4 space = escape ? ESCAPED_SPACE : SPACE;
     Py_ssize_t first = 0, used = 0;
     if (remove_extra)
@@ -339,13 +369,20 @@ normalize_text(CharsMapTable *self, PyObject *text, PyObject *symbols, int dummy
             if (previous_space)
                 while (k < length && step_char(step, &in, k) == SPACE) k++;
             if (k < length) {
-                for (; k < length; k++) {
-                    Py_UCS4 c = step_char(step, &in, k);
-                    out[used] = c == SPACE && escape ? ESCAPED_SPACE : c;
-                    /* a replacement stands for all it replaced; kept characters for themselves */
-                    starts[used] = step->kept ? step->start + k : step->start;
-                    ends[used] = step->kept ? step->start + k + 1 : step->end;
-                    used++;
+                if (step->kept && !want_spans) { /* kept characters are copied as they are */
+                    for (; k < length; k++) {
+                        Py_UCS4 c = PyUnicode_READ(in.kind, in.data, step->start + k);
+                        out[used++] = c == SPACE && escape ? ESCAPED_SPACE : c;
+                    }
+                } else {
+                    for (; k < length; k++) {
+                        Py_UCS4 c = step_char(step, &in, k);
+                        out[used] = c == SPACE && escape ? ESCAPED_SPACE : c;
+                        /* a replacement stands for all it replaced; kept characters for themselves */
+                        starts[used] = step->kept ? step->start + k : step->start;
+                        ends[used] = step->kept ? step->start + k + 1 : step->end;
+                        used++;
+                    }
                 }
                 previous_space = step_char(step, &in, length - 1) == SPACE;
             }
@@ -355,19 +392,10 @@ normalize_text(CharsMapTable *self, PyObject *text, PyObject *symbols, int dummy
             while (used > 0 && out[used - 1] == space) used--;
     }
     PyObject *normalized = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, out, used);
-    if (!normalized) goto done;
-    if (!want_spans) {
-        result = Py_BuildValue("(NOO)", normalized, Py_None, Py_None);
-        goto done;
-    }
-    result = Py_BuildValue("(Ny#y#)", normalized, (const char *)starts, (Py_ssize_t)(used * sizeof(int64_t)),
-                           (const char *)ends, (Py_ssize_t)(used * sizeof(int64_t)));
-done:
-    PyMem_Free(steps);
-    PyMem_Free(out);
-    PyMem_Free(starts);
-    PyMem_Free(ends);
-    return result;
+    if (!normalized) return NULL;
+    if (!want_spans) return Py_BuildValue("(NOO)", normalized, Py_None, Py_None);
+    return Py_BuildValue("(Ny#y#)", normalized, (const char *)starts, (Py_ssize_t)(used * sizeof(int64_t)),
+                         (const char *)ends, (Py_ssize_t)(used * sizeof(int64_t)));
 }
 
 static PyObject *
@@ -379,7 +407,10 @@ CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
                           &want_spans) ||
         check_symbols(symbols) < 0)
         return NULL;
-    return normalize_text(self, text, symbols, dummy_prefix, remove_extra, escape, want_spans);
+    Scratch scratch = {0};
+    PyObject *result = normalize_text(self, &scratch, text, symbols, dummy_prefix, remove_extra, escape, want_spans);
+    scratch_free(&scratch);
+    return result;
 }
 
 static PyObject *
@@ -393,6 +424,7 @@ CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *out = PyList_New(n);
+    Scratch scratch = {0};
     for (Py_ssize_t i = 0; out && i < n; i++) {
         PyObject *text = PyList_GET_ITEM(texts, i);
         if (!PyUnicode_Check(text)) {
@@ -400,7 +432,7 @@ CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
             Py_CLEAR(out);
             break;
         }
-        PyObject *result = normalize_text(self, text, symbols, dummy_prefix, remove_extra, escape, 0);
+        PyObject *result = normalize_text(self, &scratch, text, symbols, dummy_prefix, remove_extra, escape, 0);
         if (!result) {
             Py_CLEAR(out);
             break;
@@ -408,6 +440,7 @@ CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
         PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(result, 0)));
         Py_DECREF(result);
     }
+    scratch_free(&scratch);
     return out;
 }
 

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from kvec._encoder import id_rows
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
 from kvec.collector import collector_paused
@@ -380,19 +381,24 @@ class Tokenizer:
         if self.subword is not None and self.analyzer is None:
             texts = self._train_subword(texts)
         tokens = self._tokenize_function()
-        native, lower = self._native_rule(), self.lower
-        counter = WordCounter()
-        if native is not None and _all_str(texts):  # one native call for the whole list
-            counter.add_texts(native, texts, lower)
-        else:
-            for position, text in enumerate(_iterate(texts, "texts")):
-                if native is not None and type(text) is str:
-                    counter.add_text(native, text, lower)
-                else:
-                    counter.add_tokens(tokens(text, position))
-        words, counts, documents = counter.result()
+        native, lower, pipeline = self._native_rule(), self.lower, self.analyzer
+        counted = None
+        if isinstance(pipeline, Pipeline) and pipeline.post_processor is None and _all_str(texts):
+            counted = _subword_counts(pipeline, texts)  # through the pipeline's batch encoder
+        if counted is None:
+            counter = WordCounter()
+            if native is not None and _all_str(texts):  # one native call for the whole list
+                counter.add_texts(native, texts, lower)
+            else:
+                for position, text in enumerate(_iterate(texts, "texts")):
+                    if native is not None and type(text) is str:
+                        counter.add_text(native, text, lower)
+                    else:
+                        counter.add_tokens(tokens(text, position))
+            counted = (*counter.result(), counter.documents)
+        words, counts, documents, n_documents = counted
 
-        self.document_count += counter.documents
+        self.document_count += n_documents
         word_counts, word_docs = self.word_counts, self.word_docs
         for w, c, d in zip(words, counts, documents):
             word_counts[w] = word_counts.get(w, 0) + c
@@ -472,11 +478,15 @@ class Tokenizer:
             >>> tok.texts_to_sequences(["b a z"])
             [[2, 3, 1]]
         """
-        if _all_str(texts) and self.analyzer is None and self.subword is None:
-            native, (lookup, oov_index, _) = self._native_rule(), self._ids_functions()
-            if native is not None and lookup is not None:  # one native call for the whole list
+        if _all_str(texts) and not self.char_level:
+            lookup, oov_index, _ = self._ids_functions()
+            native = self._native_rule()
+            if native is not None and lookup is not None and self.subword is None:  # one native call
                 with collector_paused():  # many new lists, no cycle among them
                     return native.ids_batch(texts, self.lower, WordLookup(lookup), oov_index)
+            pipeline = self.analyzer
+            if isinstance(pipeline, Pipeline) and pipeline.post_processor is None and lookup is not None:
+                return _subword_sequences(pipeline, texts, lookup, oov_index)
         return list(self.texts_to_sequences_generator(texts))
 
     def texts_to_sequences_generator(self, texts: Iterable[str | list[str]]) -> Iterator[list[int]]:
@@ -684,6 +694,46 @@ class Tokenizer:
             {'hello': 1, 'world': 2}
         """
         return json.dumps({"class_name": self.__class__.__name__, "config": self.get_config()}, **kwargs)
+
+
+def _subword_counts(pipeline, texts):
+    """fit_on_texts' counts through a pipeline analyzer's native encoder: ``(tokens, counts,
+    document counts, documents)`` with the tokens in order of first occurrence, as WordCounter gives
+    them; None where two ids spell one token (then the tokens are counted one text at a time)."""
+    values, row_lengths = pipeline.encode_ragged(texts)
+    if not len(values):
+        return [], [], [], len(texts)
+    present, first = np.unique(values, return_index=True)
+    ids = present[np.argsort(first, kind="stable")]
+    tokens = [pipeline.id_to_token(token_id) for token_id in ids.tolist()]
+    if len(set(tokens)) < len(tokens):
+        return None
+    counts = np.bincount(values)[ids]
+    rows = np.repeat(np.arange(len(row_lengths), dtype=np.int64), row_lengths)
+    span = int(present[-1]) + 1
+    pairs = np.sort(rows * span + values)  # (text, id) pairs, sorted: each kept once below
+    in_documents = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] % span
+    documents = np.bincount(in_documents, minlength=span)[ids]
+    return tokens, counts.tolist(), documents.tolist(), len(texts)
+
+
+def _subword_sequences(pipeline, texts, lookup, oov_index):
+    """texts_to_sequences through a pipeline analyzer's native encoder: its ids become tokens, and the
+    tokens Keras indices (``lookup``, else ``oov_index``, else dropped), one table entry per distinct id."""
+    values, row_lengths = pipeline.encode_ragged(texts)
+    present = np.unique(values)
+    table = np.full(int(present[-1]) + 1 if len(present) else 0, -1, dtype=np.int64)
+    missing = -1 if oov_index is None else oov_index
+    for token_id in present.tolist():
+        table[token_id] = lookup.get(pipeline.id_to_token(token_id), missing)
+    indices = table[values]
+    if (indices < 0).any():  # dropped tokens leave their rows shorter
+        kept = indices >= 0
+        rows = np.repeat(np.arange(len(row_lengths)), row_lengths)
+        row_lengths = np.bincount(rows[kept], minlength=len(row_lengths)).astype(np.int64)
+        indices = indices[kept]
+    with collector_paused():
+        return id_rows(np.ascontiguousarray(indices), np.ascontiguousarray(row_lengths))
 
 
 def _all_str(texts):

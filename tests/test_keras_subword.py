@@ -49,6 +49,39 @@ def test_subword_tokenizer_counts_its_tokens_with_legacy_semantics(kind):
 
 
 @pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=25, deadline=None)
+@given(
+    texts=st.lists(st.text(max_size=30) | st.sampled_from(CORPUS), max_size=5),
+    num_words=st.sampled_from([None, 5, 40]),
+)
+def test_a_list_of_texts_takes_the_native_path_with_the_legacy_rules(kind, texts, num_words):
+    # a list of str goes through the pipeline's batch encoder; the legacy rules on the analyzer's tokens
+    ours = trained(kind)
+    theirs = legacy.Tokenizer(oov_token="<OOV>", lower=False, num_words=num_words)
+    theirs.fit_on_texts([ours.analyzer(t) for t in CORPUS])
+    saved, ours.num_words = ours.num_words, num_words
+    try:
+        assert ours.texts_to_sequences(texts) == theirs.texts_to_sequences([ours.analyzer(t) for t in texts])
+    finally:
+        ours.num_words = saved
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@settings(max_examples=25, deadline=None)
+@given(texts=st.lists(st.text(max_size=30) | st.sampled_from(CORPUS), max_size=6))
+def test_fitting_a_list_counts_as_the_legacy_tokenizer_counts_the_analyzer_tokens(kind, texts):
+    # a list of str is counted from the pipeline's batch encoder, every later fit adding to the counts
+    ours = kvec.text.tokenizer_from_json(trained(kind).to_json())
+    theirs = legacy.Tokenizer(oov_token="<OOV>", lower=False)
+    theirs.fit_on_texts([ours.analyzer(t) for t in CORPUS])
+    ours.fit_on_texts(texts)
+    theirs.fit_on_texts([ours.analyzer(t) for t in texts])
+    assert list(ours.word_counts.items()) == list(theirs.word_counts.items())
+    assert dict(ours.word_docs) == dict(theirs.word_docs)
+    assert (ours.word_index, ours.document_count) == (theirs.word_index, theirs.document_count)
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_the_model_vocabulary_leaves_no_word_out(kind):
     # counting mode indexes the tokens seen in fitting; the model's own vocabulary covers every word
     ids = kvec.Tokenizer.from_model(trained(kind).analyzer)
