@@ -4,11 +4,17 @@
  *   id_rows(values, row_lengths) -> list of lists of int. Both are buffers of int64 (native order), the
  *       ids back to back and how many belong to each row; ids must be >= 0.
  *
+ *   encodings(cls, values, row_lengths, tokenizer, texts) -> list of cls: one kvec.pipeline.Encoding per
+ *       row, made without running its __init__: the slots ids (the row), _tokenizer, _text (texts[i])
+ *       are set and _tokens, _offsets, _type_ids and _special_tokens_mask are None (worked out on
+ *       demand), as Encoding(row, source=(tokenizer, text)) sets them.
+ *
  * A batch holds millions of ids drawn from a vocabulary of thousands, so the int objects of ids below
  * 65536 are made once and shared, and each row is filled straight from the buffer. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <structmember.h>
 
 #include "id_rows.h"
 
@@ -72,5 +78,64 @@ fail:
 done:
     PyBuffer_Release(&values);
     PyBuffer_Release(&lengths);
+    return rows;
+}
+
+/* The byte offset of the slot `name` of type `cls` (a __slots__ member); -1 with an exception set. */
+static Py_ssize_t
+slot_offset(PyTypeObject *cls, const char *name)
+{
+    PyObject *descriptor = PyObject_GetAttrString((PyObject *)cls, name);
+    if (!descriptor) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
+        PyErr_Clear();
+    }
+    Py_ssize_t offset = -1;
+    if (descriptor && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
+        PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
+        if (member->type == T_OBJECT_EX) offset = member->offset;
+    }
+    Py_XDECREF(descriptor);
+    if (offset < 0) PyErr_Format(PyExc_TypeError, "%.100s.%s is not a __slots__ member", cls->tp_name, name);
+    return offset;
+}
+
+PyObject *
+encodings(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *values, *lengths, *tokenizer, *texts;
+    if (!PyArg_ParseTuple(args, "O!OOOO!:encodings", &PyType_Type, &cls, &values, &lengths, &tokenizer, &PyList_Type,
+                          &texts))
+        return NULL;
+    static const char *names[] = {"ids", "_tokenizer", "_text", "_tokens", "_offsets", "_type_ids",
+                                  "_special_tokens_mask"};
+    enum { N_SLOTS = sizeof(names) / sizeof(names[0]) };
+    Py_ssize_t offsets[N_SLOTS];
+    for (int k = 0; k < N_SLOTS; k++)
+        if ((offsets[k] = slot_offset(cls, names[k])) < 0) return NULL;
+    PyObject *pair = PyTuple_Pack(2, values, lengths);
+    PyObject *rows = pair ? id_rows(NULL, pair) : NULL;
+    Py_XDECREF(pair);
+    if (!rows) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows);
+    if (PyList_GET_SIZE(texts) != n) {
+        Py_DECREF(rows);
+        PyErr_Format(PyExc_ValueError, "%zd texts for %zd rows of ids", PyList_GET_SIZE(texts), n);
+        return NULL;
+    }
+    /* the encodings replace the rows in the list, each taking its row */
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *encoding = cls->tp_alloc(cls, 0);
+        if (!encoding) {
+            Py_DECREF(rows);
+            return NULL;
+        }
+        PyObject *slots[N_SLOTS] = {PyList_GET_ITEM(rows, i), Py_NewRef(tokenizer),
+                                    Py_NewRef(PyList_GET_ITEM(texts, i)), Py_NewRef(Py_None), Py_NewRef(Py_None),
+                                    Py_NewRef(Py_None), Py_NewRef(Py_None)};
+        for (int k = 0; k < N_SLOTS; k++) *(PyObject **)((char *)encoding + offsets[k]) = slots[k];
+        PyList_SET_ITEM(rows, i, encoding);
+    }
     return rows;
 }

@@ -720,6 +720,8 @@ static PyTypeObject WordEncoderType = {
 static PyMethodDef module_functions[] = {
     {"id_rows", id_rows, METH_VARARGS,
      "id_rows(values, row_lengths) -> one list of int per row, from int64 buffers (ids >= 0)"},
+    {"encodings", encodings, METH_VARARGS,
+     "encodings(cls, values, row_lengths, tokenizer, texts) -> one Encoding per row (see csrc/id_rows.c)"},
     {NULL}};
 
 static struct PyModuleDef module = {

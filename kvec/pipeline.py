@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec import serialization
-from kvec._encoder import CharRules, WordEncoder, id_rows
+from kvec._encoder import CharRules, WordEncoder, encodings
 from kvec.added_vocabulary import AddedVocabulary
 from kvec.collector import collector_paused
 from kvec.contracts import (
@@ -433,19 +433,19 @@ class Pipeline:
                     raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
             values, row_lengths = self.encode_ragged(texts, n_threads=n_threads)
             with collector_paused():  # many new objects, no cycle among them
-                return [Encoding(ids, source=(self, text)) for ids, text in zip(id_rows(values, row_lengths), texts)]
+                return encodings(Encoding, values, row_lengths, self, texts)  # as Encoding(row, source=(self, text))
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()
         words_of = self.training_words()
         spell, tokenize_ids = words_of.spell, model.tokenize_ids
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
         cache = None if model.sampling else self._word_ids
-        encodings = []
+        encoded = []
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
             if not plain:
-                encodings.append(self.encode(text))
+                encoded.append(self.encode(text))
                 continue
             words = words_of.split_words(text)
             if cache is None:
@@ -464,8 +464,8 @@ class Pipeline:
                             if len(word) <= _LONGEST_CACHED_WORD:
                                 cache[word] = word_ids
                         ids.extend(word_ids)
-            encodings.append(Encoding(ids, source=(self, text)))
-        return encodings
+            encoded.append(Encoding(ids, source=(self, text)))
+        return encoded
 
     def encode_ragged(
         self, texts: Iterable[str | bytes], n_threads: int | None = None

@@ -74,3 +74,29 @@ def test_n_threads_is_checked(n_threads, error):
         tok.encode_batch(["x"], n_threads=n_threads)
     with pytest.raises(error, match="n_threads"):
         tok.encode_ragged(["x"], n_threads=n_threads)
+
+
+@given(texts=st.lists(st.one_of(TEXT, MARKS), max_size=6))
+def test_batch_encodings_work_out_tokens_and_offsets_as_encode(bert, texts):
+    _, ours = bert
+    for batch, single in zip(ours.encode_batch(texts), [ours.encode(text) for text in texts]):
+        assert (batch.ids, batch.tokens, batch.offsets) == (single.ids, single.tokens, single.offsets)
+        assert (batch.type_ids, batch.special_tokens_mask, batch.attention_mask) == (
+            single.type_ids,
+            single.special_tokens_mask,
+            single.attention_mask,
+        )
+
+
+def test_encodings_are_made_only_for_a_class_with_the_slots():
+    from kvec._encoder import encodings
+
+    class NoSlots:
+        pass
+
+    with pytest.raises(TypeError, match="ids"):
+        encodings(NoSlots, b"", b"", None, [])
+    with pytest.raises(ValueError, match="texts"):
+        from kvec.pipeline import Encoding
+
+        encodings(Encoding, b"", b"\x00" * 8, None, [])
