@@ -41,6 +41,9 @@ typedef struct {
      * begins with it and the character after it (an ASCII character or the end of the text) */
     unsigned char keyed[128];           /* it alone is a key */
     unsigned char pairs[128][128 / 8];  /* some key begins with these two */
+    /* other characters of the Basic Multilingual Plane: kept as they are when no key begins with
+     * their UTF-8 (a bit per code point: some key does) */
+    unsigned char begins_key[0x10000 / 8];
 } CharsMapTable;
 
 /* darts-clone's offset of a unit: 22 bits, shifted left by 8 when bit 9 is set */
@@ -127,6 +130,11 @@ CharsMapTable_init(CharsMapTable *self, PyObject *args, PyObject *Py_UNUSED(kwds
             if (walks(self, key, 2)) self->pairs[c][d / 8] |= (unsigned char)(1u << (d % 8));
         }
     }
+    memset(self->begins_key, 0, sizeof(self->begins_key));
+    for (uint32_t c = 128; c < 0x10000 && self->n_units; c++) {
+        unsigned char bytes[4];
+        if (walks(self, bytes, utf8_of(c, bytes))) self->begins_key[c / 8] |= (unsigned char)(1u << (c % 8));
+    }
     return 0;
 }
 
@@ -197,12 +205,13 @@ symbol_at(PyObject *symbols, const Chars *in, Py_ssize_t n, Py_ssize_t p)
     return 0;
 }
 
-/* Whether the character at p is ASCII and surely kept as it is (see CharsMapTable.keyed). */
+/* Whether the character at p is surely kept as it is (see CharsMapTable.keyed and .begins_key). */
 static inline int
-kept_ascii(const CharsMapTable *t, const Chars *in, Py_ssize_t n, Py_ssize_t p)
+kept_char(const CharsMapTable *t, const Chars *in, Py_ssize_t n, Py_ssize_t p)
 {
     Py_UCS4 c = PyUnicode_READ(in->kind, in->data, p);
-    if (c >= 128 || t->keyed[c]) return 0;
+    if (c >= 128) return c < 0x10000 && !(t->begins_key[c / 8] >> (c % 8) & 1);
+    if (t->keyed[c]) return 0;
     if (p + 1 == n) return 1;
     Py_UCS4 d = PyUnicode_READ(in->kind, in->data, p + 1);
     return d < 128 && d && !(t->pairs[c][d / 8] >> (d % 8) & 1);
@@ -249,12 +258,12 @@ find_steps(CharsMapTable *t, PyObject *text, PyObject *symbols, Step *steps)
             continue;
         }
         step->end = p + 1;
-        if (PyTuple_GET_SIZE(symbols) == 0 && kept_ascii(t, &in, n, p)) {
+        if (PyTuple_GET_SIZE(symbols) == 0 && kept_char(t, &in, n, p)) {
             /* a run of such characters other than spaces is one step that keeps them */
             step->kept = 1;
             if (PyUnicode_READ(in.kind, in.data, p) != SPACE)
                 while (step->end < n && PyUnicode_READ(in.kind, in.data, step->end) != SPACE &&
-                       kept_ascii(t, &in, n, step->end))
+                       kept_char(t, &in, n, step->end))
                     step->end++;
             p = step->end;
             continue;

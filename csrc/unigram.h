@@ -36,7 +36,7 @@ int classes_init(Classes *c, PyObject *map);
 int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
            int64_t prefix_char, uint32_t **text_out, Seeds *seeds);
 
-#define TRIE_ROOT_SPAN 0x3000 /* the root's children below this code point are also in an array */
+#define TRIE_ROOT_SPAN 0x10000 /* the root's children below this code point are also in an array */
 
 /* The pieces' trie. Edge e leads to node e + 1 (the root is node 0) over code point cps[e]; a node's
  * edges are edges [lo, hi), sorted by code point. */
