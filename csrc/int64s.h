@@ -5,6 +5,7 @@
 
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct {
     int64_t *data;
@@ -30,6 +31,44 @@ int64s_push(Int64s *a, int64_t value)
 {
     if (int64s_reserve(a, 1) < 0) return -1;
     a->data[a->length++] = value;
+    return 0;
+}
+
+/* The values of b appended to a; -1 when out of memory. */
+static inline int
+int64s_extend(Int64s *a, const Int64s *b)
+{
+    if (!b->length) return 0;
+    if (int64s_reserve(a, b->length) < 0) return -1;
+    memcpy(a->data + a->length, b->data, sizeof(int64_t) * (size_t)b->length);
+    a->length += b->length;
+    return 0;
+}
+
+/* a set to the ids of `sequence` (ints >= 0; `name` in the errors); -1 with an exception set. Needs
+ * the GIL. */
+static inline int
+int64s_from_sequence(Int64s *a, PyObject *sequence, const char *name)
+{
+    PyObject *seq = PySequence_Fast(sequence, "prefix and suffix must be sequences of int");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    a->length = 0;
+    if (int64s_reserve(a, n) < 0) {
+        Py_DECREF(seq);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
+        if (id < 0) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is negative", name, i, id);
+            Py_DECREF(seq);
+            return -1;
+        }
+        a->data[a->length++] = id;
+    }
+    Py_DECREF(seq);
     return 0;
 }
 

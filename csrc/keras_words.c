@@ -293,6 +293,17 @@ append_id(const Span *w, void *arg)
     return 0;
 }
 
+/* The ids of one text's words (a new list); NULL with an exception set. */
+static PyObject *
+text_ids(WordSplitter *self, Prepared *prepared, PyObject *text, int lower, WordLookup *lookup, PyObject *oov)
+{
+    IdsState st = {NULL, &lookup->table, oov == Py_None ? NULL : oov};
+    if (prepare(prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
+        for_each_word(&self->sep, prepared, append_id, &st) < 0)
+        Py_CLEAR(st.out);
+    return st.out;
+}
+
 static PyObject *
 WordSplitter_ids(WordSplitter *self, PyObject *args)
 {
@@ -300,12 +311,9 @@ WordSplitter_ids(WordSplitter *self, PyObject *args)
     int lower;
     if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
     Prepared prepared = {0};
-    IdsState st = {NULL, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
-    if (prepare(&prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
-        for_each_word(&self->sep, &prepared, append_id, &st) < 0)
-        Py_CLEAR(st.out);
+    PyObject *ids = text_ids(self, &prepared, text, lower, (WordLookup *)lookup, oov);
     prepared_free(&prepared);
-    return st.out;
+    return ids;
 }
 
 /* ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts] */
@@ -319,15 +327,13 @@ WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
     PyObject *rows = PyList_New(n);
     Prepared prepared = {0};
     for (Py_ssize_t t = 0; rows && t < n; t++) {
-        PyObject *text = PyList_GET_ITEM(texts, t);
-        IdsState st = {NULL, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+        PyObject *text = PyList_GET_ITEM(texts, t), *ids = NULL;
         if (!PyUnicode_Check(text))
             PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
-        else if (prepare(&prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
-                 for_each_word(&self->sep, &prepared, append_id, &st) < 0)
-            Py_CLEAR(st.out);
-        if (!st.out) Py_CLEAR(rows);
-        else PyList_SET_ITEM(rows, t, st.out);
+        else
+            ids = text_ids(self, &prepared, text, lower, (WordLookup *)lookup, oov);
+        if (!ids) Py_CLEAR(rows);
+        else PyList_SET_ITEM(rows, t, ids);
     }
     prepared_free(&prepared);
     return rows;
@@ -488,6 +494,17 @@ count_token(WordCounter *self, PyObject *slots, PyObject *token)
     return 0;
 }
 
+/* Counts one text's words as a document (not counted when the text cannot be prepared); -1 with an
+ * exception set. */
+static int
+count_text(WordCounter *self, WordSplitter *splitter, Prepared *prepared, PyObject *text, int lower)
+{
+    if (prepare(prepared, text, lower) < 0) return -1;
+    int rc = for_each_word(&splitter->sep, prepared, count_span, self);
+    self->documents++;
+    return rc;
+}
+
 static PyObject *
 WordCounter_add_text(WordCounter *self, PyObject *args)
 {
@@ -495,10 +512,8 @@ WordCounter_add_text(WordCounter *self, PyObject *args)
     int lower;
     if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower)) return NULL;
     Prepared prepared = {0};
-    if (prepare(&prepared, text, lower) < 0) return NULL;
-    int rc = for_each_word(&((WordSplitter *)splitter)->sep, &prepared, count_span, self);
+    int rc = count_text(self, (WordSplitter *)splitter, &prepared, text, lower);
     prepared_free(&prepared);
-    self->documents++;
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }
@@ -520,9 +535,7 @@ WordCounter_add_texts(WordCounter *self, PyObject *args)
             rc = -1;
             break;
         }
-        rc = prepare(&prepared, text, lower);
-        if (rc == 0) rc = for_each_word(&((WordSplitter *)splitter)->sep, &prepared, count_span, self);
-        self->documents++;
+        rc = count_text(self, (WordSplitter *)splitter, &prepared, text, lower);
     }
     prepared_free(&prepared);
     if (rc < 0) return NULL;

@@ -40,8 +40,7 @@ typedef struct {
     const Lattice *L;
     PyObject **texts;
     Py_ssize_t first, last;
-    const int64_t *prefix, *suffix;
-    Py_ssize_t n_prefix, n_suffix;
+    const Int64s *prefix, *suffix;
     Int64s values;
     int64_t *lengths; /* shared: each thread fills its own texts' */
     int out_of_memory;
@@ -58,8 +57,7 @@ encode_text(Part *part, Scratch *s, Edge **path, Py_ssize_t *path_capacity, Py_s
     int kind = PyUnicode_KIND(text);
     const void *data = PyUnicode_DATA(text);
     Py_ssize_t n = PyUnicode_GET_LENGTH(text), before = part->values.length;
-    for (Py_ssize_t k = 0; k < part->n_prefix; k++)
-        if (int64s_push(&part->values, part->prefix[k]) < 0) goto no_memory;
+    if (int64s_extend(&part->values, part->prefix) < 0) goto no_memory;
     if (n > 0) {
         if (n > INT32_MAX - 1 || scratch_fit(s, n) < 0) goto no_memory;
         best_path(L, s, kind, data, n, -1, L->unk_score);
@@ -100,8 +98,7 @@ encode_text(Part *part, Scratch *s, Edge **path, Py_ssize_t *path_capacity, Py_s
             unknown_end = e->end;
         }
     }
-    for (Py_ssize_t k = 0; k < part->n_suffix; k++)
-        if (int64s_push(&part->values, part->suffix[k]) < 0) goto no_memory;
+    if (int64s_extend(&part->values, part->suffix) < 0) goto no_memory;
     part->lengths[t] = part->values.length - before;
     return 0;
 no_memory:
@@ -123,33 +120,6 @@ encode_part(void *arg)
     return NULL;
 }
 
-/* A sequence of ids >= 0 as int64 (PyMem); NULL with an exception set. */
-static int64_t *
-affix_ids(PyObject *sequence, const char *name, Py_ssize_t *n)
-{
-    PyObject *seq = PySequence_Fast(sequence, "prefix and suffix must be sequences of int");
-    if (!seq) return NULL;
-    *n = PySequence_Fast_GET_SIZE(seq);
-    int64_t *ids = PyMem_Malloc(sizeof(int64_t) * (size_t)(*n ? *n : 1));
-    if (!ids) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return NULL;
-    }
-    for (Py_ssize_t i = 0; i < *n; i++) {
-        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (id < 0) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is negative", name, i, id);
-            PyMem_Free(ids);
-            Py_DECREF(seq);
-            return NULL;
-        }
-        ids[i] = id;
-    }
-    Py_DECREF(seq);
-    return ids;
-}
-
 PyObject *
 lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
 {
@@ -159,7 +129,7 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|iOO", kwlist, &PyList_Type, &texts, &n_threads, &prefix_arg,
                                      &suffix_arg))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(texts), n_prefix = 0, n_suffix = 0;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
     for (Py_ssize_t t = 0; t < n; t++) {
         if (!PyUnicode_Check(PyList_GET_ITEM(texts, t))) {
             PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t,
@@ -168,12 +138,14 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
         }
     }
     PyObject *result = NULL, *held = PyList_GetSlice(texts, 0, n); /* the texts stay alive and in place */
-    int64_t *prefix = NULL, *suffix = NULL, *lengths = NULL;
+    Int64s prefix = {0}, suffix = {0};
+    int64_t *lengths = NULL;
     if (!held) return NULL;
-    prefix = prefix_arg ? affix_ids(prefix_arg, "prefix", &n_prefix) : PyMem_Malloc(sizeof(int64_t));
-    suffix = suffix_arg ? affix_ids(suffix_arg, "suffix", &n_suffix) : PyMem_Malloc(sizeof(int64_t));
+    if ((prefix_arg && int64s_from_sequence(&prefix, prefix_arg, "prefix") < 0) ||
+        (suffix_arg && int64s_from_sequence(&suffix, suffix_arg, "suffix") < 0))
+        goto done;
     lengths = PyMem_Calloc((size_t)(n ? n : 1), sizeof(int64_t));
-    if (!prefix || !suffix || !lengths) {
+    if (!lengths) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
@@ -185,8 +157,8 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
     int started[64] = {0};
     PyObject **items = &PyList_GET_ITEM(held, 0);
     for (int k = 0; k < n_threads; k++)
-        parts[k] = (Part){self, items, n * k / n_threads, n * (k + 1) / n_threads, prefix, suffix, n_prefix, n_suffix,
-                          {0}, lengths, 0, -1, -1};
+        parts[k] = (Part){self, items, n * k / n_threads, n * (k + 1) / n_threads, &prefix, &suffix, {0},
+                          lengths, 0, -1, -1};
     Py_BEGIN_ALLOW_THREADS
     for (int k = 1; k < n_threads; k++) started[k] = pthread_create(&threads[k], NULL, encode_part, &parts[k]) == 0;
     encode_part(&parts[0]);
@@ -222,8 +194,8 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
     for (int k = 0; k < n_threads; k++) PyMem_RawFree(parts[k].values.data);
 done:
     Py_DECREF(held);
-    PyMem_Free(prefix);
-    PyMem_Free(suffix);
+    PyMem_RawFree(prefix.data);
+    PyMem_RawFree(suffix.data);
     PyMem_Free(lengths);
     return result;
 }

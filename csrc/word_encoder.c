@@ -206,43 +206,6 @@ text_has_trigger(const WordEncoder *self, const Span *text)
     return 0;
 }
 
-/* A sequence of ids >= 0 into ids. */
-static int
-encoder_set_ids(Int64s *ids, PyObject *sequence, const char *name)
-{
-    PyObject *seq = PySequence_Fast(sequence, "prefix and suffix must be sequences of int");
-    if (!seq) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    ids->length = 0;
-    if (int64s_reserve(ids, n) < 0) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (id < 0) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is negative", name, i, id);
-            Py_DECREF(seq);
-            return -1;
-        }
-        ids->data[ids->length++] = id;
-    }
-    Py_DECREF(seq);
-    return 0;
-}
-
-/* The ids appended to values. */
-static inline int
-encoder_put_ids(Int64s *values, const Int64s *ids)
-{
-    if (!ids->length) return 0;
-    if (int64s_reserve(values, ids->length) < 0) return -1;
-    memcpy(values->data + values->length, ids->data, sizeof(int64_t) * (size_t)ids->length);
-    values->length += ids->length;
-    return 0;
-}
-
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
@@ -258,8 +221,8 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOO", kwlist, &classes, &tokenize, &max_words, &triggers,
                                      &gpt2, &rules, &prefix, &suffix))
         return -1;
-    if ((prefix && encoder_set_ids(&self->prefix, prefix, "prefix") < 0) ||
-        (suffix && encoder_set_ids(&self->suffix, suffix, "suffix") < 0)) {
+    if ((prefix && int64s_from_sequence(&self->prefix, prefix, "prefix") < 0) ||
+        (suffix && int64s_from_sequence(&self->suffix, suffix, "suffix") < 0)) {
         PyBuffer_Release(&classes);
         return -1;
     }
@@ -387,8 +350,7 @@ encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int6
     Cell *cell = cache_probe(self, span, h);
     if (!cell->record) {
         Py_ssize_t number = misses_find_or_add(misses, span, h, t);
-        if (number < 0 || int64s_reserve(values, 1) < 0) return -1;
-        values->data[values->length++] = -(number + 1);
+        if (number < 0 || int64s_push(values, -(number + 1)) < 0) return -1;
         return 0;
     }
     const int64_t *record = self->pool.data + cell->record - 1;
@@ -535,23 +497,21 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Span *views, Int
         if (viewed < 0) goto no_memory;
         if (viewed == 0) {
             views[t] = (Span){PyUnicode_1BYTE_KIND, NULL, 0, 0, texts[t]};
-            if (int64s_reserve(redo, 1) < 0) goto no_memory;
-            redo->data[redo->length++] = t;
+            if (int64s_push(redo, t) < 0) goto no_memory;
             lengths->data[lengths->length++] = 0;
             continue;
         }
         const Span *text = &views[t];
         if (self->n_triggers && text_has_trigger(self, text)) {
-            if (int64s_reserve(flagged, 1) < 0) goto no_memory;
-            flagged->data[flagged->length++] = t;
+            if (int64s_push(flagged, t) < 0) goto no_memory;
         }
         Py_ssize_t before = values->length;
-        if (encoder_put_ids(values, &self->prefix) < 0) goto no_memory;
+        if (int64s_extend(values, &self->prefix) < 0) goto no_memory;
         int cut;
         if (self->gpt2) cut = encoder_scan_gpt2(self, text, t, values, misses);
         else if (latin1_table && text->kind == PyUnicode_1BYTE_KIND) cut = encoder_scan_latin1(self, text, t, values, misses);
         else cut = encoder_scan_classes(self, text, t, values, misses);
-        if (cut < 0 || encoder_put_ids(values, &self->suffix) < 0) goto no_memory;
+        if (cut < 0 || int64s_extend(values, &self->suffix) < 0) goto no_memory;
         lengths->data[lengths->length++] = values->length - before;
     }
     goto done;
@@ -586,8 +546,7 @@ encoder_fill_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *
         for (; position < end; position++) {
             int64_t v = values->data[position];
             if (v >= 0) {
-                if (int64s_reserve(&out, 1) < 0) goto no_memory;
-                out.data[out.length++] = v;
+                if (int64s_push(&out, v) < 0) goto no_memory;
                 continue;
             }
             const int64_t *record = self->pool.data + misses->data[-v - 1].record;

@@ -175,21 +175,28 @@ def _threads(n_threads):
     return n_threads
 
 
+def _parts(n_threads, count):
+    """How many threads a batch of ``count`` texts is shared between: at most ``n_threads``, and at least
+    64 texts each."""
+    return max(1, min(n_threads, count // 64))
+
+
+def _int64s(chunks):
+    """One int64 array of byte strings of int64 values, back to back (a single one is not copied)."""
+    return np.frombuffer(b"".join(chunks), dtype=np.int64)
+
+
 def _encode_natively(encoder, texts, n_threads):
     """``encoder.encode`` over ``texts`` in up to ``n_threads`` parts at once (it runs without the GIL):
     ``(values, row_lengths, flagged, redo)`` as arrays and lists, positions into ``texts``."""
-    parts = max(1, min(n_threads, len(texts) // 64))
+    parts = _parts(n_threads, len(texts))
     if parts == 1:
         results = [encoder.encode(texts)]
     else:
         bounds = [len(texts) * k // parts for k in range(parts + 1)]
         with ThreadPoolExecutor(parts) as pool:
             results = list(pool.map(encoder.encode, [texts[a:b] for a, b in zip(bounds, bounds[1:])]))
-    if len(results) == 1:
-        values, row_lengths = np.frombuffer(results[0][0], dtype=np.int64), np.frombuffer(results[0][1], dtype=np.int64)
-    else:
-        values = np.concatenate([np.frombuffer(r[0], dtype=np.int64) for r in results])
-        row_lengths = np.concatenate([np.frombuffer(r[1], dtype=np.int64) for r in results])
+    values, row_lengths = _int64s(r[0] for r in results), _int64s(r[1] for r in results)
     flagged, redo, shift = [], [], 0
     for _, lengths, flagged_part, redo_part in results:
         flagged += [shift + i for i in np.frombuffer(flagged_part, dtype=np.int64).tolist()]
@@ -512,7 +519,7 @@ class Pipeline:
         # str, or UTF-8 bytes where nothing needs them decoded here
         normalized: list[Any] = list(texts)
         if python_normalizer:
-            normalized = list(map(cast(Normalizer, self.normalizer).normalize_str, texts))
+            normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
         if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
             normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
         values, row_lengths, flagged, redo = _encode_natively(encoder, normalized, n_threads)
@@ -541,10 +548,9 @@ class Pipeline:
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
         normalized = strs if self.normalizer is None else self.normalizer.normalize_batch(strs)
-        prefix, suffix = ([], []) if self.post_processor is None else self.post_processor.single_affixes()
-        parts = max(1, min(n_threads, len(strs) // 64))
-        values, row_lengths = texts_encoder(normalized, parts, prefix, suffix)
-        values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+        prefix, suffix = cast(tuple[list[int], list[int]], self._affixes())
+        values, row_lengths = texts_encoder(normalized, _parts(n_threads, len(strs)), prefix, suffix)
+        values, row_lengths = _int64s([values]), _int64s([row_lengths])
         if self.added_vocabulary:  # texts holding an added token are encoded again by the full path
             forms = normalized if self.added_vocabulary.normalized_forms else strs
             again = self.added_vocabulary.matching_texts(strs, forms)
@@ -562,17 +568,18 @@ class Pipeline:
     def _texts_encoder(self):
         """The model's native encoder of whole texts when the pipeline segments texts whole and its
         post-processor (if any) only puts ids around the text, else None."""
-        if not self._segments_whole_texts():
-            return None
-        if self.post_processor is not None and self.post_processor.single_affixes() is None:
+        if not self._segments_whole_texts() or self._affixes() is None:
             return None
         return self.model.texts_function()
 
+    def _affixes(self):
+        """``(prefix, suffix)``: the ids the post-processor puts around one text (none without one), or
+        None when it does more than that (then only :meth:`encode` applies it)."""
+        return ([], []) if self.post_processor is None else self.post_processor.single_affixes()
+
     def _fast_encoder(self):
         """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
-        if self.model.sampling or self._segments_whole_texts():
-            return None
-        if self.post_processor is not None and self.post_processor.single_affixes() is None:
+        if self.model.sampling or self._segments_whole_texts() or self._affixes() is None:
             return None
         if self._word_encoder is not None:
             return self._word_encoder
@@ -596,7 +603,7 @@ class Pipeline:
         rule = None if self.normalizer is None or table.prefix_space else self.normalizer.character_rule()
         self._native_normalizer = rule is not None
         self._word_table = table
-        prefix, suffix = ([], []) if self.post_processor is None else self.post_processor.single_affixes()
+        prefix, suffix = self._affixes()
         self._word_encoder = WordEncoder(
             table.classes,
             tokenize_ids,

@@ -5,10 +5,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kvec._encoder import encodings
 from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.normalizers import NFC, BertNormalizer
-from kvec.pipeline import Pipeline
+from kvec.pipeline import Encoding, Pipeline
 from kvec.pretokenizers import BertPreTokenizer
 from kvec.processors import TemplateProcessing
 from tests.support import TEXT, TEXTS, hf_trained
@@ -89,14 +90,10 @@ def test_batch_encodings_work_out_tokens_and_offsets_as_encode(bert, texts):
 
 
 def test_encodings_are_made_only_for_a_class_with_the_slots():
-    from kvec._encoder import encodings
-
     class NoSlots:
         pass
 
     with pytest.raises(TypeError, match="ids"):
         encodings(NoSlots, b"", b"", None, [])
     with pytest.raises(ValueError, match="texts"):
-        from kvec.pipeline import Encoding
-
         encodings(Encoding, b"", b"\x00" * 8, None, [])
