@@ -50,8 +50,14 @@ int64s_extend(Int64s *a, const Int64s *b)
 static inline int
 int64s_from_sequence(Int64s *a, PyObject *sequence, const char *name)
 {
-    PyObject *seq = PySequence_Fast(sequence, "prefix and suffix must be sequences of int");
-    if (!seq) return -1;
+    PyObject *seq = PySequence_Fast(sequence, "");
+    if (!seq) {
+        if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+            PyErr_Clear();
+            PyErr_Format(PyExc_TypeError, "%s must be a list of int, got %.100s", name, Py_TYPE(sequence)->tp_name);
+        }
+        return -1;
+    }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
     a->length = 0;
     if (int64s_reserve(a, n) < 0) {
@@ -62,7 +68,7 @@ int64s_from_sequence(Int64s *a, PyObject *sequence, const char *name)
     for (Py_ssize_t i = 0; i < n; i++) {
         long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
         if (id < 0) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] = %lld is negative", name, i, id);
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s[%zd] is the negative id %lld", name, i, id);
             Py_DECREF(seq);
             return -1;
         }

@@ -8,11 +8,16 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "int64s.h"
 #include "words.h"
 
-/* A word not in the cache yet: where it first occurs, its hash, and (once learnt) its record. */
+/* A word not in the cache yet: where it first occurs, its hash, (once learnt) its record, and where
+ * the word model put its ids: n_ids of them from first_id in Misses.ids (n_ids MISS_UNSEGMENTED: not
+ * asked yet; MISS_LEFT: left to the model's Python function). */
+enum { MISS_LEFT = -1, MISS_UNSEGMENTED = -2 };
+
 typedef struct {
-    Py_ssize_t text, start, length, record;
+    Py_ssize_t text, start, length, record, first_id, n_ids;
     uint64_t hash;
 } Miss;
 
@@ -23,6 +28,8 @@ typedef struct {
     Py_ssize_t *slots; /* miss number + 1; 0: empty */
     size_t mask;
     const Span *views; /* each text as scanned (start 0, the whole text) */
+    Int64s ids;        /* the word model's ids of the words, back to back */
+    int markers;       /* whether some word's ids are left for later, as a marker in the call's ids */
 } Misses;
 
 static inline int
@@ -82,7 +89,7 @@ misses_find_or_add(Misses *m, const Span *span, uint64_t h, Py_ssize_t text)
         m->data = data;
         m->capacity = capacity;
     }
-    m->data[m->length] = (Miss){text, span->start, span->length, -1, h};
+    m->data[m->length] = (Miss){text, span->start, span->length, -1, 0, MISS_UNSEGMENTED, h};
     m->slots[j] = m->length + 1;
     return m->length++;
 }

@@ -14,6 +14,8 @@
  *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
  *                are cut; None: the texts come normalized.
  *       prefix, suffix: ids put before and after each text's ids (a post-processor's special tokens).
+ *       word_model: the model's capsule (csrc/word_model.h), which segments new words without the GIL;
+ *                None: every new word is given to tokenize, with the GIL.
  *   .encode(texts) -> (values, row_lengths, flagged, redo): the ids of all texts back to back, as bytes
  *                holding int64, how many belong to each text, which texts hold a trigger character, and
  *                which texts the rules could not normalize alone (a contextual character: they get no
@@ -21,8 +23,9 @@
  *
  * A word seen before costs a hash and a compare; no str object is made for it. The scan runs without
  * the GIL (texts are immutable str objects held for the call), so threads encoding batches at once,
- * such as tf.data's parallel map, use every core; words not cached yet are learnt afterwards, with the
- * GIL, under a write lock.
+ * such as tf.data's parallel map, use every core. Words not cached yet are segmented afterwards by the
+ * word model, still without the GIL, and put in the cache under a write lock; without a word model (or
+ * for a word it leaves to Python) they are learnt from tokenize, with the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -36,6 +39,7 @@
 #include "int64s.h"
 #include "misses.h"
 #include "module.h"
+#include "word_model.h"
 #include "words.h"
 
 
@@ -57,6 +61,9 @@ typedef struct {
     unsigned char *classes;
     Py_ssize_t n_classes;
     PyObject *tokenize;
+    PyObject *word_model_capsule; /* NULL: none */
+    const WordModel *word_model;
+    PyObject *model;              /* the capsule's */
     Py_ssize_t max_words;
     int gpt2; /* words by GPT-2's expression instead of class runs */
     CharRules *rules; /* the normalizer, or NULL */
@@ -77,6 +84,7 @@ typedef struct {
  * grew larger (one batch's new words may need more) is given back. */
 #define POOL_BUDGET ((Py_ssize_t)1 << 23)
 
+/* The cache emptied; -1 when out of memory (no exception set: this may run without the GIL). */
 static int
 cache_reset(WordEncoder *self)
 {
@@ -90,11 +98,7 @@ cache_reset(WordEncoder *self)
     self->mask = 1023;
     self->used = 0;
     self->pool.length = 0;
-    if (!self->cells) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    return 0;
+    return self->cells ? 0 : -1;
 }
 
 static inline int
@@ -132,10 +136,7 @@ cache_grow(WordEncoder *self)
 {
     size_t size = (self->mask + 1) * 2;
     Cell *cells = PyMem_RawCalloc(size, sizeof(Cell));
-    if (!cells) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (!cells) return -1; /* no exception set, as in cache_reset */
     for (size_t i = 0; i <= self->mask; i++) {
         Cell cell = self->cells[i];
         if (!cell.record) continue;
@@ -209,18 +210,26 @@ text_has_trigger(const WordEncoder *self, const Span *text)
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2", "rules", "prefix", "suffix", NULL};
+    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2",
+                             "rules", "prefix", "suffix", "word_model", NULL};
     Py_buffer classes;
-    PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL;
+    PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL, *word_model = Py_None;
     Py_ssize_t max_words = 1 << 20;
     int gpt2 = 0;
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOO", kwlist, &classes, &tokenize, &max_words, &triggers,
-                                     &gpt2, &rules, &prefix, &suffix))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOO", kwlist, &classes, &tokenize, &max_words, &triggers,
+                                     &gpt2, &rules, &prefix, &suffix, &word_model))
         return -1;
+    if (word_model != Py_None) {
+        if (!(self->word_model = word_model_open(word_model, &self->model))) {
+            PyBuffer_Release(&classes);
+            return -1;
+        }
+        self->word_model_capsule = Py_NewRef(word_model);
+    }
     if ((prefix && int64s_from_sequence(&self->prefix, prefix, "prefix") < 0) ||
         (suffix && int64s_from_sequence(&self->suffix, suffix, "suffix") < 0)) {
         PyBuffer_Release(&classes);
@@ -265,7 +274,11 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->lock_ready = 1;
-    return cache_reset(self);
+    if (cache_reset(self) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
 }
 
 static void
@@ -276,6 +289,7 @@ WordEncoder_dealloc(WordEncoder *self)
     PyMem_Free(self->classes);
     PyMem_Free(self->trigger_high);
     Py_XDECREF(self->tokenize);
+    Py_XDECREF(self->word_model_capsule);
     Py_XDECREF(self->rules);
     PyMem_RawFree(self->prefix.data);
     PyMem_RawFree(self->suffix.data);
@@ -283,37 +297,17 @@ WordEncoder_dealloc(WordEncoder *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Asks the model for the ids of a word not cached yet and caches them; returns the offset of the
- * word's record in the pool, or -1 with an exception set. */
+/* Caches the ids of a word not cached yet in the empty cell found for it; returns the offset of the
+ * word's record in the pool, or -1 when out of memory (no exception set: this may run without the
+ * GIL). */
 static Py_ssize_t
-encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
+encoder_insert(WordEncoder *self, Cell *cell, uint64_t h, const Span *w, const int64_t *ids, Py_ssize_t n)
 {
-    PyObject *word = span_str(w);
-    if (!word) return -1;
-    PyObject *ids = PyObject_CallOneArg(self->tokenize, word);
-    Py_DECREF(word);
-    if (!ids) return -1;
-    PyObject *seq = PySequence_Fast(ids, "tokenize must return a list of int");
-    Py_DECREF(ids);
-    if (!seq) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), record = self->pool.length;
-    Py_ssize_t size = REC_HEADER + n + (w->length + 1) / 2;
-    if (n > 0x7fffffff || w->length > 0x7fffffff || record + size >= 0xffffffff || int64s_reserve(&self->pool, size) < 0) {
-        Py_DECREF(seq);
-        PyErr_NoMemory();
+    Py_ssize_t record = self->pool.length, size = REC_HEADER + n + (w->length + 1) / 2;
+    if (n > 0x7fffffff || w->length > 0x7fffffff || record + size >= 0xffffffff || int64s_reserve(&self->pool, size) < 0)
         return -1;
-    }
     int64_t *r = self->pool.data + record;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        long long id = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(seq, i));
-        if (id < 0) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "tokenize returned the negative id %lld", id);
-            Py_DECREF(seq);
-            return -1;
-        }
-        r[REC_HEADER + i] = id;
-    }
-    Py_DECREF(seq);
+    memcpy(r + REC_HEADER, ids, sizeof(int64_t) * (size_t)n);
     r[REC_HASH] = (int64_t)h;
     r[REC_SIZES] = (int64_t)(((uint64_t)n << 32) | (uint64_t)w->length);
     r[size - 1] = 0; /* the unused half of an odd length */
@@ -323,6 +317,25 @@ encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
     cell->tag = (uint32_t)(h >> 32);
     cell->record = (uint32_t)(record + 1);
     if (++self->used * 2 > self->mask && cache_grow(self) < 0) return -1;
+    return record;
+}
+
+/* Asks tokenize for the ids of a word not cached yet and caches them; returns the offset of the word's
+ * record in the pool, or -1 with an exception set. Needs the GIL. */
+static Py_ssize_t
+encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
+{
+    PyObject *word = span_str(w);
+    if (!word) return -1;
+    PyObject *ids = PyObject_CallOneArg(self->tokenize, word);
+    Py_DECREF(word);
+    if (!ids) return -1;
+    Int64s values = {0};
+    int read = int64s_from_sequence(&values, ids, "tokenize(word)");
+    Py_DECREF(ids);
+    Py_ssize_t record = read < 0 ? -1 : encoder_insert(self, cell, h, w, values.data, values.length);
+    PyMem_RawFree(values.data);
+    if (record < 0 && read == 0) PyErr_NoMemory();
     return record;
 }
 
@@ -342,24 +355,42 @@ word_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
     return mix64(h ^ (uint64_t)length);
 }
 
-/* The cached ids of the word at [start, start + length) go to values; a word not cached yet becomes a
+static inline int
+copy_ids(Int64s *values, const int64_t *ids, Py_ssize_t count)
+{
+    if (int64s_reserve(values, count) < 0) return -1;
+    int64_t *out = values->data + values->length;
+    for (Py_ssize_t k = 0; k < count; k++) out[k] = ids[k];
+    values->length += count;
+    return 0;
+}
+
+/* The ids of the word at [start, start + length) go to values: the cache's, or for a word not cached
+ * yet the word model's, asked once per call and cached afterwards; a word left to tokenize becomes a
  * marker -(its miss number + 1). Returns -1 when out of memory. */
 static inline int
 encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int64s *values, Misses *misses)
 {
     Cell *cell = cache_probe(self, span, h);
-    if (!cell->record) {
-        Py_ssize_t number = misses_find_or_add(misses, span, h, t);
-        if (number < 0 || int64s_push(values, -(number + 1)) < 0) return -1;
-        return 0;
+    if (cell->record) {
+        const int64_t *record = self->pool.data + cell->record - 1;
+        return copy_ids(values, record + REC_HEADER, REC_IDS(record));
     }
-    const int64_t *record = self->pool.data + cell->record - 1;
-    Py_ssize_t count = REC_IDS(record);
-    if (int64s_reserve(values, count) < 0) return -1;
-    int64_t *out = values->data + values->length;
-    for (Py_ssize_t k = 0; k < count; k++) out[k] = record[REC_HEADER + k];
-    values->length += count;
-    return 0;
+    Py_ssize_t number = misses_find_or_add(misses, span, h, t);
+    if (number < 0) return -1;
+    Miss *miss = &misses->data[number];
+    if (miss->n_ids == MISS_UNSEGMENTED) {
+        miss->n_ids = MISS_LEFT;
+        if (self->word_model) {
+            miss->first_id = misses->ids.length;
+            int segmented = self->word_model->word_ids(self->model, span, &misses->ids);
+            if (segmented < 0) return -1;
+            if (segmented == 0) miss->n_ids = misses->ids.length - miss->first_id;
+        }
+    }
+    if (miss->n_ids >= 0) return copy_ids(values, misses->ids.data + miss->first_id, miss->n_ids);
+    misses->markers = 1;
+    return int64s_push(values, -(number + 1));
 }
 
 /* The words of one text whose characters are all below 256 (a 1-byte str), hashed while scanned. */
@@ -522,10 +553,12 @@ done:
     return status;
 }
 
-/* With the GIL and the write lock: learns every missed word, then puts its ids in place of its
- * marker. Returns -1 with an exception set. */
+/* Under the write lock: caches every missed word, with the ids the word model found for it or else
+ * tokenize's (which needs the GIL), then puts the ids of the words left to tokenize in place of their
+ * markers. Returns 0, -1 when out of memory (no exception set: without markers this runs without the
+ * GIL), or -2 with an exception set. */
 static int
-encoder_fill_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *misses)
+encoder_cache_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *misses)
 {
     /* a full cache starts again (records learnt below stay valid until the next batch); so does one
      * whose records pass the memory budget */
@@ -536,9 +569,18 @@ encoder_fill_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *
         Miss *miss = &misses->data[m];
         Span span = miss_span(misses, miss);
         Cell *cell = cache_probe(self, &span, miss->hash); /* another thread may have learnt it */
-        miss->record = cell->record ? (Py_ssize_t)cell->record - 1 : encoder_learn(self, cell, miss->hash, &span);
-        if (miss->record < 0) return -1;
+        if (cell->record) {
+            miss->record = (Py_ssize_t)cell->record - 1;
+            continue;
+        }
+        if (miss->n_ids >= 0) {
+            miss->record = encoder_insert(self, cell, miss->hash, &span, misses->ids.data + miss->first_id, miss->n_ids);
+            if (miss->record < 0) return -1;
+        } else if ((miss->record = encoder_learn(self, cell, miss->hash, &span)) < 0) {
+            return -2;
+        }
     }
+    if (!misses->markers) return 0;
     Int64s out = {0};
     Py_ssize_t position = 0;
     for (Py_ssize_t t = 0; t < lengths->length; t++) {
@@ -562,7 +604,6 @@ encoder_fill_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses *
     return 0;
 no_memory:
     PyMem_RawFree(out.data);
-    PyErr_NoMemory();
     return -1;
 }
 
@@ -603,24 +644,28 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
             goto done;
         }
     }
-    int scanned;
+    /* status 0, -1: out of memory, -2: an exception is set */
+    int status, cached = 0;
     Py_BEGIN_ALLOW_THREADS
     pthread_rwlock_rdlock(&self->lock);
-    scanned = encoder_scan(self, texts, n, views, &values, &lengths, &misses, &flagged, &redo);
+    status = encoder_scan(self, texts, n, views, &values, &lengths, &misses, &flagged, &redo);
     pthread_rwlock_unlock(&self->lock);
-    Py_END_ALLOW_THREADS
-    if (scanned < 0) {
-        PyErr_NoMemory();
-        goto done;
+    if (status == 0 && misses.length && !misses.markers) { /* the word model found every word: no GIL */
+        pthread_rwlock_wrlock(&self->lock);
+        status = encoder_cache_misses(self, &values, &lengths, &misses);
+        pthread_rwlock_unlock(&self->lock);
+        cached = 1;
     }
-    if (misses.length) {
+    Py_END_ALLOW_THREADS
+    if (status == 0 && misses.length && !cached) {
         Py_BEGIN_ALLOW_THREADS /* never wait for the lock while holding the GIL */
         pthread_rwlock_wrlock(&self->lock);
         Py_END_ALLOW_THREADS
-        int filled = encoder_fill_misses(self, &values, &lengths, &misses);
+        status = encoder_cache_misses(self, &values, &lengths, &misses);
         pthread_rwlock_unlock(&self->lock);
-        if (filled < 0) goto done;
     }
+    if (status == -1) PyErr_NoMemory();
+    if (status < 0) goto done;
     PyObject *v = PyBytes_FromStringAndSize((const char *)values.data, (Py_ssize_t)sizeof(int64_t) * values.length);
     PyObject *l = PyBytes_FromStringAndSize((const char *)lengths.data, (Py_ssize_t)sizeof(int64_t) * lengths.length);
     PyObject *f = PyBytes_FromStringAndSize((const char *)flagged.data, (Py_ssize_t)sizeof(int64_t) * flagged.length);
@@ -638,6 +683,7 @@ done:
     PyMem_RawFree(views);
     PyMem_Free(texts);
     PyMem_RawFree(redo.data);
+    PyMem_RawFree(misses.ids.data);
     PyMem_RawFree(values.data);
     PyMem_RawFree(lengths.data);
     PyMem_RawFree(flagged.data);
@@ -667,7 +713,8 @@ static PyTypeObject WordEncoderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._encoder.WordEncoder",
     .tp_basicsize = sizeof(WordEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None): texts to ids "
+    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None, prefix=(), suffix=(), "
+              "word_model=None): texts to ids "
               "through a word cache.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)WordEncoder_init,

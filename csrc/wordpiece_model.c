@@ -2,6 +2,8 @@
  *
  *   WordPieceTable(vocab, prefix, unk_token, max_chars)
  *       .spans(word) -> [(id, start, end)], .ids(word) -> [id]
+ *       .word_model() -> a capsule of the same segmentation for the word encoder, run without the GIL
+ *                        (csrc/word_model.h); None where an id does not fit an int64
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "native.h"
+#include "word_model.h"
 #include "words.h"
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -21,21 +24,30 @@ typedef struct {
     Py_ssize_t max_chars; /* longer words are unknown */
     PyObject *unk_id;     /* None: the vocabulary has no unknown token */
     PyObject *unk_token;
+    int64_t unk;         /* unk_id as a number; -1: none */
+    int ids_fit;         /* every id is an int64 >= 0, kept in its entry's slot for word_model() */
 } WordPieceTable;
 
 static int
-wordpiece_add(WordTable *table, PyObject *key, Py_ssize_t skip, PyObject *id, Py_ssize_t *longest)
+wordpiece_add(WordPieceTable *self, WordTable *table, PyObject *key, Py_ssize_t skip, PyObject *id,
+              Py_ssize_t *longest)
 {
     Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), skip, PyUnicode_GET_LENGTH(key) - skip, key};
     if (w.length <= 0) return 0;
     uint64_t h = hash_code_points(w.kind, w.data, w.start, w.length);
     Entry *e = table_probe(table, &w, h);
     if (e->word) return 0;
+    long long number = PyLong_AsLongLong(id);
+    if (number == -1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+    }
+    if (number < 0 || (unsigned long long)number > (unsigned long long)PY_SSIZE_T_MAX) self->ids_fit = 0;
     PyObject *piece = span_str(&w);
     if (!piece) return -1;
     Py_INCREF(id);
     if (w.length > *longest) *longest = w.length;
-    return table_fill(table, e, h, piece, id, 0);
+    return table_fill(table, e, h, piece, id, (Py_ssize_t)number);
 }
 
 static int
@@ -44,6 +56,10 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"vocab", "prefix", "unk_token", "max_chars", NULL};
     PyObject *vocab, *prefix, *unk_token;
     Py_ssize_t max_chars;
+    if (self->starts.entries) { /* word_model() capsules read the tables without the GIL */
+        PyErr_SetString(PyExc_RuntimeError, "a WordPieceTable is initialized once");
+        return -1;
+    }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!UOn", kwlist, &PyDict_Type, &vocab, &prefix, &unk_token, &max_chars))
         return -1;
     PyObject *unk_id = PyDict_GetItemWithError(vocab, unk_token);
@@ -51,8 +67,13 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
     Py_XSETREF(self->unk_id, Py_NewRef(unk_id ? unk_id : Py_None));
     Py_XSETREF(self->unk_token, Py_NewRef(unk_token));
     self->max_chars = max_chars;
-    table_free(&self->starts);
-    table_free(&self->continuations);
+    self->ids_fit = 1;
+    self->unk = -1;
+    if (unk_id) {
+        long long number = PyLong_Check(unk_id) ? PyLong_AsLongLong(unk_id) : -1;
+        if (number == -1 && PyErr_Occurred()) PyErr_Clear(); /* the word then takes the Python path */
+        self->unk = number;
+    }
     if (table_init(&self->starts, (size_t)PyDict_GET_SIZE(vocab)) < 0 ||
         table_init(&self->continuations, (size_t)PyDict_GET_SIZE(vocab)) < 0)
         return -1;
@@ -64,9 +85,9 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
             PyErr_SetString(PyExc_TypeError, "vocab must map str tokens to int ids");
             return -1;
         }
-        if (wordpiece_add(&self->starts, key, 0, id, &self->longest_start) < 0) return -1;
+        if (wordpiece_add(self, &self->starts, key, 0, id, &self->longest_start) < 0) return -1;
         if (PyUnicode_Tailmatch(key, prefix, 0, skip, -1) == 1 &&
-            wordpiece_add(&self->continuations, key, skip, id, &self->longest_continuation) < 0)
+            wordpiece_add(self, &self->continuations, key, skip, id, &self->longest_continuation) < 0)
             return -1;
     }
     return 0;
@@ -154,7 +175,46 @@ WordPieceTable_ids(WordPieceTable *self, PyObject *word)
     return wordpiece_match(self, word, 0);
 }
 
+/* WordModel.word_ids (csrc/word_model.h): the ids of wordpiece_match, without the GIL. */
+static int
+wordpiece_word_ids(PyObject *model, const Span *word, Int64s *out)
+{
+    WordPieceTable *self = (WordPieceTable *)model;
+    Py_ssize_t n = word->length, start = 0, before = out->length;
+    Span w = *word;
+    while (n <= self->max_chars && start < n) {
+        WordTable *table = start ? &self->continuations : &self->starts;
+        Py_ssize_t longest = start ? self->longest_continuation : self->longest_start;
+        Py_ssize_t end = n - start < longest ? n : start + longest;
+        Entry *e = NULL;
+        for (; end > start; end--) {
+            w.start = word->start + start;
+            w.length = end - start;
+            e = table_probe(table, &w, hash_code_points(w.kind, w.data, w.start, w.length));
+            if (e->word) break;
+        }
+        if (end == start) break;
+        if (int64s_push(out, e->slot) < 0) return -1;
+        start = end;
+    }
+    if (start == n && n <= self->max_chars) return 0;
+    out->length = before; /* the unknown token stands for the whole word */
+    if (self->unk < 0) return 1;
+    return int64s_push(out, self->unk);
+}
+
+static const WordModel wordpiece_word_model = {wordpiece_word_ids};
+
+static PyObject *
+WordPieceTable_word_model(WordPieceTable *self, PyObject *Py_UNUSED(ignored))
+{
+    if (!self->starts.entries || !self->ids_fit) Py_RETURN_NONE;
+    return word_model_capsule((PyObject *)self, &wordpiece_word_model);
+}
+
 static PyMethodDef WordPieceTable_methods[] = {
+    {"word_model", (PyCFunction)WordPieceTable_word_model, METH_NOARGS,
+     "word_model() -> a capsule of this segmentation for the word encoder (csrc/word_model.h), or None"},
     {"spans", (PyCFunction)WordPieceTable_spans, METH_O,
      "spans(word) -> [(id, start, end), ...] by greedy longest match; the unknown token for the whole "
      "word when it is too long or a part matches nothing"},

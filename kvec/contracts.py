@@ -244,6 +244,13 @@ class Model(ABC):
         """``word -> ids``, as fast as the model has it (the C encoder calls it once per new word)."""
         return self.tokenize_ids
 
+    def word_model(self) -> object | None:
+        """The model's C segmentation of one word as a capsule (``csrc/word_model.h``), which the C
+        encoder runs without the GIL on every thread for words new to its cache; None (the default):
+        it calls :meth:`ids_function` instead, with the GIL. The capsule must give the ids that
+        :meth:`ids_function` gives."""
+        return None
+
     def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
         """A native encoder of whole texts for models that segment a text as one (Unigram, as
         sentencepiece does): ``(texts, n_threads, prefix, suffix) -> (values, row_lengths)``, int64

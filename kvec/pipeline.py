@@ -186,23 +186,38 @@ def _int64s(chunks):
     return np.frombuffer(b"".join(chunks), dtype=np.int64)
 
 
-def _encode_natively(encoder, texts, n_threads):
-    """``encoder.encode`` over ``texts`` in up to ``n_threads`` parts at once (it runs without the GIL):
-    ``(values, row_lengths, flagged, redo)`` as arrays and lists, positions into ``texts``."""
-    parts = _parts(n_threads, len(texts))
-    if parts == 1:
-        results = [encoder.encode(texts)]
-    else:
-        bounds = [len(texts) * k // parts for k in range(parts + 1)]
-        with ThreadPoolExecutor(parts) as pool:
-            results = list(pool.map(encoder.encode, [texts[a:b] for a, b in zip(bounds, bounds[1:])]))
-    values, row_lengths = _int64s(r[0] for r in results), _int64s(r[1] for r in results)
-    flagged, redo, shift = [], [], 0
-    for _, lengths, flagged_part, redo_part in results:
-        flagged += [shift + i for i in np.frombuffer(flagged_part, dtype=np.int64).tolist()]
-        redo += [shift + i for i in np.frombuffer(redo_part, dtype=np.int64).tolist()]
-        shift += len(lengths) // 8
-    return values, row_lengths, flagged, redo
+#: Parts per thread when a batch is encoded on threads: the calling thread makes the Python objects of
+#: the parts done while the threads encode the next ones.
+_PARTS_PER_THREAD = 8
+
+
+def _check_strs(texts):
+    """TypeError naming the first of ``texts`` that is not a str."""
+    if set(map(type, texts)) - {str}:
+        for position, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+
+
+def _encoded_parts(encoder, texts, n_threads):
+    """``encoder.encode`` over ``texts``, in order, as ``(start, result)`` for each part: the whole batch
+    in the calling thread for one thread, else parts of at least 64 texts, about
+    ``_PARTS_PER_THREAD`` per thread, encoded ``n_threads`` at a time (the encoder runs without the
+    GIL) while the caller takes the results of those done."""
+    threads = _parts(n_threads, len(texts))
+    if threads == 1:
+        yield 0, encoder.encode(texts)
+        return
+    parts = max(1, min(threads * _PARTS_PER_THREAD, len(texts) // 64))
+    bounds = [len(texts) * k // parts for k in range(parts + 1)]
+    with ThreadPoolExecutor(threads) as pool:
+        futures = [pool.submit(encoder.encode, texts[a:b]) for a, b in zip(bounds, bounds[1:])]
+        try:
+            for start, future in zip(bounds, futures):
+                yield start, future.result()
+        finally:
+            for future in futures:
+                future.cancel()
 
 
 def _splice(values, row_lengths, replaced):
@@ -434,13 +449,22 @@ class Pipeline:
         model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         n_threads = _threads(n_threads)
-        if self._fast_encoder() is not None or self._texts_encoder() is not None:  # see encode_ragged
-            for position, text in enumerate(texts):
-                if not isinstance(text, str):
-                    raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+        if self._texts_encoder() is not None:  # see encode_ragged
+            _check_strs(texts)
             values, row_lengths = self.encode_ragged(texts, n_threads=n_threads)
             with collector_paused():  # many new objects, no cycle among them
                 return encodings(Encoding, values, row_lengths, self, texts)  # as Encoding(row, source=(self, text))
+        encoder = self._fast_encoder()
+        if encoder is not None:  # see encode_ragged
+            _check_strs(texts)
+            encoded: list[Encoding] = []
+            with collector_paused():
+                for start, values, row_lengths, again in self._native_parts(encoder, texts, n_threads):
+                    part = encodings(Encoding, values, row_lengths, self, texts[start : start + len(row_lengths) // 8])
+                    for position in again:
+                        part[position] = self.encode(texts[start + position])
+                    encoded += part
+            return encoded
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()
         words_of = self.training_words()
@@ -512,6 +536,24 @@ class Pipeline:
         if encoder is None:
             strs = [_as_str(t) for t in texts]
             return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs))])
+        pieces, lengths = [], []
+        for start, values, row_lengths, again in self._native_parts(encoder, texts, n_threads):
+            values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+            if again:  # the encoder put the post-processor's ids around each text; so does the full path
+                replaced = {i: self.encode(_as_str(texts[start + i])).ids for i in again}
+                values, row_lengths = _splice(values, row_lengths, replaced)
+            pieces.append(values)
+            lengths.append(row_lengths)
+        if len(pieces) == 1:
+            return pieces[0], lengths[0]
+        return np.concatenate(pieces), np.concatenate(lengths)
+
+    def _native_parts(self, encoder, texts, n_threads):
+        """The fast encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start, values,
+        row_lengths, again)``, the int64 bytes of the ids of texts ``start, start + 1, ...`` and their
+        counts, and the positions in the part of the texts the full path (:meth:`encode`) must encode
+        instead: those the encoder leaves (a contextual character) or cannot be sure of (an added
+        token)."""
         prefix = self._word_table.prefix_space
         python_normalizer = self.normalizer is not None and not self._native_normalizer
         if (python_normalizer or prefix) and any(isinstance(t, bytes) for t in texts):
@@ -522,24 +564,22 @@ class Pipeline:
             normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
         if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
             normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
-        values, row_lengths, flagged, redo = _encode_natively(encoder, normalized, n_threads)
-        # texts the native path leaves (a contextual character) or cannot be sure of (an added token)
-        # are encoded again by the full path, and spliced in
-        again = set(redo)
-        if self.added_vocabulary:
-            candidates = [i for i in (flagged if self._triggers_hold else range(len(texts))) if i not in again]
-            raw = [_as_str(texts[i]) for i in candidates]
-            if not self.added_vocabulary.normalized_forms:
-                forms = raw  # special tokens only: matched in the raw text
-            elif python_normalizer:
-                forms = [_as_str(normalized[i]) for i in candidates]
-            else:
-                forms = [one if self.normalizer is None else self.normalizer.normalize_str(one) for one in raw]
-            again.update(candidates[position] for position in self.added_vocabulary.matching_texts(raw, forms))
-        if again:  # the encoder put the post-processor's ids around each text; so does the full path
-            replaced = {i: self.encode(_as_str(texts[i])).ids for i in sorted(again)}
-            values, row_lengths = _splice(values, row_lengths, replaced)
-        return values, row_lengths
+        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder, normalized, n_threads):
+            again = set(np.frombuffer(redo, dtype=np.int64).tolist())
+            if self.added_vocabulary:
+                if self._triggers_hold:
+                    candidates = [i for i in np.frombuffer(flagged, dtype=np.int64).tolist() if i not in again]
+                else:
+                    candidates = [i for i in range(len(row_lengths) // 8) if i not in again]
+                raw = [_as_str(texts[start + i]) for i in candidates]
+                if not self.added_vocabulary.normalized_forms:
+                    forms = raw  # special tokens only: matched in the raw text
+                elif python_normalizer:
+                    forms = [_as_str(normalized[start + i]) for i in candidates]
+                else:
+                    forms = [one if self.normalizer is None else self.normalizer.normalize_str(one) for one in raw]
+                again.update(candidates[position] for position in self.added_vocabulary.matching_texts(raw, forms))
+            yield start, values, row_lengths, sorted(again)
 
     def _encode_whole_texts(self, texts_encoder, texts, n_threads):
         """encode_ragged for a model that segments whole texts natively."""
@@ -595,6 +635,7 @@ class Pipeline:
         # the model takes the words (never empty) straight, through its C function where it has one;
         # respelled words (byte-level) are spelled first
         tokenize_ids = self.model.ids_function()
+        word_model = None if table.spelled else self.model.word_model()
         if table.spelled:
             ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
             tokenize_ids = lambda word: ids_of(spell(word))
@@ -612,6 +653,7 @@ class Pipeline:
             rules=None if rule is None else CharRules(rule),
             prefix=prefix,
             suffix=suffix,
+            word_model=word_model,
         )
         return self._word_encoder
 

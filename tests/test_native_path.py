@@ -1,6 +1,8 @@
 """The native encode path: normalizer, pre-tokenizer, model and post-processor in one C pass, with the
 ids, type ids and special-token masks of Hugging Face tokenizers, on any number of threads."""
 
+import gc
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,7 +12,7 @@ from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
-from kvec.pretokenizers import BertPreTokenizer
+from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
 from kvec.processors import TemplateProcessing
 from tests.support import TEXT, TEXTS, hf_trained
 
@@ -97,3 +99,48 @@ def test_encodings_are_made_only_for_a_class_with_the_slots():
         encodings(NoSlots, b"", b"", None, [])
     with pytest.raises(ValueError, match="texts"):
         encodings(Encoding, b"", b"\x00" * 8, None, [])
+
+
+@given(texts=st.lists(st.one_of(TEXT, MARKS), min_size=1, max_size=12), copies=st.integers(40, 90))
+def test_a_batch_in_many_parts_on_threads_equals_hf(bert, texts, copies):
+    # hundreds of texts: several parts per thread, each with its own texts left to the full path (an
+    # added token, a contextual mark), made into encodings while the threads encode the next parts
+    theirs, ours = bert
+    batch = texts * copies
+    expected = theirs.encode_batch(batch)
+    got = ours.encode_batch(batch, n_threads=2)
+    assert [e.ids for e in got] == [e.ids for e in expected]
+    assert [e.offsets for e in got[: len(texts)]] == [e.offsets for e in expected[: len(texts)]]
+    values, row_lengths = ours.encode_ragged(batch, n_threads=3)
+    assert row_lengths.tolist() == [len(e.ids) for e in expected]
+    assert values.tolist() == [i for e in expected for i in e.ids]
+
+
+def test_batch_encodings_are_left_out_of_the_cycle_collector(bert):
+    _, ours = bert
+    encoding = ours.encode_batch(["a line of text"])[0]
+    assert not gc.is_tracked(encoding) and not gc.is_tracked(encoding.ids)
+    assert encoding.ids == ours.encode("a line of text").ids
+
+
+@given(word=st.text(st.sampled_from("abcdeé中#"), min_size=1, max_size=12))
+def test_the_word_model_capsule_segments_as_ids_function(word):
+    # the C function the encoder's threads run without the GIL, against the model's own
+    vocab = {"[UNK]": 0, "a": 1, "ab": 2, "##b": 3, "##c": 4, "c": 5, "##cd": 6, "é": 7, "中": 8, "##中": 9, "#": 10}
+    model = WordPiece(vocab, max_input_chars_per_word=10)
+    assert model.word_model() is not None
+    tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word)
+
+
+def test_a_word_the_capsule_leaves_to_python_raises_there():
+    model = WordPiece({"a": 0, "##b": 1}, unk_token="[UNK]")  # no [UNK] in the vocabulary
+    tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok.encode_ragged(["ab a"])[0].tolist() == [0, 1, 0]
+    with pytest.raises(ValueError, match="UNK"):
+        tok.encode_ragged(["ab x"])
+
+
+def test_a_model_with_an_id_past_int64_has_no_capsule():
+    assert WordPiece({"[UNK]": 0, "a": 2**70}).word_model() is None
+    assert WordPiece({"[UNK]": 0, "a": -1}).word_model() is None
