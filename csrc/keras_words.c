@@ -90,13 +90,15 @@ is_separator(const Separators *sep, Py_UCS4 c)
 }
 
 /* A text ready to be cut into words: lowercased when asked. An ASCII text is lowercased into a buffer
- * (there str.lower changes A-Z alone), so no new str is made for it; others go through str.lower. */
+ * by for_each_word as it cuts it (there str.lower changes A-Z alone), so no new str is made for it;
+ * others go through str.lower. */
 typedef struct {
     int kind;
     const void *data;
     Py_ssize_t n;
     int ascii;
-    PyObject *owner;   /* the str data belongs to (a new reference), or NULL when it is the buffer */
+    int lower_ascii;   /* data is ASCII to be lowercased into buffer */
+    PyObject *owner;   /* the str data belongs to (a new reference) */
     Py_UCS1 *buffer;   /* reused from text to text */
     Py_ssize_t capacity;
 } Prepared;
@@ -114,7 +116,8 @@ prepare(Prepared *p, PyObject *text, int lower)
     }
     p->n = PyUnicode_GET_LENGTH(text);
     p->ascii = PyUnicode_IS_ASCII(text);
-    if (lower && p->ascii) {
+    p->lower_ascii = lower && p->ascii;
+    if (p->lower_ascii) {
         if (p->n > p->capacity) {
             Py_UCS1 *buffer = PyMem_Realloc(p->buffer, (size_t)p->n);
             if (!buffer) {
@@ -124,10 +127,8 @@ prepare(Prepared *p, PyObject *text, int lower)
             p->buffer = buffer;
             p->capacity = p->n;
         }
-        const Py_UCS1 *s = PyUnicode_1BYTE_DATA(text);
-        for (Py_ssize_t i = 0; i < p->n; i++) p->buffer[i] = s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i];
         p->kind = PyUnicode_1BYTE_KIND;
-        p->data = p->buffer;
+        p->data = PyUnicode_1BYTE_DATA(text);
         return 0;
     }
     p->owner = lower ? PyObject_CallMethodNoArgs(text, str_lower) : Py_NewRef(text);
@@ -148,8 +149,9 @@ prepared_free(Prepared *p)
     p->capacity = 0;
 }
 
-/* Calls visit(span, arg) for every word of the prepared text; visit returns -1 on error. */
-typedef int (*visit_fn)(const Span *word, void *arg);
+/* Calls visit(span, hash, arg) for every word of the prepared text, with the word's
+ * hash_code_points; visit returns -1 on error. */
+typedef int (*visit_fn)(const Span *word, uint64_t hash, void *arg);
 
 static int
 for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void *arg)
@@ -157,18 +159,27 @@ for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void 
     Py_ssize_t n = text->n;
     Py_ssize_t i = 0;
     Span span = {text->kind, text->data, 0, 0, text->owner};
-    if (text->ascii) {
+    if (text->ascii) { /* one pass: lowercase (into the buffer), cut, hash */
         const unsigned char *s = text->data;
+        unsigned char *lowered = text->lower_ascii ? text->buffer : NULL;
         const unsigned char *table = sep->ascii;
+        if (lowered) span = (Span){PyUnicode_1BYTE_KIND, lowered, 0, 0, NULL};
+#define AT(k) (lowered ? (lowered[k] = s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]) : s[k])
         while (i < n) {
-            while (i < n && table[s[i]]) i++;
-            if (i >= n) break;
+            unsigned char c = AT(i);
+            if (table[c]) {
+                i++;
+                continue;
+            }
             Py_ssize_t start = i;
-            while (i < n && !table[s[i]]) i++;
+            uint64_t h = FNV_OFFSET;
+            do h = hash_step(h, c);
+            while (++i < n && !table[c = AT(i)]);
             span.start = start;
             span.length = i - start;
-            if (visit(&span, arg) < 0) return -1;
+            if (visit(&span, hash_end(h, span.length), arg) < 0) return -1;
         }
+#undef AT
         return 0;
     }
     while (i < n) {
@@ -178,7 +189,7 @@ for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void 
         while (i < n && !is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
         span.start = start;
         span.length = i - start;
-        if (visit(&span, arg) < 0) return -1;
+        if (visit(&span, hash_code_points(span.kind, span.data, start, span.length), arg) < 0) return -1;
     }
     return 0;
 }
@@ -209,7 +220,7 @@ WordSplitter_dealloc(WordSplitter *self)
 }
 
 static int
-append_word(const Span *w, void *list)
+append_word(const Span *w, uint64_t Py_UNUSED(hash), void *list)
 {
     PyObject *word = span_str(w);
     if (!word) return -1;
@@ -278,30 +289,45 @@ PyTypeObject WordLookupType = {
 };
 
 typedef struct {
-    PyObject *out;
+    PyObject **ids; /* borrowed: the lookup's values (or oov) of the text's words so far */
+    Py_ssize_t length, capacity;
     WordTable *table;
     PyObject *oov; /* NULL: drop unknown words */
 } IdsState;
 
 static int
-append_id(const Span *w, void *arg)
+append_id(const Span *w, uint64_t hash, void *arg)
 {
     IdsState *st = arg;
-    Entry *e = table_probe(st->table, w, hash_code_points(w->kind, w->data, w->start, w->length));
-    if (e->word) return PyList_Append(st->out, e->value);
-    if (st->oov) return PyList_Append(st->out, st->oov);
+    Entry *e = table_probe(st->table, w, hash);
+    PyObject *id = e->word ? e->value : st->oov;
+    if (!id) return 0;
+    if (st->length == st->capacity) {
+        Py_ssize_t capacity = st->capacity ? st->capacity * 2 : 64;
+        PyObject **ids = PyMem_Realloc(st->ids, sizeof(PyObject *) * (size_t)capacity);
+        if (!ids) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        st->ids = ids;
+        st->capacity = capacity;
+    }
+    st->ids[st->length++] = id;
     return 0;
 }
 
-/* The ids of one text's words (a new list); NULL with an exception set. */
+/* The ids of one text's words (a new list, left out of the cycle collector: it holds ints only);
+ * NULL with an exception set. st's buffer is reused from text to text. */
 static PyObject *
-text_ids(WordSplitter *self, Prepared *prepared, PyObject *text, int lower, WordLookup *lookup, PyObject *oov)
+text_ids(WordSplitter *self, Prepared *prepared, PyObject *text, int lower, IdsState *st)
 {
-    IdsState st = {NULL, &lookup->table, oov == Py_None ? NULL : oov};
-    if (prepare(prepared, text, lower) == 0 && (st.out = PyList_New(0)) &&
-        for_each_word(&self->sep, prepared, append_id, &st) < 0)
-        Py_CLEAR(st.out);
-    return st.out;
+    st->length = 0;
+    if (prepare(prepared, text, lower) < 0 || for_each_word(&self->sep, prepared, append_id, st) < 0) return NULL;
+    PyObject *out = PyList_New(st->length);
+    if (!out) return NULL;
+    for (Py_ssize_t i = 0; i < st->length; i++) PyList_SET_ITEM(out, i, Py_NewRef(st->ids[i]));
+    PyObject_GC_UnTrack(out);
+    return out;
 }
 
 static PyObject *
@@ -311,8 +337,10 @@ WordSplitter_ids(WordSplitter *self, PyObject *args)
     int lower;
     if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
     Prepared prepared = {0};
-    PyObject *ids = text_ids(self, &prepared, text, lower, (WordLookup *)lookup, oov);
+    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    PyObject *ids = text_ids(self, &prepared, text, lower, &st);
     prepared_free(&prepared);
+    PyMem_Free(st.ids);
     return ids;
 }
 
@@ -326,16 +354,18 @@ WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *rows = PyList_New(n);
     Prepared prepared = {0};
+    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
     for (Py_ssize_t t = 0; rows && t < n; t++) {
         PyObject *text = PyList_GET_ITEM(texts, t), *ids = NULL;
         if (!PyUnicode_Check(text))
             PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
         else
-            ids = text_ids(self, &prepared, text, lower, (WordLookup *)lookup, oov);
+            ids = text_ids(self, &prepared, text, lower, &st);
         if (!ids) Py_CLEAR(rows);
         else PyList_SET_ITEM(rows, t, ids);
     }
     prepared_free(&prepared);
+    PyMem_Free(st.ids);
     return rows;
 }
 
@@ -445,10 +475,9 @@ new_slot(WordCounter *self, PyObject *word)
 }
 
 static int
-count_span(const Span *w, void *arg)
+count_span(const Span *w, uint64_t h, void *arg)
 {
     WordCounter *self = arg;
-    uint64_t h = hash_code_points(w->kind, w->data, w->start, w->length);
     Entry *e = table_probe(&self->table, w, h);
     if (e->word) {
         bump(self, e->slot);
@@ -473,7 +502,7 @@ count_token(WordCounter *self, PyObject *slots, PyObject *token)
 {
     if (PyUnicode_Check(token)) {
         Span w = {PyUnicode_KIND(token), PyUnicode_DATA(token), 0, PyUnicode_GET_LENGTH(token), token};
-        return count_span(&w, self);
+        return count_span(&w, hash_code_points(w.kind, w.data, 0, w.length), self);
     }
     PyObject *found = PyDict_GetItemWithError(slots, token);
     Py_ssize_t slot;

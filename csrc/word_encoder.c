@@ -345,16 +345,6 @@ class_of(const WordEncoder *self, Py_UCS4 c)
     return c < (Py_UCS4)self->n_classes ? self->classes[c] : 2;
 }
 
-/* The cache's hash of a word: its code points folded in order, then its length (so the 1-byte scan
- * below can hash while it reads). */
-static inline uint64_t
-word_hash(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
-{
-    uint64_t h = FNV_OFFSET;
-    for (Py_ssize_t i = 0; i < length; i++) h = (h ^ PyUnicode_READ(kind, data, start + i)) * FNV_PRIME;
-    return mix64(h ^ (uint64_t)length);
-}
-
 static inline int
 copy_ids(Int64s *values, const int64_t *ids, Py_ssize_t count)
 {
@@ -408,12 +398,12 @@ encoder_scan_latin1(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *v
             continue;
         }
         Py_ssize_t start = i;
-        uint64_t h = (FNV_OFFSET ^ s[i++]) * FNV_PRIME;
+        uint64_t h = hash_step(FNV_OFFSET, s[i++]);
         if (cls > 1)
-            while (i < size && classes[s[i]] == cls) h = (h ^ s[i++]) * FNV_PRIME;
+            while (i < size && classes[s[i]] == cls) h = hash_step(h, s[i++]);
         span.start = start;
         span.length = i - start;
-        if (encoder_emit(self, &span, mix64(h ^ (uint64_t)span.length), t, values, misses) < 0) return -1;
+        if (encoder_emit(self, &span, hash_end(h, span.length), t, values, misses) < 0) return -1;
     }
     return 0;
 }
@@ -454,7 +444,7 @@ encoder_scan_gpt2(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *val
         }
         span.start = i;
         span.length = end - i;
-        if (encoder_emit(self, &span, word_hash(span.kind, span.data, i, span.length), t, values, misses) < 0) return -1;
+        if (encoder_emit(self, &span, hash_code_points(span.kind, span.data, i, span.length), t, values, misses) < 0) return -1;
         i = end;
     }
 #undef AT
@@ -507,7 +497,7 @@ encoder_scan_classes(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *
             while (i < size && class_of(self, PyUnicode_READ(span.kind, span.data, i)) == cls) i++;
         span.start = start;
         span.length = i - start;
-        uint64_t h = word_hash(span.kind, span.data, start, span.length);
+        uint64_t h = hash_code_points(span.kind, span.data, start, span.length);
         if (encoder_emit(self, &span, h, t, values, misses) < 0) return -1;
     }
     return 0;

@@ -400,9 +400,13 @@ class Tokenizer:
 
         self.document_count += n_documents
         word_counts, word_docs = self.word_counts, self.word_docs
-        for w, c, d in zip(words, counts, documents):
-            word_counts[w] = word_counts.get(w, 0) + c
-            word_docs[w] = word_docs.get(w, 0) + d
+        if not word_counts and not word_docs:  # a first fit: the counts are the new ones
+            word_counts.update(zip(words, counts))
+            word_docs.update(zip(words, documents))
+        else:
+            for w, c, d in zip(words, counts, documents):
+                word_counts[w] = word_counts.get(w, 0) + c
+                word_docs[w] = word_docs.get(w, 0) + d
         self._rebuild_index()
 
     def _train_subword(self, texts):
@@ -428,15 +432,15 @@ class Tokenizer:
             self.index_docs.update({self.word_index[w]: c for w, c in self.word_docs.items() if w in self.word_index})
             return
         # A stable sort on the count, descending: ties keep first-occurrence order.
-        ranked = sorted(self.word_counts.items(), key=itemgetter(1), reverse=True)
+        words = list(self.word_counts)
+        counts = np.fromiter(self.word_counts.values(), dtype=np.int64, count=len(words))
+        order = np.argsort(-counts, kind="stable").tolist()
         vocabulary = [] if self.oov_token is None else [self.oov_token]
-        vocabulary.extend(map(itemgetter(0), ranked))
+        vocabulary.extend(map(words.__getitem__, order))
         self.word_index = dict(zip(vocabulary, range(1, len(vocabulary) + 1)))
         self.index_word = dict(zip(self.word_index.values(), self.word_index.keys()))
-        word_index = self.word_index
-        index_docs = self.index_docs
-        for w, c in list(self.word_docs.items()):
-            index_docs[word_index[w]] = c
+        word_docs = self.word_docs
+        self.index_docs.update(zip(map(self.word_index.__getitem__, list(word_docs)), word_docs.values()))
 
     def fit_on_sequences(self, sequences: Sequence[Sequence[int]]) -> None:
         """Update document frequencies (``index_docs``) from sequences of word indices.
@@ -738,7 +742,7 @@ def _subword_sequences(pipeline, texts, lookup, oov_index):
 
 def _all_str(texts):
     """True for a list of str only (what the native batch calls take)."""
-    return type(texts) is list and all(type(text) is str for text in texts)
+    return type(texts) is list and not set(map(type, texts)) - {str}
 
 
 def _iterate(values, name):
