@@ -1,18 +1,16 @@
 /* csrc/unigram_encoder.c: whole texts to ids with one Unigram lattice over each text, as sentencepiece
  * encodes, for Lattice.encode_texts (unigram_module.c) and kvec/models/unigram.py.
  *
- *   .encode_texts(texts, n_threads=1, prefix=(), suffix=()) -> (values, row_lengths): the ids of every
- *       text back to back and how many belong to each, as int64 bytes; prefix and suffix ids go around
- *       each text's.
+ *   .encode_texts(texts, prefix=(), suffix=()) -> (values, row_lengths): the ids of every text back to
+ *       back and how many belong to each, as int64 bytes; prefix and suffix ids go around each text's.
  *
  * Each text's best path is best_path() (unigram_lattice.c) over the str's own data, and its unknown
  * characters are resolved as configure() says: the byte pieces of their UTF-8 where every byte has one
- * (byte_pieces, which resolve_edge uses too), else the unknown token, one for each run. The texts are
- * shared out in contiguous parts between threads that run without the GIL.
+ * (byte_pieces, which resolve_edge uses too), else the unknown token, one for each run. It runs without
+ * the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py does).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -35,14 +33,14 @@ byte_pieces(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_s
     return count;
 }
 
-/* The work of one thread: texts [first, last). */
+/* One call's work. */
 typedef struct {
     const Lattice *L;
     PyObject **texts;
-    Py_ssize_t first, last;
+    Py_ssize_t n;
     const Int64s *prefix, *suffix;
     Int64s values;
-    int64_t *lengths; /* shared: each thread fills its own texts' */
+    int64_t *lengths;
     int out_of_memory;
     Py_ssize_t unknown_text, unknown_at; /* a character without any id (no unk_id): where, or -1 */
 } Part;
@@ -106,28 +104,24 @@ no_memory:
     return -1;
 }
 
-static void *
-encode_part(void *arg)
+static void
+encode_part(Part *part)
 {
-    Part *part = arg;
     Scratch s = {0};
     Edge *path = NULL;
     Py_ssize_t path_capacity = 0;
-    for (Py_ssize_t t = part->first; t < part->last; t++)
+    for (Py_ssize_t t = 0; t < part->n; t++)
         if (encode_text(part, &s, &path, &path_capacity, t) < 0) break;
     PyMem_RawFree(path);
     scratch_free(&s);
-    return NULL;
 }
 
 PyObject *
 lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"texts", "n_threads", "prefix", "suffix", NULL};
+    static char *kwlist[] = {"texts", "prefix", "suffix", NULL};
     PyObject *texts, *prefix_arg = NULL, *suffix_arg = NULL;
-    int n_threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|iOO", kwlist, &PyList_Type, &texts, &n_threads, &prefix_arg,
-                                     &suffix_arg))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OO", kwlist, &PyList_Type, &texts, &prefix_arg, &suffix_arg))
         return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     for (Py_ssize_t t = 0; t < n; t++) {
@@ -149,49 +143,26 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
-    if (n_threads < 1) n_threads = 1;
-    if (n_threads > 64) n_threads = 64;
-    if (n_threads > n) n_threads = n ? (int)n : 1;
-    Part parts[64];
-    pthread_t threads[64];
-    int started[64] = {0};
-    PyObject **items = &PyList_GET_ITEM(held, 0);
-    for (int k = 0; k < n_threads; k++)
-        parts[k] = (Part){self, items, n * k / n_threads, n * (k + 1) / n_threads, &prefix, &suffix, {0},
-                          lengths, 0, -1, -1};
+    Part part = {self, &PyList_GET_ITEM(held, 0), n, &prefix, &suffix, {0}, lengths, 0, -1, -1};
     Py_BEGIN_ALLOW_THREADS
-    for (int k = 1; k < n_threads; k++) started[k] = pthread_create(&threads[k], NULL, encode_part, &parts[k]) == 0;
-    encode_part(&parts[0]);
-    for (int k = 1; k < n_threads; k++) {
-        if (started[k]) pthread_join(threads[k], NULL);
-        else encode_part(&parts[k]); /* no thread to be had: do it here */
-    }
+    encode_part(&part);
     Py_END_ALLOW_THREADS
-    Py_ssize_t total = 0;
-    for (int k = 0; k < n_threads; k++) {
-        if (parts[k].out_of_memory && !PyErr_Occurred()) PyErr_NoMemory();
-        if (parts[k].unknown_text >= 0 && !PyErr_Occurred()) {
-            PyObject *text = items[parts[k].unknown_text];
-            PyObject *c = PyUnicode_Substring(text, parts[k].unknown_at, parts[k].unknown_at + 1);
-            if (c) {
-                PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
-                Py_DECREF(c);
-            }
+    if (part.out_of_memory) {
+        PyErr_NoMemory();
+    } else if (part.unknown_text >= 0) {
+        PyObject *text = part.texts[part.unknown_text];
+        PyObject *c = PyUnicode_Substring(text, part.unknown_at, part.unknown_at + 1);
+        if (c) {
+            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
+            Py_DECREF(c);
         }
-        total += parts[k].values.length;
+    } else {
+        const char *values = part.values.data ? (const char *)part.values.data : ""; /* NULL: None */
+        result = Py_BuildValue("(y#y#)", values,
+                               (Py_ssize_t)sizeof(int64_t) * part.values.length, (const char *)lengths,
+                               (Py_ssize_t)sizeof(int64_t) * n);
     }
-    if (!PyErr_Occurred()) {
-        PyObject *values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * total);
-        if (values) {
-            char *at = PyBytes_AS_STRING(values);
-            for (int k = 0; k < n_threads; k++) {
-                memcpy(at, parts[k].values.data, sizeof(int64_t) * (size_t)parts[k].values.length);
-                at += sizeof(int64_t) * (size_t)parts[k].values.length;
-            }
-            result = Py_BuildValue("(Ny#)", values, (const char *)lengths, (Py_ssize_t)sizeof(int64_t) * n);
-        }
-    }
-    for (int k = 0; k < n_threads; k++) PyMem_RawFree(parts[k].values.data);
+    PyMem_RawFree(part.values.data);
 done:
     Py_DECREF(held);
     PyMem_RawFree(prefix.data);

@@ -13,7 +13,7 @@
  *       .lattice(text, unk_score) -> [(start, end, piece or -1, score)]   every edge
  *       .configure(unk_score, unk_id, byte_ids), .ids(word), .spans(word), .resolve(word, edges)
  *           the encoding model's best segmentation of one word, its unknown characters resolved
- *       .encode_texts(texts, n_threads, prefix, suffix)   whole texts to ids (unigram_encoder.c)
+ *       .encode_texts(texts, prefix, suffix)   whole texts to ids, without the GIL (unigram_encoder.c)
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
  * distinct words (each position weighted by its word's count, so it stands for the corpus with every
@@ -635,7 +635,7 @@ static PyMethodDef lattice_methods[] = {
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
     {"encode_texts", (PyCFunction)(void (*)(void))lattice_encode_texts, METH_VARARGS | METH_KEYWORDS,
-     "encode_texts(texts, n_threads=1, prefix=(), suffix=()) -> (values, row_lengths): each whole text's best "
+     "encode_texts(texts, prefix=(), suffix=()) -> (values, row_lengths): each whole text's best "
      "segmentation, resolved, as int64 bytes"},
     {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,

@@ -199,19 +199,19 @@ def _check_strs(texts):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
 
 
-def _encoded_parts(encoder, texts, n_threads):
-    """``encoder.encode`` over ``texts``, in order, as ``(start, result)`` for each part: the whole batch
-    in the calling thread for one thread, else parts of at least 64 texts, about
-    ``_PARTS_PER_THREAD`` per thread, encoded ``n_threads`` at a time (the encoder runs without the
-    GIL) while the caller takes the results of those done."""
+def _encoded_parts(encode, texts, n_threads):
+    """``encode`` over ``texts``, in order, as ``(start, result)`` for each part: the whole batch in the
+    calling thread for one thread, else parts of at least 64 texts, about ``_PARTS_PER_THREAD`` per
+    thread, encoded ``n_threads`` at a time (the native encoders run without the GIL) while the caller
+    takes the results of those done."""
     threads = _parts(n_threads, len(texts))
     if threads == 1:
-        yield 0, encoder.encode(texts)
+        yield 0, encode(texts)
         return
     parts = max(1, min(threads * _PARTS_PER_THREAD, len(texts) // 64))
     bounds = [len(texts) * k // parts for k in range(parts + 1)]
     with ThreadPoolExecutor(threads) as pool:
-        futures = [pool.submit(encoder.encode, texts[a:b]) for a, b in zip(bounds, bounds[1:])]
+        futures = [pool.submit(encode, texts[a:b]) for a, b in zip(bounds, bounds[1:])]
         try:
             for start, future in zip(bounds, futures):
                 yield start, future.result()
@@ -449,17 +449,13 @@ class Pipeline:
         model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         n_threads = _threads(n_threads)
-        if self._texts_encoder() is not None:  # see encode_ragged
-            _check_strs(texts)
-            values, row_lengths = self.encode_ragged(texts, n_threads=n_threads)
-            with collector_paused():  # many new objects, no cycle among them
-                return encodings(Encoding, values, row_lengths, self, texts)  # as Encoding(row, source=(self, text))
-        encoder = self._fast_encoder()
-        if encoder is not None:  # see encode_ragged
+        parts = self._native_parts(texts, n_threads)
+        if parts is not None:  # see encode_ragged
             _check_strs(texts)
             encoded: list[Encoding] = []
-            with collector_paused():
-                for start, values, row_lengths, again in self._native_parts(encoder, texts, n_threads):
+            with collector_paused():  # many new objects, no cycle among them
+                for start, values, row_lengths, again in parts:
+                    # as Encoding(row, source=(self, text)) for each row
                     part = encodings(Encoding, values, row_lengths, self, texts[start : start + len(row_lengths) // 8])
                     for position in again:
                         part[position] = self.encode(texts[start + position])
@@ -529,15 +525,12 @@ class Pipeline:
         self._check_model()
         n_threads = _threads(n_threads)
         texts = texts if isinstance(texts, list) else list(texts)
-        texts_encoder = self._texts_encoder()
-        if texts_encoder is not None:
-            return self._encode_whole_texts(texts_encoder, texts, n_threads)
-        encoder = self._fast_encoder()
-        if encoder is None:
+        parts = self._native_parts(texts, n_threads)
+        if parts is None:
             strs = [_as_str(t) for t in texts]
             return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs))])
         pieces, lengths = [], []
-        for start, values, row_lengths, again in self._native_parts(encoder, texts, n_threads):
+        for start, values, row_lengths, again in parts:
             values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
             if again:  # the encoder put the post-processor's ids around each text; so does the full path
                 replaced = {i: self.encode(_as_str(texts[start + i])).ids for i in again}
@@ -548,12 +541,20 @@ class Pipeline:
             return pieces[0], lengths[0]
         return np.concatenate(pieces), np.concatenate(lengths)
 
-    def _native_parts(self, encoder, texts, n_threads):
-        """The fast encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start, values,
+    def _native_parts(self, texts, n_threads):
+        """The native path over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start, values,
         row_lengths, again)``, the int64 bytes of the ids of texts ``start, start + 1, ...`` and their
         counts, and the positions in the part of the texts the full path (:meth:`encode`) must encode
-        instead: those the encoder leaves (a contextual character) or cannot be sure of (an added
-        token)."""
+        instead: those the native path leaves (a contextual character) or cannot be sure of (an added
+        token). None when the pipeline has no native path."""
+        texts_encoder = self._texts_encoder()
+        if texts_encoder is not None:
+            return self._whole_text_parts(texts_encoder, texts, n_threads)
+        encoder = self._fast_encoder()
+        return None if encoder is None else self._word_parts(encoder, texts, n_threads)
+
+    def _word_parts(self, encoder, texts, n_threads):
+        """_native_parts through the C word encoder."""
         prefix = self._word_table.prefix_space
         python_normalizer = self.normalizer is not None and not self._native_normalizer
         if (python_normalizer or prefix) and any(isinstance(t, bytes) for t in texts):
@@ -564,7 +565,7 @@ class Pipeline:
             normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
         if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
             normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
-        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder, normalized, n_threads):
+        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder.encode, normalized, n_threads):
             again = set(np.frombuffer(redo, dtype=np.int64).tolist())
             if self.added_vocabulary:
                 if self._triggers_hold:
@@ -581,22 +582,25 @@ class Pipeline:
                 again.update(candidates[position] for position in self.added_vocabulary.matching_texts(raw, forms))
             yield start, values, row_lengths, sorted(again)
 
-    def _encode_whole_texts(self, texts_encoder, texts, n_threads):
-        """encode_ragged for a model that segments whole texts natively."""
+    def _whole_text_parts(self, texts_encoder, texts, n_threads):
+        """_native_parts through the model's encoder of whole texts: each part is normalized, then
+        segmented without the GIL, while the other threads do the same with the next parts."""
         strs = [_as_str(t) for t in texts]
-        for position, text in enumerate(strs):
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
-        normalized = strs if self.normalizer is None else self.normalizer.normalize_batch(strs)
+        _check_strs(strs)
+        normalize = self.normalizer.normalize_batch if self.normalizer is not None else None
         prefix, suffix = cast(tuple[list[int], list[int]], self._affixes())
-        values, row_lengths = texts_encoder(normalized, _parts(n_threads, len(strs)), prefix, suffix)
-        values, row_lengths = _int64s([values]), _int64s([row_lengths])
-        if self.added_vocabulary:  # texts holding an added token are encoded again by the full path
-            forms = normalized if self.added_vocabulary.normalized_forms else strs
-            again = self.added_vocabulary.matching_texts(strs, forms)
-            if again:
-                values, row_lengths = _splice(values, row_lengths, {i: self.encode(strs[i]).ids for i in again})
-        return values, row_lengths
+
+        def encode(part):
+            normalized = part if normalize is None else normalize(part)
+            return normalized, *texts_encoder(normalized, prefix, suffix)
+
+        for start, (normalized, values, row_lengths) in _encoded_parts(encode, strs, n_threads):
+            again = []
+            if self.added_vocabulary:  # texts holding an added token are encoded again by the full path
+                part = strs[start : start + len(normalized)]
+                forms = normalized if self.added_vocabulary.normalized_forms else part
+                again = self.added_vocabulary.matching_texts(part, forms)
+            yield start, values, row_lengths, again
 
     def _segments_whole_texts(self):
         """True when the model segments each normalized text whole: it has a

@@ -132,8 +132,8 @@ class Unigram(SubwordModel):
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
     def texts_function(self):
-        """The C encoder of whole texts (one lattice over each, as sentencepiece), on threads without
-        the GIL; None when sampling."""
+        """The C encoder of whole texts (one lattice over each, as sentencepiece), run without the GIL;
+        None when sampling."""
         return self._lattice.encode_texts if self.nbest_size is None else None
 
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
