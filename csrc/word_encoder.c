@@ -11,6 +11,8 @@
  *       triggers: characters that flag a text (the first characters of tokens matched before the model).
  *       gpt2: cut words as GPT-2's regular expression does instead (classes: 2 other, 3 whitespace,
  *                4 letters, 5 numbers).
+ *       merge: 1 or 2 cut words by Hugging Face's delimiter behaviours merged_with_previous and
+ *                merged_with_next instead: class 1 is a delimiter, all else is text (0: class runs).
  *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
  *                are cut; None: the texts come normalized.
  *       prefix, suffix: ids put before and after each text's ids (a post-processor's special tokens).
@@ -66,6 +68,7 @@ typedef struct {
     PyObject *model;              /* the capsule's */
     Py_ssize_t max_words;
     int gpt2; /* words by GPT-2's expression instead of class runs */
+    int merge; /* MERGE_PREVIOUS, MERGE_NEXT: words by a delimiter behaviour instead */
     CharRules *rules; /* the normalizer, or NULL */
     Int64s prefix, suffix; /* ids around each text's */
     unsigned char trigger_low[256]; /* code points below 256 that flag a text */
@@ -207,22 +210,29 @@ text_has_trigger(const WordEncoder *self, const Span *text)
     return 0;
 }
 
+enum { MERGE_NONE, MERGE_PREVIOUS, MERGE_NEXT };
+
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2",
-                             "rules", "prefix", "suffix", "word_model", NULL};
+                             "rules", "prefix", "suffix", "word_model", "merge", NULL};
     Py_buffer classes;
     PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL, *word_model = Py_None;
     Py_ssize_t max_words = 1 << 20;
-    int gpt2 = 0;
+    int gpt2 = 0, merge = MERGE_NONE;
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOO", kwlist, &classes, &tokenize, &max_words, &triggers,
-                                     &gpt2, &rules, &prefix, &suffix, &word_model))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOOi", kwlist, &classes, &tokenize, &max_words, &triggers,
+                                     &gpt2, &rules, &prefix, &suffix, &word_model, &merge))
         return -1;
+    if (merge < MERGE_NONE || merge > MERGE_NEXT || (merge && gpt2)) {
+        PyBuffer_Release(&classes);
+        PyErr_Format(PyExc_ValueError, "merge must be 0, 1 or 2, and 0 with gpt2; got %d", merge);
+        return -1;
+    }
     if (word_model != Py_None) {
         if (!(self->word_model = word_model_open(word_model, &self->model))) {
             PyBuffer_Release(&classes);
@@ -265,6 +275,7 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
     if (rules != Py_None) self->rules = (CharRules *)Py_NewRef(rules);
     self->max_words = max_words;
     self->gpt2 = gpt2;
+    self->merge = merge;
     if (gpt2 && self->n_classes < 256) {
         PyErr_SetString(PyExc_ValueError, "gpt2 needs a class table of every code point");
         return -1;
@@ -451,6 +462,34 @@ encoder_scan_gpt2(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *val
     return 0;
 }
 
+/* Words by Hugging Face's delimiter behaviours: each delimiter (class 1) joins the run of other
+ * characters before it (MERGE_PREVIOUS) or after it (MERGE_NEXT) where there is one, else it is a word
+ * of its own. */
+static int
+encoder_scan_merged(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
+{
+    Py_ssize_t n = text->length, i = 0;
+    Span span = *text;
+#define DELIMITER(k) (class_of(self, PyUnicode_READ(span.kind, span.data, (k))) == 1)
+    while (i < n) {
+        Py_ssize_t start = i;
+        if (DELIMITER(i)) {
+            i++;
+            if (self->merge == MERGE_NEXT)
+                while (i < n && !DELIMITER(i)) i++;
+        } else {
+            while (i < n && !DELIMITER(i)) i++;
+            if (self->merge == MERGE_PREVIOUS && i < n) i++; /* the delimiter that ends the run */
+        }
+        span.start = start;
+        span.length = i - start;
+        if (encoder_emit(self, &span, hash_code_points(span.kind, span.data, start, span.length), t, values, misses) < 0)
+            return -1;
+    }
+#undef DELIMITER
+    return 0;
+}
+
 /* Without the GIL: the view of text t that words are cut from, the str itself or, with rules, its
  * normalized code points in a buffer of its own (text NULL; 1 byte per code point when all are below
  * 256, so the 1-byte scan takes it). Returns 1, 0 when the rules cannot normalize the text alone, or
@@ -530,6 +569,7 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Span *views, Int
         if (int64s_extend(values, &self->prefix) < 0) goto no_memory;
         int cut;
         if (self->gpt2) cut = encoder_scan_gpt2(self, text, t, values, misses);
+        else if (self->merge) cut = encoder_scan_merged(self, text, t, values, misses);
         else if (latin1_table && text->kind == PyUnicode_1BYTE_KIND) cut = encoder_scan_latin1(self, text, t, values, misses);
         else cut = encoder_scan_classes(self, text, t, values, misses);
         if (cut < 0 || int64s_extend(values, &self->suffix) < 0) goto no_memory;
@@ -704,7 +744,7 @@ static PyTypeObject WordEncoderType = {
     .tp_basicsize = sizeof(WordEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None, prefix=(), suffix=(), "
-              "word_model=None): texts to ids "
+              "word_model=None, merge=0): texts to ids "
               "through a word cache.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)WordEncoder_init,

@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
-__all__ = ["DROPPED", "ALONE", "RUN", "table"]
+__all__ = ["DROPPED", "ALONE", "RUN", "table", "in_turn"]
 
 DROPPED, ALONE, RUN = 0, 1, 2  # RUN and any class above it: maximal runs of that class form a word
 _CODE_POINTS = 0x110000
@@ -61,3 +61,43 @@ def separators(chars):
     classes = np.full(_CODE_POINTS, RUN, dtype=np.uint8)
     classes[[ord(c) for c in set(chars)]] = DROPPED
     return classes.tobytes()
+
+
+@lru_cache(maxsize=16)
+def in_turn(*tables):
+    """The one table that cuts as ``tables`` do one after the other, each cutting the words of the one
+    before (a ``Sequence`` of pre-tokenizers), or None when it would need more than 256 classes.
+
+    A character is dropped if any table drops it, else alone if any table makes it alone; two
+    neighbours stay in one word when every table gives them the same run class. Tables shorter than
+    the code points give ``RUN`` past their end, as the C encoder reads them.
+
+    Example:
+        >>> words, digits = table(dropped=r"\\s"), table(alone=r"\\d")
+        >>> [in_turn(words, digits)[ord(c)] for c in "a 1b"]
+        [2, 0, 1, 2]
+    """
+    combined = None
+    for one in tables:
+        classes = np.full(_CODE_POINTS, RUN, dtype=np.uint8)
+        classes[: len(one)] = np.frombuffer(one, dtype=np.uint8)
+        combined = classes if combined is None else _both(combined, classes)
+        if combined is None:
+            return None
+    return b"" if combined is None else combined.tobytes()
+
+
+def _both(first, second):
+    """in_turn of two tables as arrays, or None past 256 classes."""
+    dropped = (first == DROPPED) | (second == DROPPED)
+    alone = ((first == ALONE) | (second == ALONE)) & ~dropped
+    runs = ~dropped & ~alone
+    # each pair of run classes is a class of its own
+    pairs = first.astype(np.uint16) * 256 + second
+    kinds, numbered = np.unique(pairs[runs], return_inverse=True)
+    if len(kinds) > 256 - RUN:
+        return None
+    out = np.empty(_CODE_POINTS, dtype=np.uint8)
+    out[dropped], out[alone] = DROPPED, ALONE
+    out[runs] = RUN + numbered
+    return out

@@ -120,13 +120,19 @@ class WordTable:
         classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
             text one word.
         gpt2: words follow GPT-2's expression (contractions, letter and number runs) over the classes.
-        prefix_space: a space is put before a text that does not start with one.
+        merge: ``"previous"`` or ``"next"``: words follow Hugging Face's delimiter behaviour
+            ``merged_with_previous`` or ``merged_with_next`` instead, with class ``ALONE`` the
+            delimiters and any other class the text between them.
+        replace: ``(old, new)``: every ``old`` character is written ``new`` first (Metaspace's spaces).
+        prefix: put before a text that does not start with it (after ``replace``; GPT-2's space).
         spelled: words reach the model through :meth:`PreTokenizer.spell` (byte-level spelling).
     """
 
     classes: bytes
     gpt2: bool = False
-    prefix_space: bool = False
+    merge: str = ""
+    replace: tuple[str, str] | None = None
+    prefix: str = ""
     spelled: bool = False
 
 

@@ -502,7 +502,8 @@ class Pipeline:
         are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
 
         Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
-        ``WhitespaceSplit``, ``KerasFilters``, or none) or by GPT-2's expression (``ByteLevel``) are
+        ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, ``Metaspace``, a ``Sequence``
+        of class cuts, or none) or by GPT-2's expression (``ByteLevel``) are
         encoded in C through a cache of word ids, without a regular expression and without holding the
         GIL, on ``n_threads`` threads. A normalizer that works character by character (BERT's,
         lowercasing, accents, Unicode forms, ``Sequence`` of them; see
@@ -555,17 +556,22 @@ class Pipeline:
 
     def _word_parts(self, encoder, texts, n_threads):
         """_native_parts through the C word encoder."""
-        prefix = self._word_table.prefix_space
+        table = self._word_table
         python_normalizer = self.normalizer is not None and not self._native_normalizer
-        if (python_normalizer or prefix) and any(isinstance(t, bytes) for t in texts):
+        if (python_normalizer or table.prefix or table.replace) and any(isinstance(t, bytes) for t in texts):
             texts = [_as_str(t) for t in texts]
         # str, or UTF-8 bytes where nothing needs them decoded here
         normalized: list[Any] = list(texts)
         if python_normalizer:
             normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
-        if prefix:  # a prefix space (GPT-2's), as the pre-tokenizer's split_words adds it
-            normalized = [" " + one if one and not one.startswith(" ") else one for one in normalized]
-        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder.encode, normalized, n_threads):
+        spelled = normalized  # what the encoder cuts
+        if table.replace:  # Metaspace's spaces, as the pre-tokenizer writes them
+            old, new = table.replace
+            spelled = [one.replace(old, new) for one in spelled]
+        if table.prefix:  # GPT-2's space or Metaspace's, as the pre-tokenizer's split_words adds it
+            prefix = table.prefix
+            spelled = [prefix + one if one and not one.startswith(prefix) else one for one in spelled]
+        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder.encode, spelled, n_threads):
             again = set(np.frombuffer(redo, dtype=np.int64).tolist())
             if self.added_vocabulary:
                 if self._triggers_hold:
@@ -636,6 +642,8 @@ class Pipeline:
         added = self.added_vocabulary
         triggers = {token[0] for token in added.special} | {form[0] for form in added.normalized_forms}
         self._triggers_hold = self.normalizer is None or all(self.normalizer.keeps(c) for c in triggers)
+        if table.replace and table.replace[0] in triggers:  # the encoder sees it written otherwise
+            self._triggers_hold = False
         # the model takes the words (never empty) straight, through its C function where it has one;
         # respelled words (byte-level) are spelled first
         tokenize_ids = self.model.ids_function()
@@ -643,9 +651,9 @@ class Pipeline:
         if table.spelled:
             ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
             tokenize_ids = lambda word: ids_of(spell(word))
-        # a normalizer working character by character runs in the encoder (GPT-2's prefix space is
-        # added after normalizing, so then the normalizer runs first, here)
-        rule = None if self.normalizer is None or table.prefix_space else self.normalizer.character_rule()
+        # a normalizer working character by character runs in the encoder (a prefix and replaced
+        # characters come after normalizing, so then the normalizer runs first, here)
+        rule = None if self.normalizer is None or table.prefix or table.replace else self.normalizer.character_rule()
         self._native_normalizer = rule is not None
         self._word_table = table
         prefix, suffix = self._affixes()
@@ -654,6 +662,7 @@ class Pipeline:
             tokenize_ids,
             triggers="".join(sorted(triggers)),
             gpt2=table.gpt2,
+            merge={"": 0, "previous": 1, "next": 2}[table.merge],
             rules=None if rule is None else CharRules(rule),
             prefix=prefix,
             suffix=suffix,

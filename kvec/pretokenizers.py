@@ -90,7 +90,7 @@ class ByteLevel(PreTokenizer):
 
     def word_table(self):
         classes = self.char_classes() if self.use_regex else b""  # without the expression: one word
-        return WordTable(classes, gpt2=self.use_regex, prefix_space=bool(self.add_prefix_space), spelled=True)
+        return WordTable(classes, gpt2=self.use_regex, prefix=" " if self.add_prefix_space else "", spelled=True)
 
     @staticmethod
     def alphabet():
@@ -263,6 +263,15 @@ class _DelimiterSplit(PreTokenizer):
 
     _pattern = None
 
+    def word_table(self):
+        pattern = self._pattern.pattern
+        if self.behavior == "removed":
+            return WordTable(char_classes.table(dropped=pattern))
+        if self.behavior == "contiguous":
+            return WordTable(char_classes.table(runs=(pattern,)))
+        merge = {"merged_with_previous": "previous", "merged_with_next": "next"}.get(self.behavior, "")
+        return WordTable(char_classes.table(alone=pattern), merge=merge)
+
     def __init__(self, behavior: str = "isolated") -> None:
         if behavior not in BEHAVIORS:
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
@@ -306,6 +315,11 @@ class Digits(PreTokenizer):
 
     def _spans(self, text):
         return _split_spans(text, _DIGIT, "isolated" if self.individual_digits else "contiguous")
+
+    def word_table(self):
+        if self.individual_digits:
+            return WordTable(char_classes.table(alone=_DIGIT.pattern))
+        return WordTable(char_classes.table(runs=(_DIGIT.pattern,)))
 
     def pre_tokenize(self, text, first=True):
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
@@ -376,6 +390,16 @@ class Metaspace(PreTokenizer):
             and (self.prepend_scheme == "always" or (self.prepend_scheme == "first" and first))
         )
         return (self.replacement + spelled, -1) if prepend else (spelled, 0)
+
+    def word_table(self):
+        # with split, the replacement is the one delimiter, each joining the text after it
+        classes = bytearray([char_classes.RUN]) * (ord(self.replacement) + 1) if self.split else bytearray()
+        if self.split:
+            classes[ord(self.replacement)] = char_classes.ALONE
+        prefix = "" if self.prepend_scheme == "never" else self.replacement  # a whole text is the first
+        return WordTable(
+            bytes(classes), merge="next" if self.split else "", replace=(" ", self.replacement), prefix=prefix
+        )
 
     def _spans(self, spelled):
         if not self.split:
@@ -470,6 +494,14 @@ class Sequence(PreTokenizer):
                 for part in stage.split_words(word, first and position == 0)
             ]
         return words
+
+    def word_table(self):
+        # stages that only cut by class make one table; a stage that does more leaves it to Python
+        tables = [stage.word_table() for stage in self.pretokenizers]
+        if any(t is None or t.gpt2 or t.merge or t.replace or t.prefix or t.spelled for t in tables):
+            return None
+        classes = char_classes.in_turn(*(t.classes for t in tables))
+        return None if classes is None else WordTable(classes)
 
     @staticmethod
     def spell(word):
