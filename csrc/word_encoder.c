@@ -25,9 +25,10 @@
  *
  * A word seen before costs a hash and a compare; no str object is made for it. The scan runs without
  * the GIL (texts are immutable str objects held for the call), so threads encoding batches at once,
- * such as tf.data's parallel map, use every core. Words not cached yet are segmented afterwards by the
- * word model, still without the GIL, and put in the cache under a write lock; without a word model (or
- * for a word it leaves to Python) they are learnt from tokenize, with the GIL.
+ * such as tf.data's parallel map, use every core. A word not cached yet is segmented by the word model
+ * during the scan, once per call, and put in the cache afterwards under a write lock, still without
+ * the GIL; without a word model (or for a word it leaves to Python) it is learnt from tokenize, with
+ * the GIL, and its ids put in place of a marker.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +42,7 @@
 #include "int64s.h"
 #include "misses.h"
 #include "module.h"
+#include "piece_table.h"
 #include "word_model.h"
 #include "words.h"
 
@@ -763,7 +765,8 @@ static PyMethodDef module_functions[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "kvec._encoder", NULL, -1, module_functions, NULL, NULL, NULL, NULL};
 
-static const ModuleType types[] = {{"WordEncoder", &WordEncoderType}, {"CharRules", &CharRulesType}};
+static const ModuleType types[] = {
+    {"WordEncoder", &WordEncoderType}, {"CharRules", &CharRulesType}, {"PieceTable", &PieceTableType}};
 
 PyMODINIT_FUNC
 PyInit__encoder(void)

@@ -102,6 +102,10 @@ class AddedVocabulary:
         """The normalized forms the added (non-special) tokens are matched by."""
         return list(self._normalized_ids)
 
+    def decoded_tokens(self):
+        """``{id: token}`` of every added id, as the decoder sees it."""
+        return dict(self._by_id)
+
     def id_to_token(self, token_id):
         """The token of an added id (an added token's normalized form, as the decoder sees it)."""
         return self._by_id.get(token_id)

@@ -27,10 +27,12 @@ __all__ = [
     "Normalized",
     "Normalizer",
     "Piece",
+    "PieceDecoder",
     "PostProcessor",
     "PreTokenizer",
     "Trainer",
     "WordTable",
+    "utf8_text",
 ]
 
 Span = tuple[int, int]
@@ -304,6 +306,15 @@ class PostProcessor(ABC):
         return {}
 
 
+def utf8_text(data: bytes) -> str:
+    """``data`` read as UTF-8, lone surrogates kept; where it is not UTF-8 (ids that split a character),
+    the whole text is read with U+FFFD in place of each bad byte run, as Hugging Face's decoders do."""
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "replace")
+
+
 class Decoder(ABC):
     """Turns tokens back into text."""
 
@@ -314,3 +325,24 @@ class Decoder(ABC):
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this decoder."""
         return {}
+
+
+class PieceDecoder(Decoder):
+    """A decoder that gives each token's part of the text alone, knowing only whether the token comes
+    first: the text is every token's :meth:`token_bytes` back to back, read by :func:`utf8_text`, then
+    :meth:`finish`. The pipeline decodes ids in C through a table of these bytes
+    (``kvec._encoder.PieceTable``), so this is the decoder's one implementation.
+    """
+
+    @abstractmethod
+    def token_bytes(self, token: str, first: bool) -> bytes:
+        """The UTF-8 bytes ``token`` adds to the text, as the first token or a later one (special
+        tokens that are skipped do not count)."""
+
+    def finish(self, text: str) -> str:
+        """The last touch to the text of the tokens' bytes (none by default)."""
+        return text
+
+    def decode(self, tokens: list[str]) -> str:
+        data = b"".join(self.token_bytes(token, position == 0) for position, token in enumerate(tokens))
+        return self.finish(utf8_text(data))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from kvec.contracts import Decoder
-from kvec.pretokenizers import byte_level_decode
+from kvec.contracts import PieceDecoder
+from kvec.pretokenizers import byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
 
-class ByteLevel(Decoder):
+class ByteLevel(PieceDecoder):
     """Undo the byte-level spelling: read the tokens' characters back as UTF-8 bytes.
 
     Example:
@@ -19,11 +19,11 @@ class ByteLevel(Decoder):
     def get_config(self):
         return {}
 
-    def decode(self, tokens):
-        return byte_level_decode(tokens)
+    def token_bytes(self, token, first):
+        return byte_level_bytes(token)
 
 
-class WordPiece(Decoder):
+class WordPiece(PieceDecoder):
     """Join WordPiece tokens: a ``prefix``-marked token glues to the previous one, others get a space.
 
     With ``cleanup`` the space before a token that is punctuation or an English contraction (``'s``,
@@ -55,21 +55,16 @@ class WordPiece(Decoder):
     def get_config(self):
         return {"prefix": self.prefix, "cleanup": self.cleanup}
 
-    def decode(self, tokens):
-        parts = []
-        for i, token in enumerate(tokens):
-            if i and token.startswith(self.prefix):
-                token = token[len(self.prefix) :]
-            elif i:
-                token = " " + token
-            if self.cleanup:  # token by token, as Hugging Face tokenizers does
-                for before, after in self._CLEANUPS:
-                    token = token.replace(before, after)
-            parts.append(token)
-        return "".join(parts)
+    def token_bytes(self, token, first):
+        if not first:
+            token = token[len(self.prefix) :] if token.startswith(self.prefix) else " " + token
+        if self.cleanup:  # token by token, as Hugging Face tokenizers does
+            for before, after in self._CLEANUPS:
+                token = token.replace(before, after)
+        return token.encode("utf-8", "surrogatepass")
 
 
-class Metaspace(Decoder):
+class Metaspace(PieceDecoder):
     """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
     prepended space), unless ``prepend_scheme`` is ``never``.
 
@@ -86,16 +81,13 @@ class Metaspace(Decoder):
     def get_config(self):
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
 
-    def decode(self, tokens):
-        parts = []
-        for i, token in enumerate(tokens):
-            # As in Hugging Face tokenizers, every replacement character of the first token is dropped.
-            drop = i == 0 and self.prepend_scheme != "never"
-            parts.append(token.replace(self.replacement, "" if drop else " "))
-        return "".join(parts)
+    def token_bytes(self, token, first):
+        # As in Hugging Face tokenizers, every replacement character of the first token is dropped.
+        drop = first and self.prepend_scheme != "never"
+        return token.replace(self.replacement, "" if drop else " ").encode("utf-8", "surrogatepass")
 
 
-class SentencePiece(Decoder):
+class SentencePiece(PieceDecoder):
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
     surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of
     ``add_dummy_prefix`` at the start goes. With ``escape`` (a character ``E``), the escapes of
@@ -113,20 +105,15 @@ class SentencePiece(Decoder):
     def get_config(self):
         return {"add_dummy_prefix": self.add_dummy_prefix, "escape": self.escape}
 
-    def decode(self, tokens):
-        data = bytearray()
-        for token in tokens:
-            if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
-                try:
-                    data.append(int(token[3:5], 16))
-                    continue
-                except ValueError:
-                    pass
-            data += token.replace("▁", " ").encode("utf-8", "surrogatepass")
-        try:
-            text = data.decode("utf-8", "surrogatepass")
-        except UnicodeDecodeError:
-            text = data.decode("utf-8", "replace")
+    def token_bytes(self, token, first):
+        if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
+            try:
+                return bytes([int(token[3:5], 16)])
+            except ValueError:
+                pass
+        return token.replace("▁", " ").encode("utf-8", "surrogatepass")
+
+    def finish(self, text):
         if self.add_dummy_prefix and text.startswith(" "):
             text = text[1:]
         return text if self.escape is None else _unescape(text, self.escape)

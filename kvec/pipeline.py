@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import chain
 from typing import Any, cast
@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec import serialization
-from kvec._encoder import CharRules, WordEncoder, encodings
+from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings
 from kvec.added_vocabulary import AddedVocabulary
 from kvec.collector import collector_paused
 from kvec.contracts import (
@@ -28,6 +28,7 @@ from kvec.contracts import (
     Normalized,
     Normalizer,
     Piece,
+    PieceDecoder,
     PostProcessor,
     PreTokenizer,
     Span,
@@ -279,13 +280,14 @@ class Pipeline:
             # the caches of word -> ids hold only while these stages stay the same
             self.__dict__["_word_ids"] = {}
             self.__dict__["_word_encoder"] = None
+        self.__dict__["_decode_table"] = None  # the ids' bytes, made again on first use
         object.__setattr__(self, name, value)
         if name == "normalizer" and "added_vocabulary" in self.__dict__:
             self.added_vocabulary.refresh(value)  # added tokens match in their normalized form
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_word_encoder"] = None  # a C object: rebuilt on first use
+        state["_word_encoder"] = state["_decode_table"] = None  # C objects: rebuilt on first use
         return state
 
     def __call__(self, text: str) -> list[str]:
@@ -357,7 +359,7 @@ class Pipeline:
     def _register(self, tokens, special):
         registered = self.added_vocabulary.add(tokens, special, self.model, self.normalizer)
         self._word_ids = {}
-        self._word_encoder = None
+        self._word_encoder = self._decode_table = None
         return registered
 
     # ---- encoding ----
@@ -561,7 +563,7 @@ class Pipeline:
         if (python_normalizer or table.prefix or table.replace) and any(isinstance(t, bytes) for t in texts):
             texts = [_as_str(t) for t in texts]
         # str, or UTF-8 bytes where nothing needs them decoded here
-        normalized: list[Any] = list(texts)
+        normalized = list(texts)
         if python_normalizer:
             normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
         spelled = normalized  # what the encoder cuts
@@ -671,7 +673,13 @@ class Pipeline:
         return self._word_encoder
 
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
-        """Turn ids back into text with the decoder (special tokens left out unless asked)."""
+        """Turn ids back into text with the decoder (special tokens left out unless asked).
+
+        With a :class:`kvec.contracts.PieceDecoder` (or none), in C through a table of the bytes each
+        token stands for (see :meth:`decode_batch`)."""
+        table = self._piece_table()
+        if table is not None:
+            return self._finish(table.decode([ids if isinstance(ids, Sequence) else list(ids)], skip_special_tokens))[0]
         # as in Hugging Face, a token is left out when it spells a special token, whatever its id
         special = self.added_vocabulary.special if skip_special_tokens else {}
         tokens = []
@@ -686,7 +694,62 @@ class Pipeline:
         return self.decoder.decode(tokens)
 
     def decode_batch(self, sequences: Iterable[Iterable[int]], skip_special_tokens: bool = True) -> list[str]:
+        """:meth:`decode` of each sequence of ids. With a :class:`kvec.contracts.PieceDecoder` (every
+        decoder kvec has) or none, the whole batch is decoded in one C call: each id stands for the
+        bytes its token adds to the text, first or later, from a table made once per vocabulary.
+
+        Example:
+            >>> from kvec.decoders import WordPiece as WordPieceDecoder
+            >>> from kvec.models import WordPiece
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2, "!": 3}), decoder=WordPieceDecoder())
+            >>> tok.decode_batch([[1, 2, 3], [1, 1]])
+            ['unable!', 'un un']
+        """
+        table = self._piece_table()
+        if table is not None:
+            rows = [ids if isinstance(ids, Sequence) else list(ids) for ids in sequences]
+            return self._finish(table.decode(rows, skip_special_tokens))
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    def _finish(self, texts):
+        decoder = self.decoder
+        return (
+            texts
+            if decoder is None or type(decoder).finish is PieceDecoder.finish
+            else list(map(decoder.finish, texts))
+        )
+
+    def _piece_table(self) -> PieceTable | None:
+        """The C table decoding this pipeline's ids (a ``PieceTable``), or None where the decoder is not
+        a :class:`kvec.contracts.PieceDecoder` or the ids are too sparse for a table. Made again when
+        the vocabulary, the added tokens or the decoder's settings change."""
+        decoder, model = self.decoder, self.model
+        if model is None or not (decoder is None or isinstance(decoder, PieceDecoder)):
+            return None
+        added = self.added_vocabulary
+        # _register and __setattr__ drop the table when the added tokens or the stages change
+        key = (id(model), len(model.id_to_token), id(decoder), None if decoder is None else repr(decoder.get_config()))
+        cached = self.__dict__.get("_decode_table")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        tokens: dict[int, str] = dict(model.id_to_token)
+        tokens.update(added.decoded_tokens())
+        size = max(tokens, default=-1) + 1
+        table = None
+        if all(isinstance(i, int) and i >= 0 for i in tokens) and size <= 4 * len(tokens) + 1024:
+            by_id: list[str | None] = [None] * size
+            for i, token in tokens.items():
+                by_id[i] = token
+            if decoder is None:  # tokens joined with spaces
+                first = [None if t is None else t.encode("utf-8", "surrogatepass") for t in by_id]
+                later = [None if t is None else (" " + t).encode("utf-8", "surrogatepass") for t in by_id]
+            else:
+                first = [None if t is None else decoder.token_bytes(t, True) for t in by_id]
+                later = [None if t is None else decoder.token_bytes(t, False) for t in by_id]
+            special = added.special
+            table = PieceTable(first, later, bytes(t is not None and t in special for t in by_id))
+        self.__dict__["_decode_table"] = (key, table)
+        return table
 
     # ---- saving and loading ----
 

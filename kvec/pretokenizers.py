@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import regex
 
 from kvec import char_classes
-from kvec.contracts import Piece, PreTokenizer, WordTable
+from kvec.contracts import Piece, PreTokenizer, WordTable, utf8_text
 
 __all__ = [
     "DEFAULT_FILTERS",
@@ -29,6 +29,7 @@ __all__ = [
     "Split",
     "Whitespace",
     "WhitespaceSplit",
+    "byte_level_bytes",
     "byte_level_decode",
     "bytes_to_unicode",
 ]
@@ -508,20 +509,18 @@ class Sequence(PreTokenizer):
         return word  # every stage has spelled its words already
 
 
-def byte_level_decode(tokens: Iterable[str]) -> str:
-    """Turn byte-spelled tokens back into the original string.
-
-    A token with a character outside the byte alphabet (an added token such as ``"héllo wörld"``)
-    stands for its own UTF-8 bytes, as in Hugging Face's decoder. Lone surrogates round-trip; a byte
-    sequence that is not UTF-8 (from ids that split a character) decodes with U+FFFD in its place.
-    """
-    data = bytearray()
-    for token in tokens:
-        try:
-            data += bytes(map(_CHAR_TO_BYTE.__getitem__, token))
-        except KeyError:
-            data += token.encode("utf-8", "surrogatepass")
+def byte_level_bytes(token: str) -> bytes:
+    """The bytes a byte-spelled token stands for. A token with a character outside the byte alphabet
+    (an added token such as ``"héllo wörld"``) stands for its own UTF-8 bytes, as in Hugging Face's
+    decoder."""
     try:
-        return data.decode("utf-8", "surrogatepass")
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "replace")
+        return bytes(map(_CHAR_TO_BYTE.__getitem__, token))
+    except KeyError:
+        return token.encode("utf-8", "surrogatepass")
+
+
+def byte_level_decode(tokens: Iterable[str]) -> str:
+    """Turn byte-spelled tokens back into the original string (see :func:`byte_level_bytes`). Lone
+    surrogates round-trip; a byte sequence that is not UTF-8 (from ids that split a character) decodes
+    with U+FFFD in its place (:func:`kvec.contracts.utf8_text`)."""
+    return utf8_text(b"".join(map(byte_level_bytes, tokens)))
