@@ -7,6 +7,8 @@
  *   WordSplitter(separators)   .split(text, lower) -> list[str]
  *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
  *                              .ids_batch(texts, lower, lookup, oov) -> one list per text
+ *                              .ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): the
+ *                                  same ids as int64 bytes, back to back, and how many per text
  *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
  *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
  *                              .add_texts(splitter, texts, lower)  add_text for each of a list
@@ -17,6 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "int64s.h"
 #include "native.h"
 #include "texts.h"
 #include "words.h"
@@ -369,9 +372,57 @@ WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
     return rows;
 }
 
+/* ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch as int64 bytes */
+static PyObject *
+WordSplitter_ids_ragged(WordSplitter *self, PyObject *args)
+{
+    PyObject *texts, *lookup, *oov, *result = NULL;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(texts);
+    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    Int64s values = {0}, lengths = {0};
+    Prepared prepared = {0};
+    if (int64s_reserve(&lengths, n) < 0) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t t = 0; t < n; t++) {
+        PyObject *text = PyList_GET_ITEM(texts, t);
+        st.length = 0;
+        if (!PyUnicode_Check(text)) {
+            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
+            goto done;
+        }
+        if (prepare(&prepared, text, lower) < 0 || for_each_word(&self->sep, &prepared, append_id, &st) < 0)
+            goto done;
+        if (int64s_reserve(&values, st.length) < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < st.length; k++) {
+            long long number = PyLong_AsLongLong(st.ids[k]);
+            if (number == -1 && PyErr_Occurred()) goto done;
+            values.data[values.length++] = number;
+        }
+        lengths.data[lengths.length++] = st.length;
+    }
+    result = Py_BuildValue("(y#y#)", values.data ? (const char *)values.data : "",
+                           (Py_ssize_t)sizeof(int64_t) * values.length, lengths.data ? (const char *)lengths.data : "",
+                           (Py_ssize_t)sizeof(int64_t) * n);
+done:
+    prepared_free(&prepared);
+    PyMem_Free(st.ids);
+    PyMem_RawFree(values.data);
+    PyMem_RawFree(lengths.data);
+    return result;
+}
+
 static PyMethodDef WordSplitter_methods[] = {
     {"split", (PyCFunction)WordSplitter_split, METH_VARARGS,
      "split(text, lower) -> list of words (maximal runs of non-separator characters)"},
+    {"ids_ragged", (PyCFunction)WordSplitter_ids_ragged, METH_VARARGS,
+     "ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch's ids as int64 bytes"},
     {"ids_batch", (PyCFunction)WordSplitter_ids_batch, METH_VARARGS,
      "ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts]"},
     {"ids", (PyCFunction)WordSplitter_ids, METH_VARARGS,

@@ -595,6 +595,13 @@ class Tokenizer:
             >>> tok.texts_to_matrix(["b b a"], mode="count")
             array([[0., 2., 1.]])
         """
+        if _all_str(texts) and not self.char_level:
+            lookup, oov_index, _ = self._ids_functions()
+            native = self._native_rule()
+            if native is not None and lookup is not None and self.subword is None:  # ids straight from C
+                values, row_lengths = native.ids_ragged(texts, self.lower, WordLookup(lookup), oov_index)
+                ids, lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+                return self._matrix(ids, lengths, mode)
         return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
 
     def sequences_to_matrix(self, sequences: Sequence[Sequence[int]], mode: str = "binary") -> NDArray[np.float64]:
@@ -610,6 +617,13 @@ class Tokenizer:
             >>> tok.sequences_to_matrix([[1, 3, 3, 9]], mode="freq")
             array([[0.  , 0.25, 0.  , 0.5 ]])
         """
+        if not hasattr(sequences, "__len__"):
+            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+        self._matrix_width(mode)  # its errors first, as in Keras
+        return self._matrix(*_flatten_indices(sequences), mode)
+
+    def _matrix_width(self, mode):
+        """The width of a matrix in ``mode`` (a ValueError when the mode cannot be built now)."""
         if mode not in MATRIX_MODES:
             raise ValueError(f"Unknown vectorization mode: {mode!r}; expected one of {MATRIX_MODES}")
         if not self.num_words:
@@ -621,10 +635,11 @@ class Tokenizer:
             num_words = self.num_words
         if mode == "tfidf" and not self.document_count:
             raise ValueError("Fit the Tokenizer on some data before using tfidf mode.")
-        if not hasattr(sequences, "__len__"):
-            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+        return num_words
 
-        ids, lengths = _flatten_indices(sequences)
+    def _matrix(self, ids, lengths, mode):
+        """sequences_to_matrix of the indices ``ids``, ``lengths[i]`` of them for row ``i`` (int64)."""
+        num_words = self._matrix_width(mode)
         rows = len(lengths)
         x = np.zeros((rows, num_words))
         row_of = np.repeat(np.arange(rows, dtype=np.int64), lengths)
