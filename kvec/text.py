@@ -617,10 +617,11 @@ class Tokenizer:
             >>> tok.sequences_to_matrix([[1, 3, 3, 9]], mode="freq")
             array([[0.  , 0.25, 0.  , 0.5 ]])
         """
+        self._matrix_width(mode)  # its errors first, as before
         if not hasattr(sequences, "__len__"):
             raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
-        self._matrix_width(mode)  # its errors first, as in Keras
-        return self._matrix(*_flatten_indices(sequences), mode)
+        ids, lengths = _flatten_indices(sequences)
+        return self._matrix(ids, lengths, mode)
 
     def _matrix_width(self, mode):
         """The width of a matrix in ``mode`` (a ValueError when the mode cannot be built now)."""
