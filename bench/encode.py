@@ -21,6 +21,8 @@ Workloads (the names ``--skip`` takes), each over every line of CORPUS:
    and ``texts_to_sequences`` vs keras_preprocessing 1.1.2.
 6. ``threads``: workload 1's kvec tokenizer, ``encode_batch(lines, n_threads=2)`` vs ``n_threads=1``: the
    ratio is the 2-thread time over the 1-thread time.
+7. ``decode``: workloads 1 and 4's tokenizers, ``decode_batch`` of HF's ids of every line (special
+   tokens skipped) vs HF ``decode_batch``; the texts must be identical.
 
 kvec's ``encode_batch`` runs on every core by default (``n_threads=None``), as HF's ``encode_batch`` and
 sentencepiece's ``encode`` of a list do; workloads 1 to 4 compare the defaults.
@@ -41,7 +43,7 @@ from harness import interleave, mismatch, positive_int, print_convention, read_l
 VOCAB_SIZE = 8000
 HF_TRAINING_LINES = 20000
 SENTENCEPIECE_TRAINING_LINES = 30000
-WORKLOADS = ("bert", "sentencepiece-model", "sentencepiece-style", "bytelevel-bpe", "keras", "threads")
+WORKLOADS = ("bert", "sentencepiece-model", "sentencepiece-style", "bytelevel-bpe", "keras", "threads", "decode")
 
 
 def check_rows(workload):
@@ -218,6 +220,27 @@ def bench_threads(path, lines, runs):
     report("bert, 2 threads vs 1", "1 thread", two_times, one_times, "  ids identical")
 
 
+def bench_decode(name, path, lines, runs):
+    """Workload 7."""
+    from tokenizers import Tokenizer
+
+    from kvec.interop import load_tokenizer_json
+
+    hf = Tokenizer.from_file(path)
+    ids = [e.ids for e in hf.encode_batch(lines)]
+    kvec = fresh(lambda: load_tokenizer_json(path), runs)
+
+    def check(ours, theirs):
+        if ours != theirs:
+            line = next(i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b)
+            mismatch(f"{name} decode", f"line {line}: kvec {ours[line][:40]!r} vs anchor {theirs[line][:40]!r}")
+
+    kvec_times, hf_times, _ = interleave(
+        lambda: kvec().decode_batch(ids), lambda: hf.decode_batch(ids), runs, check, keep=False
+    )
+    report(f"{name} decode_batch", "HF tokenizers", kvec_times, hf_times, "  texts identical")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", help="UTF-8 text file, one document per line")
@@ -234,7 +257,7 @@ def main(argv=None):
     print(f"corpus {args.corpus}  ({len(lines):,} lines)", flush=True)
     skip = set(args.skip)
     with tempfile.TemporaryDirectory() as folder:
-        hf = hf_files(lines, folder, args.vocab_size) if {"bert", "bytelevel-bpe", "threads"} - skip else {}
+        hf = hf_files(lines, folder, args.vocab_size) if {"bert", "bytelevel-bpe", "threads", "decode"} - skip else {}
         model = (
             sentencepiece_file(lines, folder, args.vocab_size)
             if {"sentencepiece-model", "sentencepiece-style"} - skip
@@ -252,6 +275,9 @@ def main(argv=None):
             bench_keras(lines, args.runs)
         if "threads" not in skip:
             bench_threads(hf["bert"], lines, args.runs)
+        if "decode" not in skip:
+            bench_decode("bert", hf["bert"], lines, args.runs)
+            bench_decode("bytelevel-bpe", hf["bytelevel-bpe"], lines, args.runs)
     print("\nall checked outputs identical")
 
 

@@ -16,7 +16,7 @@ PyObject *fill_padded(PyObject *module, PyObject *args);
 PyObject *bpe_merge_loop(PyObject *module, PyObject *args);
 
 /* bpe_model.c (kvec/models/bpe.py) */
-extern PyTypeObject BpeRanksType;
+extern PyTypeObject BpeRanksType, BpeSymbolsType;
 
 /* wordpiece_model.c (kvec/models/wordpiece.py) */
 extern PyTypeObject WordPieceTableType;

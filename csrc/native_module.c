@@ -25,6 +25,7 @@ static const ModuleType types[] = {
     {"WordLookup", &WordLookupType},
     {"WordCounter", &WordCounterType},
     {"BpeRanks", &BpeRanksType},
+    {"BpeSymbols", &BpeSymbolsType},
     {"WordPieceTable", &WordPieceTableType},
     {"BottomUpLearner", &BottomUpLearnerType},
     {"CharsMapTable", &CharsMapTableType},

@@ -128,6 +128,8 @@ class WordTable:
         replace: ``(old, new)``: every ``old`` character is written ``new`` first (Metaspace's spaces).
         prefix: put before a text that does not start with it (after ``replace``; GPT-2's space).
         spelled: words reach the model through :meth:`PreTokenizer.spell` (byte-level spelling).
+        byte_spelling: with ``spelled``, the 256 characters bytes 0..255 are spelled with, so that a
+            model's C segmentation (:meth:`Model.word_model`) can spell words itself.
     """
 
     classes: bytes
@@ -136,6 +138,7 @@ class WordTable:
     replace: tuple[str, str] | None = None
     prefix: str = ""
     spelled: bool = False
+    byte_spelling: str = ""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -252,11 +255,12 @@ class Model(ABC):
         """``word -> ids``, as fast as the model has it (the C encoder calls it once per new word)."""
         return self.tokenize_ids
 
-    def word_model(self) -> object | None:
+    def word_model(self, byte_spelling: str = "") -> object | None:
         """The model's C segmentation of one word as a capsule (``csrc/word_model.h``), which the C
         encoder runs without the GIL on every thread for words new to its cache; None (the default):
         it calls :meth:`ids_function` instead, with the GIL. The capsule must give the ids that
-        :meth:`ids_function` gives."""
+        :meth:`ids_function` gives; with ``byte_spelling`` (the 256 characters bytes are spelled with,
+        :attr:`WordTable.byte_spelling`), those of the word's byte spelling."""
         return None
 
     def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:

@@ -649,7 +649,7 @@ class Pipeline:
         # the model takes the words (never empty) straight, through its C function where it has one;
         # respelled words (byte-level) are spelled first
         tokenize_ids = self.model.ids_function()
-        word_model = None if table.spelled else self.model.word_model()
+        word_model = None if table.spelled and not table.byte_spelling else self.model.word_model(table.byte_spelling)
         if table.spelled:
             ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
             tokenize_ids = lambda word: ids_of(spell(word))

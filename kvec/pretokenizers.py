@@ -91,7 +91,9 @@ class ByteLevel(PreTokenizer):
 
     def word_table(self):
         classes = self.char_classes() if self.use_regex else b""  # without the expression: one word
-        return WordTable(classes, gpt2=self.use_regex, prefix=" " if self.add_prefix_space else "", spelled=True)
+        prefix = " " if self.add_prefix_space else ""
+        spelling = "".join(_BYTE_TO_CHAR[b] for b in range(256))
+        return WordTable(classes, gpt2=self.use_regex, prefix=prefix, spelled=True, byte_spelling=spelling)
 
     @staticmethod
     def alphabet():

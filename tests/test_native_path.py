@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kvec._encoder import encodings
 from kvec.interop.huggingface import from_tokenizer_json_str
-from kvec.models import WordPiece
+from kvec.models import BPE, WordPiece
 from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
 from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
@@ -144,3 +144,42 @@ def test_a_word_the_capsule_leaves_to_python_raises_there():
 def test_a_model_with_an_id_past_int64_has_no_capsule():
     assert WordPiece({"[UNK]": 0, "a": 2**70}).word_model() is None
     assert WordPiece({"[UNK]": 0, "a": -1}).word_model() is None
+
+
+BPE_VOCAB = ["a", "b", "c", "ab", "abc", "##a", "##b", "##c", "##ab", "a</w>", "b</w>", "##b</w>", "##c</w>"]
+BPE_VOCAB += ["<0x61>", "<0xC3>", "<0xA9>", "<0xE4>", "<0xB8>", "<0xAD>", "[UNK]"]
+BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c")]
+
+
+@pytest.mark.parametrize("prefix", [None, "##"])
+@pytest.mark.parametrize("suffix", [None, "</w>"])
+@pytest.mark.parametrize("byte_fallback", [False, True])
+@pytest.mark.parametrize("unk_token", [None, "[UNK]"])
+@pytest.mark.parametrize("fuse_unk", [False, True])
+@given(word=st.text(st.sampled_from("abcé中x"), min_size=1, max_size=8))
+def test_the_bpe_capsule_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, word):
+    vocab = {t: i for i, t in enumerate(BPE_VOCAB)}
+    merges = [m for m in BPE_MERGES if prefix or not m[1].startswith("##")]
+    model = BPE(vocab, merges, unk_token, prefix, suffix, byte_fallback=byte_fallback, fuse_unk=fuse_unk)
+    assert model.word_model() is not None
+    tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok.encode_ragged([word])[0].tolist() == model.tokenize_ids(word)
+
+
+@given(texts=st.lists(st.text(st.sampled_from("ab é中\U0001f600\ud800x"), max_size=8), min_size=1, max_size=5))
+def test_the_bpe_capsule_spells_bytes_as_byte_level(texts):
+    theirs = hf_trained("bytelevel_bpe")
+    ours = from_tokenizer_json_str(theirs.to_str())
+    assert ours.model.word_model(ours.pre_tokenizer.word_table().byte_spelling) is not None
+    texts = [t for t in texts if not any("\ud800" <= c <= "\udfff" for c in t)]  # HF cannot take them
+    assert [e.ids for e in ours.encode_batch(texts * 40, n_threads=2)] == [
+        e.ids for e in theirs.encode_batch(texts * 40)
+    ]
+
+
+def test_bpe_without_its_unk_token_in_the_vocabulary_raises_on_the_native_path():
+    model = BPE({"a": 0, "b": 1}, [], unk_token="[UNK]")
+    tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok.encode_ragged(["ab a"])[0].tolist() == [0, 1, 0]
+    with pytest.raises(ValueError, match="UNK"):
+        tok.encode_ragged(["ab x"])

@@ -17,7 +17,7 @@ import random
 from collections import OrderedDict
 from itertools import islice
 
-from kvec._native import BpeRanks
+from kvec._native import BpeRanks, BpeSymbols
 from kvec.models.base import SubwordModel
 
 __all__ = ["BPE"]
@@ -89,6 +89,39 @@ class BPE(SubwordModel):
         self._native = BpeRanks(
             [(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])]
         )
+
+    def word_model(self, byte_spelling=""):
+        """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
+        of ``kvec._native.BpeSymbols``. None with dropout (each word is drawn afresh), with
+        ``ignore_merges``, or for byte-spelled words whose byte symbols are not all in the vocabulary."""
+        if self.dropout or self.ignore_merges or any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
+            return None
+        vocab = self.vocab
+        prefix, suffix = self.continuing_subword_prefix or "", self.end_of_word_suffix or ""
+        # the symbol kinds: 1 after the first character (the prefix before it), 2 last (the suffix after)
+        kinds = [k for k in range(4) if (prefix or not k & 1) and (suffix or not k & 2)]
+        affixes = {k: (prefix if k & 1 else "", suffix if k & 2 else "") for k in kinds}
+        chars, spelled = {}, None
+        for token, token_id in vocab.items():
+            for k, (before, after) in affixes.items():
+                middle = len(token) - len(before) - len(after)
+                if middle == 1 and token.startswith(before) and token.endswith(after):
+                    chars[k << 32 | ord(token[len(before)])] = token_id
+        if byte_spelling:
+            spelled = [-1] * 1024
+            for k, (before, after) in affixes.items():
+                for b, c in enumerate(byte_spelling):
+                    spelled[k * 256 + b] = vocab.get(before + c + after, -1)
+                    if spelled[k * 256 + b] < 0:
+                        return None  # an unknown byte symbol: the Python rules
+        byte_ids = [vocab.get(f"<0x{b:02X}>", -1) for b in range(256)] if self.byte_fallback else None
+        unk_id = -1 if self.unk_token is None else vocab.get(self.unk_token, -2)  # -2: Python raises
+        try:
+            encoded = (prefix.encode("utf-8"), suffix.encode("utf-8"))
+        except UnicodeEncodeError:  # a lone surrogate: Python's byte fallback raises on it
+            return None
+        symbols = BpeSymbols(self._native, chars, spelled, byte_ids, unk_id, self.fuse_unk, *encoded)
+        return symbols.word_model()
 
     @property
     def sampling(self):
