@@ -1,6 +1,8 @@
 /* csrc/bpe_model.c: a BPE model's merging of one word, for kvec/models/bpe.py.
  *
- *   BpeRanks(merges)   .merge(ids, starts=True) -> (ids, starts): merges applied in rank order
+ *   BpeRanks(merges)   .merge(ids, starts=True, dropout=0.0) -> (ids, starts): merges applied in rank order;
+ *                      with dropout, each merge taken from the queue is skipped with that probability
+ *                      (BPE-dropout), drawn from the generator .seed(state) set (random.Random.getstate()[1])
  *   BpeSymbols(ranks, chars, spelled, byte_ids, unk_id, fuse_unk, prefix, suffix)
  *                      a word's first symbols as kvec.models.BPE makes them, then the merges:
  *       chars: {kind << 32 | code point: id}, kind 1 for a character after the first (the
@@ -8,17 +10,20 @@
  *       spelled: None, or 1024 ids (kind * 256 + byte): words are spelled byte by byte (byte-level);
  *       byte_ids: None, or the 256 ids of <0x00>..<0xFF> (-1: missing) for byte fallback;
  *       unk_id: -1 for none (then a word with an unknown character is left to Python, which raises);
- *       prefix, suffix: the continuing prefix and end-of-word suffix, as UTF-8 bytes.
+ *       prefix, suffix: the continuing prefix and end-of-word suffix, as UTF-8 bytes;
+ *       dropout: as in BpeRanks.merge, drawing from the ranks' generator.
  *       .word_model() -> the capsule of csrc/word_model.h: the segmentation without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "int64s.h"
 #include "native.h"
 #include "pair_map.h"
+#include "twister.h"
 #include "utf8.h"
 #include "word_model.h"
 
@@ -28,6 +33,9 @@
 typedef struct {
     PyObject_HEAD
     PairMap ranks; /* (a, b) -> (rank << 32) | new_id */
+    Twister twister; /* dropout's draws, one at a time under draw_lock (callers may not hold the GIL) */
+    pthread_mutex_t draw_lock;
+    int lock_ready;
 } BpeRanks;
 
 static int
@@ -36,6 +44,14 @@ BpeRanks_init(BpeRanks *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"merges", NULL};
     PyObject *merges;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyList_Type, &merges)) return -1;
+    if (!self->lock_ready) {
+        if (pthread_mutex_init(&self->draw_lock, NULL) != 0) {
+            PyErr_SetString(PyExc_RuntimeError, "could not create the dropout generator's lock");
+            return -1;
+        }
+        self->lock_ready = 1;
+        self->twister.index = TWISTER_N; /* an all-zero state until seed() */
+    }
     PyMem_Free(self->ranks.slots);
     if (pairmap_init(&self->ranks, (size_t)PyList_GET_SIZE(merges)) < 0) return -1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(merges); i++) {
@@ -51,6 +67,7 @@ BpeRanks_init(BpeRanks *self, PyObject *args, PyObject *kwds)
 static void
 BpeRanks_dealloc(BpeRanks *self)
 {
+    if (self->lock_ready) pthread_mutex_destroy(&self->draw_lock);
     PyMem_Free(self->ranks.slots);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -96,17 +113,31 @@ minheap_pop(uint64_t *heap, Py_ssize_t *size)
     return top;
 }
 
-/* The merges applied to ids[0 .. n) in place, lowest rank first and leftmost on ties; alive[i] says
- * which symbols start a token. Raw allocations: runs without the GIL. Returns -1 when out of memory. */
+/* A draw of dropout's generator: 1 when the merge is skipped. */
 static int
-bpe_merge(const PairMap *ranks, int32_t *ids, Py_ssize_t n, char *alive)
+dropped(BpeRanks *owner, double dropout)
 {
+    pthread_mutex_lock(&owner->draw_lock);
+    double draw = twister_random(&owner->twister);
+    pthread_mutex_unlock(&owner->draw_lock);
+    return draw < dropout;
+}
+
+/* The merges of `owner` applied to ids[0 .. n) in place, lowest rank first and leftmost on ties; alive[i]
+ * says which symbols start a token. With dropout, each merge taken from the queue is skipped with that
+ * probability, and the skipped ones go back in the queue once a merge is not skipped (as
+ * kvec.models.BPE always did). Raw allocations: runs without the GIL. Returns -1 when out of memory. */
+static int
+bpe_merge(BpeRanks *owner, int32_t *ids, Py_ssize_t n, char *alive, double dropout)
+{
+    const PairMap *ranks = &owner->ranks;
     Py_ssize_t *next = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     Py_ssize_t *prev = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
     uint64_t *heap = PyMem_RawMalloc((size_t)(3 * n + 1) * sizeof(uint64_t)); /* n initial + at most 2 per merge */
-    Py_ssize_t size = 0;
+    uint64_t *skipped = dropout > 0.0 ? PyMem_RawMalloc((size_t)(3 * n + 1) * sizeof(uint64_t)) : NULL;
+    Py_ssize_t size = 0, n_skipped = 0;
     int status = -1;
-    if (!next || !prev || !heap) goto done;
+    if (!next || !prev || !heap || (dropout > 0.0 && !skipped)) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         next[i] = i + 1 < n ? i + 1 : -1;
         prev[i] = i - 1;
@@ -118,6 +149,14 @@ bpe_merge(const PairMap *ranks, int32_t *ids, Py_ssize_t n, char *alive)
     }
     while (size) {
         uint64_t top = minheap_pop(heap, &size);
+        if (dropout > 0.0) {
+            if (dropped(owner, dropout)) {
+                skipped[n_skipped++] = top;
+                continue;
+            }
+            for (Py_ssize_t k = 0; k < n_skipped; k++) minheap_push(heap, &size, skipped[k]);
+            n_skipped = 0;
+        }
         Py_ssize_t pos = (Py_ssize_t)(top & 0xffffffffu);
         int64_t rank = (int64_t)(top >> 32);
         Py_ssize_t right = next[pos];
@@ -142,6 +181,7 @@ done:
     PyMem_RawFree(next);
     PyMem_RawFree(prev);
     PyMem_RawFree(heap);
+    PyMem_RawFree(skipped);
     return status;
 }
 
@@ -151,7 +191,12 @@ BpeRanks_merge(BpeRanks *self, PyObject *args)
 {
     PyObject *symbols;
     int with_starts = 1;
-    if (!PyArg_ParseTuple(args, "O!|p", &PyList_Type, &symbols, &with_starts)) return NULL;
+    double dropout = 0.0;
+    if (!PyArg_ParseTuple(args, "O!|pd", &PyList_Type, &symbols, &with_starts, &dropout)) return NULL;
+    if (!self->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(symbols);
     int32_t *ids = PyMem_Malloc((size_t)(n + 1) * sizeof(int32_t));
     char *alive = PyMem_Malloc((size_t)n + 1);
@@ -165,7 +210,7 @@ BpeRanks_merge(BpeRanks *self, PyObject *args)
         if (id == -1 && PyErr_Occurred()) goto done;
         ids[i] = (int32_t)id;
     }
-    if (bpe_merge(&self->ranks, ids, n, alive) < 0) {
+    if (bpe_merge(self, ids, n, alive, dropout) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -201,10 +246,39 @@ done:
     return result;
 }
 
+/* seed(state): the dropout generator set to random.Random's state (getstate()[1]: 624 words, then
+ * the position in them) */
+static PyObject *
+BpeRanks_seed(BpeRanks *self, PyObject *state)
+{
+    if (!self->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
+        return NULL;
+    }
+    if (!PyTuple_Check(state) || PyTuple_GET_SIZE(state) != TWISTER_N + 1) {
+        PyErr_SetString(PyExc_ValueError, "state must be random.Random().getstate()[1]: a tuple of 625 ints");
+        return NULL;
+    }
+    Twister twister;
+    for (Py_ssize_t i = 0; i <= TWISTER_N; i++) {
+        unsigned long word = PyLong_AsUnsignedLong(PyTuple_GET_ITEM(state, i));
+        if (word == (unsigned long)-1 && PyErr_Occurred()) return NULL;
+        if (i < TWISTER_N) twister.state[i] = (uint32_t)word;
+        else twister.index = word > TWISTER_N ? TWISTER_N : (int)word;
+    }
+    pthread_mutex_lock(&self->draw_lock);
+    self->twister = twister;
+    pthread_mutex_unlock(&self->draw_lock);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef BpeRanks_methods[] = {
     {"merge", (PyCFunction)BpeRanks_merge, METH_VARARGS,
-     "merge(ids, starts=True) -> (ids, starts): apply the merges lowest rank first, leftmost on ties; "
-     "starts[k] is the index of the first input symbol of output token k. With starts=False, only the ids."},
+     "merge(ids, starts=True, dropout=0.0) -> (ids, starts): apply the merges lowest rank first, leftmost on "
+     "ties; starts[k] is the index of the first input symbol of output token k. With starts=False, only the "
+     "ids. With dropout, each merge is skipped with that probability (the generator of seed())."},
+    {"seed", (PyCFunction)BpeRanks_seed, METH_O,
+     "seed(state): the dropout generator set to random.Random(seed).getstate()[1]"},
     {NULL}};
 
 PyTypeObject BpeRanksType = {
@@ -231,6 +305,7 @@ typedef struct {
     int32_t byte_ids[256]; /* <0xNN> (-1: missing) */
     int byte_fallback, fuse_unk, has_prefix, has_suffix;
     int64_t unk_id;      /* or UNK_DROPPED, UNK_LEFT_TO_PYTHON */
+    double dropout;
     Py_buffer prefix, suffix; /* UTF-8 */
     int ready;
 } BpeSymbols;
@@ -238,7 +313,8 @@ typedef struct {
 static int
 BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id", "fuse_unk", "prefix", "suffix", NULL};
+    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id",
+                             "fuse_unk", "prefix", "suffix", "dropout", NULL};
     PyObject *ranks, *chars, *spelled, *byte_ids;
     long long unk_id;
     int fuse_unk;
@@ -246,11 +322,17 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_RuntimeError, "a BpeSymbols is initialized once"); /* read without the GIL */
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpy*y*", kwlist, &BpeRanksType, &ranks, &PyDict_Type, &chars,
-                                     &spelled, &byte_ids, &unk_id, &fuse_unk, &self->prefix, &self->suffix))
+    double dropout = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpy*y*|d", kwlist, &BpeRanksType, &ranks, &PyDict_Type, &chars,
+                                     &spelled, &byte_ids, &unk_id, &fuse_unk, &self->prefix, &self->suffix, &dropout))
         return -1;
     self->ready = 1; /* the buffers are held from here on: dealloc releases them */
     self->ranks = (BpeRanks *)Py_NewRef(ranks);
+    self->dropout = dropout;
+    if (!self->ranks->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
+        return -1;
+    }
     self->unk_id = unk_id < UNK_LEFT_TO_PYTHON || unk_id > INT32_MAX ? UNK_LEFT_TO_PYTHON : unk_id;
     self->fuse_unk = fuse_unk;
     self->has_prefix = self->prefix.len > 0;
@@ -392,7 +474,7 @@ bpe_word_ids(PyObject *model, const Span *word, Int64s *out)
     alive = PyMem_RawMalloc((size_t)n + 1);
     if (!ids || !alive) goto done;
     for (Py_ssize_t i = 0; i < n; i++) ids[i] = (int32_t)symbols.data[i];
-    if (bpe_merge(&self->ranks->ranks, ids, n, alive) < 0) goto done;
+    if (bpe_merge(self->ranks, ids, n, alive, self->dropout) < 0) goto done;
     for (Py_ssize_t i = 0; i < n; i++)
         if (alive[i] && int64s_push(out, ids[i]) < 0) goto done;
     status = 0;

@@ -13,6 +13,8 @@
  *                4 letters, 5 numbers).
  *       merge: 1 or 2 cut words by Hugging Face's delimiter behaviours merged_with_previous and
  *                merged_with_next instead: class 1 is a delimiter, all else is text (0: class runs).
+ *       cache: False gives every word to word_model (required then), for models that sample: BPE
+ *                dropout draws each word's merges afresh, in the order of the words.
  *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
  *                are cut; None: the texts come normalized.
  *       prefix, suffix: ids put before and after each text's ids (a post-processor's special tokens).
@@ -71,6 +73,7 @@ typedef struct {
     Py_ssize_t max_words;
     int gpt2; /* words by GPT-2's expression instead of class runs */
     int merge; /* MERGE_PREVIOUS, MERGE_NEXT: words by a delimiter behaviour instead */
+    int cache; /* 0: every word to the word model (a model that samples), nothing remembered */
     CharRules *rules; /* the normalizer, or NULL */
     Int64s prefix, suffix; /* ids around each text's */
     unsigned char trigger_low[256]; /* code points below 256 that flag a text */
@@ -218,23 +221,29 @@ static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2",
-                             "rules", "prefix", "suffix", "word_model", "merge", NULL};
+                             "rules", "prefix", "suffix", "word_model", "merge", "cache", NULL};
     Py_buffer classes;
     PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL, *word_model = Py_None;
     Py_ssize_t max_words = 1 << 20;
-    int gpt2 = 0, merge = MERGE_NONE;
+    int gpt2 = 0, merge = MERGE_NONE, cache = 1;
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOOi", kwlist, &classes, &tokenize, &max_words, &triggers,
-                                     &gpt2, &rules, &prefix, &suffix, &word_model, &merge))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOOip", kwlist, &classes, &tokenize, &max_words, &triggers,
+                                     &gpt2, &rules, &prefix, &suffix, &word_model, &merge, &cache))
         return -1;
     if (merge < MERGE_NONE || merge > MERGE_NEXT || (merge && gpt2)) {
         PyBuffer_Release(&classes);
         PyErr_Format(PyExc_ValueError, "merge must be 0, 1 or 2, and 0 with gpt2; got %d", merge);
         return -1;
     }
+    if (!cache && word_model == Py_None) {
+        PyBuffer_Release(&classes);
+        PyErr_SetString(PyExc_ValueError, "cache=False needs a word_model");
+        return -1;
+    }
+    self->cache = cache;
     if (word_model != Py_None) {
         if (!(self->word_model = word_model_open(word_model, &self->model))) {
             PyBuffer_Release(&classes);
@@ -370,10 +379,12 @@ copy_ids(Int64s *values, const int64_t *ids, Py_ssize_t count)
 
 /* The ids of the word at [start, start + length) go to values: the cache's, or for a word not cached
  * yet the word model's, asked once per call and cached afterwards; a word left to tokenize becomes a
- * marker -(its miss number + 1). Returns -1 when out of memory. */
+ * marker -(its miss number + 1). Without the cache (a model that samples), the word model's for each
+ * word, drawn afresh. Returns -1 when out of memory, 1 when an uncached word is left to Python. */
 static inline int
 encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int64s *values, Misses *misses)
 {
+    if (!self->cache) return self->word_model->word_ids(self->model, span, values);
     Cell *cell = cache_probe(self, span, h);
     if (cell->record) {
         const int64_t *record = self->pool.data + cell->record - 1;
@@ -416,7 +427,8 @@ encoder_scan_latin1(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *v
             while (i < size && classes[s[i]] == cls) h = hash_step(h, s[i++]);
         span.start = start;
         span.length = i - start;
-        if (encoder_emit(self, &span, hash_end(h, span.length), t, values, misses) < 0) return -1;
+        int emitted = encoder_emit(self, &span, hash_end(h, span.length), t, values, misses);
+        if (emitted) return emitted;
     }
     return 0;
 }
@@ -457,7 +469,8 @@ encoder_scan_gpt2(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *val
         }
         span.start = i;
         span.length = end - i;
-        if (encoder_emit(self, &span, hash_code_points(span.kind, span.data, i, span.length), t, values, misses) < 0) return -1;
+        int emitted = encoder_emit(self, &span, hash_code_points(span.kind, span.data, i, span.length), t, values, misses);
+        if (emitted) return emitted;
         i = end;
     }
 #undef AT
@@ -485,8 +498,8 @@ encoder_scan_merged(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *v
         }
         span.start = start;
         span.length = i - start;
-        if (encoder_emit(self, &span, hash_code_points(span.kind, span.data, start, span.length), t, values, misses) < 0)
-            return -1;
+        int emitted = encoder_emit(self, &span, hash_code_points(span.kind, span.data, start, span.length), t, values, misses);
+        if (emitted) return emitted;
     }
 #undef DELIMITER
     return 0;
@@ -539,7 +552,8 @@ encoder_scan_classes(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *
         span.start = start;
         span.length = i - start;
         uint64_t h = hash_code_points(span.kind, span.data, start, span.length);
-        if (encoder_emit(self, &span, h, t, values, misses) < 0) return -1;
+        int emitted = encoder_emit(self, &span, h, t, values, misses);
+        if (emitted) return emitted;
     }
     return 0;
 }
@@ -574,6 +588,12 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Span *views, Int
         else if (self->merge) cut = encoder_scan_merged(self, text, t, values, misses);
         else if (latin1_table && text->kind == PyUnicode_1BYTE_KIND) cut = encoder_scan_latin1(self, text, t, values, misses);
         else cut = encoder_scan_classes(self, text, t, values, misses);
+        if (cut == 1) { /* a word only the model's Python function can answer, uncached: the text goes to Python */
+            values->length = before;
+            if (int64s_push(redo, t) < 0) goto no_memory;
+            lengths->data[lengths->length++] = 0;
+            continue;
+        }
         if (cut < 0 || int64s_extend(values, &self->suffix) < 0) goto no_memory;
         lengths->data[lengths->length++] = values->length - before;
     }
@@ -746,7 +766,7 @@ static PyTypeObject WordEncoderType = {
     .tp_basicsize = sizeof(WordEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None, prefix=(), suffix=(), "
-              "word_model=None, merge=0): texts to ids "
+              "word_model=None, merge=0, cache=True): texts to ids "
               "through a word cache.",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)WordEncoder_init,

@@ -573,6 +573,8 @@ class Pipeline:
         if table.prefix:  # GPT-2's space or Metaspace's, as the pre-tokenizer's split_words adds it
             prefix = table.prefix
             spelled = [prefix + one if one and not one.startswith(prefix) else one for one in spelled]
+        if self.model.sampling:  # the words draw from one generator, in order
+            n_threads = 1
         for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder.encode, spelled, n_threads):
             again = set(np.frombuffer(redo, dtype=np.int64).tolist())
             if self.added_vocabulary:
@@ -631,12 +633,15 @@ class Pipeline:
 
     def _fast_encoder(self):
         """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
-        if self.model.sampling or self._segments_whole_texts() or self._affixes() is None:
+        if self._segments_whole_texts() or self._affixes() is None:
             return None
         if self._word_encoder is not None:
             return self._word_encoder
         table = WordTable(b"") if self.pre_tokenizer is None else self.pre_tokenizer.word_table()
         if table is None:
+            return None
+        word_model = None if table.spelled and not table.byte_spelling else self.model.word_model(table.byte_spelling)
+        if self.model.sampling and word_model is None:  # a sample for every word: only a word model draws it
             return None
         # a text can hold an added token only if it holds the token's first character, in the raw text
         # (special tokens) or in the normalized text (added tokens); the encoder sees normalized text,
@@ -649,7 +654,6 @@ class Pipeline:
         # the model takes the words (never empty) straight, through its C function where it has one;
         # respelled words (byte-level) are spelled first
         tokenize_ids = self.model.ids_function()
-        word_model = None if table.spelled and not table.byte_spelling else self.model.word_model(table.byte_spelling)
         if table.spelled:
             ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
             tokenize_ids = lambda word: ids_of(spell(word))
@@ -669,6 +673,7 @@ class Pipeline:
             prefix=prefix,
             suffix=suffix,
             word_model=word_model,
+            cache=not self.model.sampling,
         )
         return self._word_encoder
 

@@ -1,6 +1,7 @@
 """BPE training and encoding: the design articles' worked examples and Hugging Face tokenizers parity."""
 
 import codecs
+import heapq
 import json
 import random
 import this
@@ -160,12 +161,59 @@ def test_trainer_argument_errors():
         BPE({"a": 0, "b": 1}, [("a", "b")])
 
 
-@given(word_counts=WORD_COUNTS, vocab_size=st.integers(5, 40), words=st.lists(WORDS, max_size=10))
-def test_native_merge_equals_the_reference_merge(word_counts, vocab_size, words):
-    model = BpeTrainer(vocab_size=vocab_size).train_from_counts(word_counts)
+def reference_merge(ranks, symbols, dropout, rng):
+    """BPE's merge as kvec's Python code did it before it went to C: a heap of (rank, position), merges
+    taken lowest rank first, each skipped with probability ``dropout`` (a draw of Python's ``rng``)
+    and the skipped ones pushed back once a merge is not skipped."""
+    n = len(symbols)
+    ids, ends = [s[0] for s in symbols], [s[2] for s in symbols]
+    alive, nexts, prevs = [True] * n, list(range(1, n)) + [-1], list(range(-1, n - 1))
+    queue = [
+        (ranks[(ids[p], ids[p + 1])][0], p, ranks[(ids[p], ids[p + 1])][1])
+        for p in range(n - 1)
+        if (ids[p], ids[p + 1]) in ranks
+    ]
+    heapq.heapify(queue)
+    skipped = []
+    while queue:
+        top = heapq.heappop(queue)
+        if dropout and rng.random() < dropout:
+            skipped.append(top)
+            continue
+        for entry in skipped:
+            heapq.heappush(queue, entry)
+        skipped.clear()
+        rank, pos, new_id = top
+        right = nexts[pos]
+        if not alive[pos] or right == -1 or ranks.get((ids[pos], ids[right]), (None, None))[1] != new_id:
+            continue  # an expired entry
+        ids[pos], ends[pos], alive[right] = new_id, ends[right], False
+        nexts[pos] = nexts[right]
+        if nexts[pos] != -1:
+            prevs[nexts[pos]] = pos
+        for left in (prevs[pos], pos):
+            if left != -1 and nexts[left] != -1 and (ids[left], ids[nexts[left]]) in ranks:
+                merge = ranks[(ids[left], ids[nexts[left]])]
+                heapq.heappush(queue, (merge[0], left, merge[1]))
+    return [(ids[k], symbols[k][1], ends[k]) for k in range(n) if alive[k]]
+
+
+@given(
+    word_counts=WORD_COUNTS,
+    vocab_size=st.integers(5, 40),
+    words=st.lists(WORDS, max_size=10),
+    dropout=st.sampled_from([None, 0.1, 0.5, 0.9]),
+    seed=st.integers(0, 2**40),
+)
+def test_the_merge_in_c_equals_the_reference_merge(word_counts, vocab_size, words, dropout, seed):
+    # with dropout the C generator draws what Python's random.Random(seed) draws, word after word
+    trained = BpeTrainer(vocab_size=vocab_size).train_from_counts(word_counts)
+    config = trained.get_config()
+    model = BPE(**{**config, "dropout": dropout, "seed": seed})
+    rng = random.Random(seed)
     for word in list(word_counts) + words:
         symbols = model._symbols(word)
-        assert model._merge_native(symbols) == model._merge(symbols, None)
+        assert model.tokenize_spans(word) == reference_merge(model._ranks, symbols, dropout, rng)
 
 
 # ---- long words: merged through the index of pair places ----------------------------------------------

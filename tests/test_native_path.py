@@ -183,3 +183,20 @@ def test_bpe_without_its_unk_token_in_the_vocabulary_raises_on_the_native_path()
     assert tok.encode_ragged(["ab a"])[0].tolist() == [0, 1, 0]
     with pytest.raises(ValueError, match="UNK"):
         tok.encode_ragged(["ab x"])
+
+
+@given(texts=st.lists(st.text(st.sampled_from("abc x"), max_size=12), min_size=1, max_size=6), seed=st.integers(0, 99))
+def test_bpe_dropout_on_the_native_path_draws_as_encode_does(texts, seed):
+    # every word drawn afresh, in order, from the generator random.Random(seed) would be
+    vocab = {t: i for i, t in enumerate(BPE_VOCAB)}
+
+    def tok():
+        model = BPE(vocab, BPE_MERGES[:2], unk_token="[UNK]", dropout=0.5, seed=seed)
+        return Pipeline(model, pre_tokenizer=WhitespaceSplit())
+
+    native = tok()
+    assert native._fast_encoder() is not None
+    batch = [e.ids for e in native.encode_batch(texts * 30, n_threads=2)]
+    one_by_one = tok()
+    assert batch == [one_by_one.encode(text).ids for text in texts * 30]
+    assert tok().encode_ragged(texts * 30, n_threads=3)[0].tolist() == [i for ids in batch for i in ids]

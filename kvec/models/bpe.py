@@ -12,7 +12,6 @@ they are dropped. Given the same vocabulary and merges, the ids equal Hugging Fa
 
 from __future__ import annotations
 
-import heapq
 import random
 from collections import OrderedDict
 from itertools import islice
@@ -71,7 +70,6 @@ class BPE(SubwordModel):
         self.fuse_unk = fuse_unk
         self.ignore_merges = ignore_merges
         self.cache_capacity = cache_capacity
-        self._rng = random.Random(seed)
         self._cache = OrderedDict()
         self._ranks = {}
         prefix_length = len(continuing_subword_prefix or "")
@@ -89,12 +87,14 @@ class BPE(SubwordModel):
         self._native = BpeRanks(
             [(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])]
         )
+        self._native.seed(random.Random(seed).getstate()[1])  # dropout draws as Python's random.Random(seed)
 
     def word_model(self, byte_spelling=""):
         """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
-        of ``kvec._native.BpeSymbols``. None with dropout (each word is drawn afresh), with
-        ``ignore_merges``, or for byte-spelled words whose byte symbols are not all in the vocabulary."""
-        if self.dropout or self.ignore_merges or any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
+        of ``kvec._native.BpeSymbols``. None with ``ignore_merges``, or for byte-spelled words whose
+        byte symbols are not all in the vocabulary. With dropout, it draws from the model's generator,
+        as :meth:`tokenize_ids` does."""
+        if self.ignore_merges or any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
         vocab = self.vocab
         prefix, suffix = self.continuing_subword_prefix or "", self.end_of_word_suffix or ""
@@ -120,7 +120,9 @@ class BPE(SubwordModel):
             encoded = (prefix.encode("utf-8"), suffix.encode("utf-8"))
         except UnicodeEncodeError:  # a lone surrogate: Python's byte fallback raises on it
             return None
-        symbols = BpeSymbols(self._native, chars, spelled, byte_ids, unk_id, self.fuse_unk, *encoded)
+        symbols = BpeSymbols(
+            self._native, chars, spelled, byte_ids, unk_id, self.fuse_unk, *encoded, self.dropout or 0.0
+        )
         return symbols.word_model()
 
     @property
@@ -148,7 +150,7 @@ class BPE(SubwordModel):
         if self.ignore_merges and word in self.vocab:
             return [(self.vocab[word], 0, len(word))]
         if self.dropout:
-            return self._merge(self._symbols(word), self.dropout)
+            return self._merge_native(self._symbols(word), self.dropout)
         cached = self._cache.get(word)
         if cached is None:
             cached = self._merge_native(self._symbols(word))
@@ -221,55 +223,9 @@ class BPE(SubwordModel):
             symbols.append(tuple(unk))
         return symbols
 
-    def _merge_native(self, symbols):
-        """The deterministic merge (no dropout) in native code: same result as ``_merge``."""
-        ids, starts = self._native.merge([symbol[0] for symbol in symbols])
+    def _merge_native(self, symbols, dropout=0.0):
+        """The merges applied to the symbols, lowest rank first and leftmost on ties, in C; with
+        ``dropout``, each merge is skipped with that probability (see ``kvec._native.BpeRanks``)."""
+        ids, starts = self._native.merge([symbol[0] for symbol in symbols], True, dropout or 0.0)
         ends = starts[1:] + [len(symbols)]
         return [(i, symbols[s][1], symbols[e - 1][2]) for i, s, e in zip(ids, starts, ends)]
-
-    def _merge(self, symbols, dropout):
-        """Apply merges lowest rank first, leftmost on ties (a heap of (rank, position))."""
-        ranks = self._ranks
-        n = len(symbols)
-        ids = [symbol[0] for symbol in symbols]
-        ends = [symbol[2] for symbol in symbols]
-        alive = [True] * n
-        nexts = list(range(1, n)) + [-1]
-        prevs = list(range(-1, n - 1))
-        queue = []
-        for pos in range(n - 1):
-            merge = ranks.get((ids[pos], ids[pos + 1]))
-            if merge is not None:
-                queue.append((merge[0], pos, merge[1]))
-        heapq.heapify(queue)
-        skipped = []
-        while queue:
-            top = heapq.heappop(queue)
-            if dropout and self._rng.random() < dropout:
-                skipped.append(top)
-                continue
-            for entry in skipped:
-                heapq.heappush(queue, entry)
-            skipped.clear()
-            rank, pos, new_id = top
-            right = nexts[pos]
-            if not alive[pos] or right == -1:
-                continue
-            merge = ranks.get((ids[pos], ids[right]))
-            if merge is None or merge[1] != new_id:
-                continue  # an expired entry
-            ids[pos] = new_id
-            ends[pos] = ends[right]
-            alive[right] = False
-            nexts[pos] = nexts[right]
-            if nexts[pos] != -1:
-                prevs[nexts[pos]] = pos
-            if prevs[pos] != -1:
-                merge = ranks.get((ids[prevs[pos]], new_id))
-                if merge is not None:
-                    heapq.heappush(queue, (merge[0], prevs[pos], merge[1]))
-            if nexts[pos] != -1:
-                merge = ranks.get((new_id, ids[nexts[pos]]))
-                if merge is not None:
-                    heapq.heappush(queue, (merge[0], pos, merge[1]))
-        return [(ids[k], symbols[k][1], ends[k]) for k in range(n) if alive[k]]
