@@ -99,6 +99,7 @@ typedef struct {
     int32_t unk_id;        /* -1: none */
     int has_bytes;         /* byte fallback */
     int32_t byte_ids[256]; /* -1: no piece for that byte */
+    int frozen;            /* word_model() was called: set_pieces and configure refuse */
 } Lattice;
 
 void scratch_free(Scratch *s);
@@ -110,6 +111,7 @@ float best_path(const Lattice *L, Scratch *s, int kind, const void *data, Py_ssi
  * some byte has no piece (unigram_encoder.c). */
 Py_ssize_t byte_pieces(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int32_t *ids);
 PyObject *lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds);
+PyObject *lattice_word_model(Lattice *self, PyObject *ignored);
 int run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length);
 
 static inline double

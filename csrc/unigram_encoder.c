@@ -8,6 +8,8 @@
  * characters are resolved as configure() says: the byte pieces of their UTF-8 where every byte has one
  * (byte_pieces, which resolve_edge uses too), else the unknown token, one for each run. It runs without
  * the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py does).
+ *
+ *   .word_model() -> the capsule of csrc/word_model.h: ids(word) of unigram_module.c, without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -17,6 +19,7 @@
 #include "int64s.h"
 #include "unigram.h"
 #include "utf8.h"
+#include "word_model.h"
 
 Py_ssize_t
 byte_pieces(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int32_t *ids)
@@ -169,4 +172,59 @@ done:
     PyMem_RawFree(suffix.data);
     PyMem_Free(lengths);
     return result;
+}
+
+/* WordModel.word_ids: ids(word) (unigram_module.c) without the GIL: the word's best path, its unknown
+ * characters resolved as resolve_edge resolves them (byte pieces, else the unknown token, a run of them
+ * fused); 1 where a character has no id (Python raises). */
+static int
+lattice_word_ids(PyObject *model, const Span *word, Int64s *out)
+{
+    const Lattice *L = (const Lattice *)model;
+    Py_ssize_t n = word->length;
+    const void *data = (const char *)word->data + word->start * word->kind;
+    Scratch s = {0};
+    Edge *path = NULL;
+    int status = -1;
+    if (n > INT32_MAX - 1 || scratch_fit(&s, n) < 0) goto done;
+    best_path(L, &s, word->kind, data, n, -1, L->unk_score);
+    Py_ssize_t count = 0;
+    for (Py_ssize_t q = n; q > 0; q = s.from[q]) count++;
+    if (!(path = PyMem_RawMalloc(sizeof(Edge) * (size_t)(count ? count : 1)))) goto done;
+    for (Py_ssize_t q = n, k = count; q > 0; q = s.from[q]) path[--k] = (Edge){s.from[q], (int32_t)q, s.piece_at[q]};
+    int64_t last = -1; /* the last id out, and where its edge ends: unknown runs fuse */
+    int32_t last_end = -1;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        const Edge *e = &path[k];
+        int32_t bytes[16];
+        Py_ssize_t m = e->piece < 0 && L->has_bytes && e->end - e->start <= 4
+                           ? byte_pieces(L, word->kind, data, e->start, e->end, bytes)
+                           : 0;
+        if (e->piece >= 0 || m > 0) {
+            for (Py_ssize_t b = 0; b < (e->piece >= 0 ? 1 : m); b++)
+                if (int64s_push(out, e->piece >= 0 ? e->piece : bytes[b]) < 0) goto done;
+            last = e->piece >= 0 ? e->piece : bytes[m - 1];
+        } else if (L->unk_id < 0) {
+            status = 1;
+            goto done;
+        } else if (last != L->unk_id || last_end != e->start) {
+            if (int64s_push(out, L->unk_id) < 0) goto done;
+            last = L->unk_id;
+        }
+        last_end = e->end;
+    }
+    status = 0;
+done:
+    PyMem_RawFree(path);
+    scratch_free(&s);
+    return status;
+}
+
+static const WordModel lattice_word_model_functions = {lattice_word_ids};
+
+PyObject *
+lattice_word_model(Lattice *self, PyObject *Py_UNUSED(ignored))
+{
+    self->frozen = 1;
+    return word_model_capsule((PyObject *)self, &lattice_word_model_functions);
 }

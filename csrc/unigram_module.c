@@ -14,6 +14,8 @@
  *       .configure(unk_score, unk_id, byte_ids), .ids(word), .spans(word), .resolve(word, edges)
  *           the encoding model's best segmentation of one word, its unknown characters resolved
  *       .encode_texts(texts, prefix, suffix)   whole texts to ids, without the GIL (unigram_encoder.c)
+ *       .word_model()   ids(word) as a capsule for the word encoder (csrc/word_model.h); the lattice is
+ *           then frozen: set_pieces and configure refuse
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
  * distinct words (each position weighted by its word's count, so it stands for the corpus with every
@@ -121,6 +123,10 @@ lattice_set_pieces(Lattice *self, PyObject *args)
 {
     PyObject *pieces, *scores;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
     if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
         PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
         return NULL;
@@ -427,6 +433,11 @@ lattice_configure(Lattice *self, PyObject *args)
     int unk_id;
     Py_buffer bytes;
     if (!PyArg_ParseTuple(args, "diy*", &unk_score, &unk_id, &bytes)) return NULL;
+    if (self->frozen) {
+        PyBuffer_Release(&bytes);
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
     if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
         PyBuffer_Release(&bytes);
         PyErr_SetString(PyExc_ValueError, "byte_ids must be empty or 256 int32 values");
@@ -634,6 +645,8 @@ static PyMethodDef lattice_methods[] = {
      "configure(unk_score, unk_id, byte_ids): unknown characters score unk_score and become byte pieces "
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
+    {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
+     "word_model() -> ids(word) as a capsule for the word encoder (csrc/word_model.h); freezes the lattice"},
     {"encode_texts", (PyCFunction)(void (*)(void))lattice_encode_texts, METH_VARARGS | METH_KEYWORDS,
      "encode_texts(texts, prefix=(), suffix=()) -> (values, row_lengths): each whole text's best "
      "segmentation, resolved, as int64 bytes"},

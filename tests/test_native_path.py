@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from kvec._encoder import encodings
 from kvec.interop.huggingface import from_tokenizer_json_str
-from kvec.models import BPE, WordPiece
+from kvec.models import BPE, Unigram, WordPiece
 from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
 from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
@@ -200,3 +200,21 @@ def test_bpe_dropout_on_the_native_path_draws_as_encode_does(texts, seed):
     one_by_one = tok()
     assert batch == [one_by_one.encode(text).ids for text in texts * 30]
     assert tok().encode_ragged(texts * 30, n_threads=3)[0].tolist() == [i for ids in batch for i in ids]
+
+
+@pytest.mark.parametrize("byte_fallback", [False, True])
+@given(word=st.text(st.sampled_from("abcé中<unk>\U0001f600"), min_size=1, max_size=10))
+def test_the_unigram_capsule_segments_as_ids_function(byte_fallback, word):
+    pieces = [("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -1.5), ("abc", -2.5), ("c", -3.0), ("é", -4.0)]
+    pieces += [(f"<0x{b:02X}>", -8.0) for b in range(256)] if byte_fallback else []
+    model = Unigram(pieces, unk_id=0, byte_fallback=byte_fallback)
+    tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok._fast_encoder() is not None and model.word_model() is not None
+    assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word)
+
+
+def test_a_lattice_read_by_a_word_model_is_frozen():
+    model = Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0)
+    model.word_model()
+    with pytest.raises(RuntimeError, match="frozen"):
+        model._lattice.configure(-10.0, 0, b"")

@@ -131,6 +131,11 @@ class Unigram(SubwordModel):
         """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
+    def word_model(self, byte_spelling=""):
+        """:meth:`ids_function` as a capsule for the encoder's threads (no GIL); None when sampling or
+        for byte-spelled words."""
+        return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
+
     def texts_function(self):
         """The C encoder of whole texts (one lattice over each, as sentencepiece), run without the GIL;
         None when sampling."""
