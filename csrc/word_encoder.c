@@ -702,10 +702,13 @@ WordEncoder_encode(WordEncoder *self, PyObject *arg)
     pthread_rwlock_rdlock(&self->lock);
     status = encoder_scan(self, texts, n, views, &values, &lengths, &misses, &flagged, &redo);
     pthread_rwlock_unlock(&self->lock);
-    if (status == 0 && misses.length && !misses.markers) { /* the word model found every word: no GIL */
-        pthread_rwlock_wrlock(&self->lock);
-        status = encoder_cache_misses(self, &values, &lengths, &misses);
-        pthread_rwlock_unlock(&self->lock);
+    if (status == 0 && misses.length && !misses.markers) {
+        /* the word model found every word, and its ids are in place: the cache takes them if no other
+         * thread is scanning, else a later call learns them (waiting would idle this thread) */
+        if (pthread_rwlock_trywrlock(&self->lock) == 0) {
+            status = encoder_cache_misses(self, &values, &lengths, &misses);
+            pthread_rwlock_unlock(&self->lock);
+        }
         cached = 1;
     }
     Py_END_ALLOW_THREADS
