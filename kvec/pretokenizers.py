@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import regex
 
 from kvec import char_classes
+from kvec._native import WordSplitter
 from kvec.contracts import Piece, PreTokenizer, WordTable, utf8_text
 
 __all__ = [
@@ -349,11 +350,25 @@ class KerasFilters(_CharClassWords):
             raise ValueError(f"split must be one character here, got {split!r} (kvec.Tokenizer takes longer ones)")
         self.filters = filters
         self.split = split
-        separators = sorted(set(filters) | {split})
-        self._pattern = regex.compile("[^" + "".join(regex.escape(c) for c in separators) + "]+")
+        self._compile()
+
+    def _compile(self):
+        separators = sorted(set(self.filters) | {self.split})
+        self._pattern = regex.compile("[^" + "".join(regex.escape(c) for c in separators) + "]+")  # offsets
+        self._splitter = WordSplitter("".join(separators))  # the words: the Keras rule's one implementation
+
+    def __getstate__(self):
+        return {"filters": self.filters, "split": self.split}  # the C splitter is made again
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._compile()
 
     def get_config(self):
         return {"filters": self.filters, "split": self.split}
+
+    def split_words(self, text, first=True):
+        return self._splitter.split(text, False)
 
     def char_classes(self):
         return char_classes.separators(self.filters + self.split)

@@ -1,5 +1,7 @@
 """Metaspace, Punctuation and Digits pre-tokenizers and the Metaspace decoder: Hugging Face parity."""
 
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -7,7 +9,17 @@ from hypothesis import strategies as st
 from kvec import decoders, pretokenizers
 from kvec.models import WordPiece
 from kvec.pipeline import Tokenizer
-from kvec.pretokenizers import BEHAVIORS, PREPEND_SCHEMES, Digits, Metaspace, Punctuation, Sequence, WhitespaceSplit
+from kvec.pretokenizers import (
+    BEHAVIORS,
+    PREPEND_SCHEMES,
+    Digits,
+    KerasFilters,
+    Metaspace,
+    Punctuation,
+    Sequence,
+    WhitespaceSplit,
+)
+from kvec.text import text_to_word_sequence
 from tests.support import STABLE_CHARS, Oracle
 
 HFTokenizer = Oracle("tokenizers", "Tokenizer")
@@ -171,3 +183,10 @@ def test_a_sequence_with_a_stage_that_does_more_than_cut_takes_the_python_path()
     assert Sequence([WhitespaceSplit(), Metaspace()]).word_table() is None
     assert Sequence([Punctuation("merged_with_next"), Digits()]).word_table() is None
     assert Sequence([]).word_table().classes == b""  # one word: the whole text
+
+
+@given(text=TEXT)
+def test_keras_filters_cut_words_with_the_keras_rule_and_pickle(text):
+    stage = pickle.loads(pickle.dumps(KerasFilters(filters=",!$", split="-")))
+    assert stage.split_words(text) == text_to_word_sequence(text, filters=",!$", lower=False, split="-")
+    assert [p.text for p in stage.pre_tokenize(text)] == stage.split_words(text)
