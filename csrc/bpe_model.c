@@ -11,7 +11,9 @@
  *       byte_ids: None, or the 256 ids of <0x00>..<0xFF> (-1: missing) for byte fallback;
  *       unk_id: -1 for none (then a word with an unknown character is left to Python, which raises);
  *       prefix, suffix: the continuing prefix and end-of-word suffix, as UTF-8 bytes;
- *       dropout: as in BpeRanks.merge, drawing from the ranks' generator.
+ *       dropout: as in BpeRanks.merge, drawing from the ranks' generator;
+ *       whole: None, or {token: id} of the vocabulary for ignore_merges (a word that is a token is that
+ *           token), with spelling: the 256 characters bytes are spelled with, for byte-level words.
  *       .word_model() -> the capsule of csrc/word_model.h: the segmentation without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
@@ -26,6 +28,7 @@
 #include "twister.h"
 #include "utf8.h"
 #include "word_model.h"
+#include "words.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* BpeRanks: a model's merges, applied lowest rank first, leftmost on ties                          */
@@ -307,14 +310,71 @@ typedef struct {
     int64_t unk_id;      /* or UNK_DROPPED, UNK_LEFT_TO_PYTHON */
     double dropout;
     Py_buffer prefix, suffix; /* UTF-8 */
+    WordTable whole;          /* ignore_merges: token -> id (in slot); entries NULL without */
+    Py_UCS4 spelling[256];
     int ready;
 } BpeSymbols;
+
+/* The vocabulary for ignore_merges, and the byte spelling its byte-level words are looked up in; -1
+ * with an exception set. */
+static int
+bpe_symbols_whole(BpeSymbols *self, PyObject *whole, PyObject *spelling, int spelled)
+{
+    if (whole == Py_None) return 0;
+    if (!PyDict_Check(whole) || (spelled && (!PyUnicode_Check(spelling) || PyUnicode_GET_LENGTH(spelling) != 256))) {
+        PyErr_SetString(PyExc_TypeError, "whole must be a dict, with spelling a str of 256 characters for spelled words");
+        return -1;
+    }
+    if (spelled)
+        for (int b = 0; b < 256; b++) self->spelling[b] = PyUnicode_READ_CHAR(spelling, b);
+    if (table_init(&self->whole, (size_t)PyDict_GET_SIZE(whole)) < 0) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(whole, &pos, &key, &value)) {
+        long id = PyLong_Check(value) ? PyLong_AsLong(value) : -1;
+        if (!PyUnicode_Check(key) || id < 0 || id > INT32_MAX) {
+            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "whole maps %R to %R: ids are int32 >= 0", key, value);
+            return -1;
+        }
+        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
+        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
+        Entry *e = table_probe(&self->whole, &w, h);
+        if (e->word) continue;
+        if (table_fill(&self->whole, e, h, Py_NewRef(key), NULL, id) < 0) return -1;
+    }
+    return 0;
+}
+
+/* With ignore_merges, the id of the token the whole word is (spelled byte by byte for byte-level
+ * words), or -1; -2 when out of memory. */
+static int64_t
+whole_word_id(const BpeSymbols *self, const Span *word)
+{
+    if (!self->whole.entries) return -1;
+    if (!self->spelled) {
+        Entry *e = table_probe((WordTable *)&self->whole, word, hash_code_points(word->kind, word->data, word->start, word->length));
+        return e->word ? e->slot : -1;
+    }
+    Py_UCS4 *chars = PyMem_RawMalloc(sizeof(Py_UCS4) * (size_t)(4 * word->length + 1));
+    if (!chars) return -2;
+    Py_ssize_t n = 0;
+    unsigned char bytes[4];
+    for (Py_ssize_t i = 0; i < word->length; i++) {
+        int m = utf8_of(PyUnicode_READ(word->kind, word->data, word->start + i), bytes);
+        for (int k = 0; k < m; k++) chars[n++] = self->spelling[bytes[k]];
+    }
+    Span spelled = {PyUnicode_4BYTE_KIND, chars, 0, n, NULL};
+    Entry *e = table_probe((WordTable *)&self->whole, &spelled, hash_code_points(spelled.kind, chars, 0, n));
+    int64_t id = e->word ? e->slot : -1;
+    PyMem_RawFree(chars);
+    return id;
+}
 
 static int
 BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id",
-                             "fuse_unk", "prefix", "suffix", "dropout", NULL};
+    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id", "fuse_unk",
+                             "prefix", "suffix", "dropout", "whole", "spelling", NULL};
     PyObject *ranks, *chars, *spelled, *byte_ids;
     long long unk_id;
     int fuse_unk;
@@ -323,12 +383,15 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     double dropout = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpy*y*|d", kwlist, &BpeRanksType, &ranks, &PyDict_Type, &chars,
-                                     &spelled, &byte_ids, &unk_id, &fuse_unk, &self->prefix, &self->suffix, &dropout))
+    PyObject *whole = Py_None, *spelling = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpy*y*|dOO", kwlist, &BpeRanksType, &ranks, &PyDict_Type,
+                                     &chars, &spelled, &byte_ids, &unk_id, &fuse_unk, &self->prefix, &self->suffix,
+                                     &dropout, &whole, &spelling))
         return -1;
     self->ready = 1; /* the buffers are held from here on: dealloc releases them */
     self->ranks = (BpeRanks *)Py_NewRef(ranks);
     self->dropout = dropout;
+    if (bpe_symbols_whole(self, whole, spelling, spelled != Py_None) < 0) return -1;
     if (!self->ranks->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
         return -1;
@@ -388,6 +451,7 @@ BpeSymbols_dealloc(BpeSymbols *self)
     Py_XDECREF(self->ranks);
     PyMem_Free(self->chars.slots);
     PyMem_Free(self->spelled);
+    table_free(&self->whole);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -463,6 +527,8 @@ static int
 bpe_word_ids(PyObject *model, const Span *word, Int64s *out)
 {
     const BpeSymbols *self = (const BpeSymbols *)model;
+    int64_t whole = whole_word_id(self, word);
+    if (whole != -1) return whole < 0 ? -1 : int64s_push(out, whole);
     Int64s symbols = {0};
     int32_t *ids = NULL;
     char *alive = NULL;

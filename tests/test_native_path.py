@@ -156,20 +156,34 @@ BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c
 @pytest.mark.parametrize("byte_fallback", [False, True])
 @pytest.mark.parametrize("unk_token", [None, "[UNK]"])
 @pytest.mark.parametrize("fuse_unk", [False, True])
+@pytest.mark.parametrize("ignore_merges", [False, True])
 @given(word=st.text(st.sampled_from("abcé中x"), min_size=1, max_size=8))
-def test_the_bpe_capsule_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, word):
-    vocab = {t: i for i, t in enumerate(BPE_VOCAB)}
+def test_the_bpe_capsule_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, ignore_merges, word):
+    vocab = {t: i for i, t in enumerate(BPE_VOCAB + ["bca", "中x"])}  # tokens that merges cannot make
     merges = [m for m in BPE_MERGES if prefix or not m[1].startswith("##")]
-    model = BPE(vocab, merges, unk_token, prefix, suffix, byte_fallback=byte_fallback, fuse_unk=fuse_unk)
+    model = BPE(
+        vocab,
+        merges,
+        unk_token,
+        prefix,
+        suffix,
+        byte_fallback=byte_fallback,
+        fuse_unk=fuse_unk,
+        ignore_merges=ignore_merges,
+    )
     assert model.word_model() is not None
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
     assert tok.encode_ragged([word])[0].tolist() == model.tokenize_ids(word)
 
 
+@pytest.mark.parametrize("ignore_merges", [False, True])
 @given(texts=st.lists(st.text(st.sampled_from("ab é中\U0001f600\ud800x"), max_size=8), min_size=1, max_size=5))
-def test_the_bpe_capsule_spells_bytes_as_byte_level(texts):
+def test_the_bpe_capsule_spells_bytes_as_byte_level(ignore_merges, texts):
     theirs = hf_trained("bytelevel_bpe")
+    theirs.model.ignore_merges = ignore_merges
+    theirs.add_tokens([])  # the model's setting in effect
     ours = from_tokenizer_json_str(theirs.to_str())
+    assert ours.model.ignore_merges == ignore_merges
     assert ours.model.word_model(ours.pre_tokenizer.word_table().byte_spelling) is not None
     texts = [t for t in texts if not any("\ud800" <= c <= "\udfff" for c in t)]  # HF cannot take them
     assert [e.ids for e in ours.encode_batch(texts * 40, n_threads=2)] == [

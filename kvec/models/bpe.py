@@ -91,10 +91,11 @@ class BPE(SubwordModel):
 
     def word_model(self, byte_spelling=""):
         """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
-        of ``kvec._native.BpeSymbols``. None with ``ignore_merges``, or for byte-spelled words whose
-        byte symbols are not all in the vocabulary. With dropout, it draws from the model's generator,
-        as :meth:`tokenize_ids` does."""
-        if self.ignore_merges or any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
+        of ``kvec._native.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
+        the vocabulary. With dropout, it draws from the model's generator, as :meth:`tokenize_ids`
+        does; with ``ignore_merges``, a word that is a token (spelled, for byte-level words) is that
+        token."""
+        if any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
         vocab = self.vocab
         prefix, suffix = self.continuing_subword_prefix or "", self.end_of_word_suffix or ""
@@ -120,8 +121,18 @@ class BPE(SubwordModel):
             encoded = (prefix.encode("utf-8"), suffix.encode("utf-8"))
         except UnicodeEncodeError:  # a lone surrogate: Python's byte fallback raises on it
             return None
+        whole = vocab if self.ignore_merges else None
         symbols = BpeSymbols(
-            self._native, chars, spelled, byte_ids, unk_id, self.fuse_unk, *encoded, self.dropout or 0.0
+            self._native,
+            chars,
+            spelled,
+            byte_ids,
+            unk_id,
+            self.fuse_unk,
+            *encoded,
+            self.dropout or 0.0,
+            whole,
+            byte_spelling,
         )
         return symbols.word_model()
 
