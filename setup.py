@@ -36,6 +36,6 @@ setup(
             "charsmap",
         ),
         extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
-        extension("_encoder", "word_encoder", "char_rules", "id_rows", "piece_table"),
+        extension("_encoder", "word_encoder", "expressions", "char_rules", "id_rows", "piece_table"),
     ]
 )

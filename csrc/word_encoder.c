@@ -9,8 +9,8 @@
  *                word (a cache of at most max_words words and 64 MB of records, emptied when full,
  *                remembers the answers).
  *       triggers: characters that flag a text (the first characters of tokens matched before the model).
- *       gpt2: cut words as GPT-2's regular expression does instead (classes: 2 other, 3 whitespace,
- *                4 letters, 5 numbers).
+ *       expression: "gpt2" or "cl100k": cut words as that regular expression does instead
+ *                (csrc/expressions.h; classes 2 other, 3 whitespace, 4 letters, 5 numbers, 6 CR and LF).
  *       merge: 1 or 2 cut words by Hugging Face's delimiter behaviours merged_with_previous and
  *                merged_with_next instead: class 1 is a delimiter, all else is text (0: class runs).
  *       cache: False gives every word to word_model (required then), for models that sample: BPE
@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "char_rules.h"
+#include "expressions.h"
 #include "hash.h"
 #include "id_rows.h"
 #include "int64s.h"
@@ -71,7 +72,7 @@ typedef struct {
     const WordModel *word_model;
     PyObject *model;              /* the capsule's */
     Py_ssize_t max_words;
-    int gpt2; /* words by GPT-2's expression instead of class runs */
+    int expression; /* EXPRESSION_GPT2, EXPRESSION_CL100K: words by that expression instead of class runs */
     int merge; /* MERGE_PREVIOUS, MERGE_NEXT: words by a delimiter behaviour instead */
     int cache; /* 0: every word to the word model (a model that samples), nothing remembered */
     CharRules *rules; /* the normalizer, or NULL */
@@ -220,22 +221,26 @@ enum { MERGE_NONE, MERGE_PREVIOUS, MERGE_NEXT };
 static int
 WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "gpt2",
+    static char *kwlist[] = {"classes", "tokenize", "max_words", "triggers", "expression",
                              "rules", "prefix", "suffix", "word_model", "merge", "cache", NULL};
     Py_buffer classes;
     PyObject *tokenize, *triggers = NULL, *rules = Py_None, *prefix = NULL, *suffix = NULL, *word_model = Py_None;
     Py_ssize_t max_words = 1 << 20;
-    int gpt2 = 0, merge = MERGE_NONE, cache = 1;
+    int merge = MERGE_NONE, cache = 1;
+    const char *expression = "";
     if (self->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordEncoder is initialized once");
         return -1;
     }
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUpOOOOip", kwlist, &classes, &tokenize, &max_words, &triggers,
-                                     &gpt2, &rules, &prefix, &suffix, &word_model, &merge, &cache))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "y*O|nUsOOOOip", kwlist, &classes, &tokenize, &max_words, &triggers,
+                                     &expression, &rules, &prefix, &suffix, &word_model, &merge, &cache))
         return -1;
-    if (merge < MERGE_NONE || merge > MERGE_NEXT || (merge && gpt2)) {
+    self->expression = !strcmp(expression, "gpt2") ? EXPRESSION_GPT2 : !strcmp(expression, "cl100k") ? EXPRESSION_CL100K : 0;
+    if (merge < MERGE_NONE || merge > MERGE_NEXT || (merge && self->expression) || (*expression && !self->expression)) {
         PyBuffer_Release(&classes);
-        PyErr_Format(PyExc_ValueError, "merge must be 0, 1 or 2, and 0 with gpt2; got %d", merge);
+        PyErr_Format(PyExc_ValueError,
+                     "expression must be '', 'gpt2' or 'cl100k', and merge 0, 1 or 2 (0 with an expression); got %.20s, %d",
+                     expression, merge);
         return -1;
     }
     if (!cache && word_model == Py_None) {
@@ -285,10 +290,9 @@ WordEncoder_init(WordEncoder *self, PyObject *args, PyObject *kwds)
     self->tokenize = tokenize;
     if (rules != Py_None) self->rules = (CharRules *)Py_NewRef(rules);
     self->max_words = max_words;
-    self->gpt2 = gpt2;
     self->merge = merge;
-    if (gpt2 && self->n_classes < 256) {
-        PyErr_SetString(PyExc_ValueError, "gpt2 needs a class table of every code point");
+    if (self->expression && self->n_classes < 256) {
+        PyErr_SetString(PyExc_ValueError, "an expression needs a class table of every code point");
         return -1;
     }
     if (pthread_rwlock_init(&self->lock, NULL) != 0) {
@@ -433,47 +437,20 @@ encoder_scan_latin1(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *v
     return 0;
 }
 
-/* GPT-2's words, as its expression 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
- * finds them, with the class table giving each code point's class: GPT2_OTHER, GPT2_SPACE (\s),
- * GPT2_LETTER (\p{L}) or GPT2_NUMBER (\p{N}). */
-enum { GPT2_OTHER = 2, GPT2_SPACE = 3, GPT2_LETTER = 4, GPT2_NUMBER = 5 };
-
+/* The words of a regular expression (csrc/expressions.c), whatever the text's kind. */
 static int
-encoder_scan_gpt2(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
+encoder_scan_expression(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
 {
-    Py_ssize_t n = text->length, i = 0;
+    ExpressionText view = {self->classes, self->n_classes, text->kind, text->data, text->length};
     Span span = *text;
-#define AT(k) PyUnicode_READ(span.kind, span.data, (k))
-    while (i < n) {
-        Py_UCS4 c = AT(i);
-        Py_ssize_t end = -1;
-        if (c == '\'' && i + 1 < n) {
-            Py_UCS4 d = AT(i + 1);
-            if (d == 's' || d == 't' || d == 'm' || d == 'd') end = i + 2;
-            else if (i + 2 < n && ((d == 'r' && AT(i + 2) == 'e') || (d == 'v' && AT(i + 2) == 'e') || (d == 'l' && AT(i + 2) == 'l')))
-                end = i + 3;
-        }
-        if (end < 0) {
-            Py_ssize_t j = i;
-            if (c == ' ' && i + 1 < n && class_of(self, AT(i + 1)) != GPT2_SPACE) j = i + 1;
-            int cls = class_of(self, AT(j));
-            if (cls != GPT2_SPACE) {
-                end = j + 1;
-                while (end < n && class_of(self, AT(end)) == cls) end++;
-            } else {
-                Py_ssize_t run = i + 1;
-                while (run < n && class_of(self, AT(run)) == GPT2_SPACE) run++;
-                /* the last space of a run followed by a word goes with the word */
-                end = (run == n || run - i == 1) ? run : run - 1;
-            }
-        }
+    for (Py_ssize_t i = 0; i < text->length;) {
+        Py_ssize_t end = expression_word_end(self->expression, &view, i);
         span.start = i;
         span.length = end - i;
         int emitted = encoder_emit(self, &span, hash_code_points(span.kind, span.data, i, span.length), t, values, misses);
         if (emitted) return emitted;
         i = end;
     }
-#undef AT
     return 0;
 }
 
@@ -584,7 +561,7 @@ encoder_scan(WordEncoder *self, PyObject **texts, Py_ssize_t n, Span *views, Int
         Py_ssize_t before = values->length;
         if (int64s_extend(values, &self->prefix) < 0) goto no_memory;
         int cut;
-        if (self->gpt2) cut = encoder_scan_gpt2(self, text, t, values, misses);
+        if (self->expression) cut = encoder_scan_expression(self, text, t, values, misses);
         else if (self->merge) cut = encoder_scan_merged(self, text, t, values, misses);
         else if (latin1_table && text->kind == PyUnicode_1BYTE_KIND) cut = encoder_scan_latin1(self, text, t, values, misses);
         else cut = encoder_scan_classes(self, text, t, values, misses);
@@ -768,7 +745,7 @@ static PyTypeObject WordEncoderType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._encoder.WordEncoder",
     .tp_basicsize = sizeof(WordEncoder),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', gpt2=False, rules=None, prefix=(), suffix=(), "
+    .tp_doc = "WordEncoder(classes, tokenize, max_words=2**20, triggers='', expression='', rules=None, prefix=(), suffix=(), "
               "word_model=None, merge=0, cache=True): texts to ids "
               "through a word cache.",
     .tp_new = PyType_GenericNew,

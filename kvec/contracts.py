@@ -121,19 +121,21 @@ class WordTable:
     Attributes:
         classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
             text one word.
-        gpt2: words follow GPT-2's expression (contractions, letter and number runs) over the classes.
+        expression: ``"gpt2"`` or ``"cl100k"``: words follow that regular expression (contractions,
+            letter and number runs, spaces) over the classes (``csrc/expressions.h``).
         merge: ``"previous"`` or ``"next"``: words follow Hugging Face's delimiter behaviour
             ``merged_with_previous`` or ``merged_with_next`` instead, with class ``ALONE`` the
             delimiters and any other class the text between them.
         replace: ``(old, new)``: every ``old`` character is written ``new`` first (Metaspace's spaces).
         prefix: put before a text that does not start with it (after ``replace``; GPT-2's space).
-        spelled: words reach the model through :meth:`PreTokenizer.spell` (byte-level spelling).
-        byte_spelling: with ``spelled``, the 256 characters bytes 0..255 are spelled with, so that a
-            model's C segmentation (:meth:`Model.word_model`) can spell words itself.
+        spelled: words reach the model spelled byte by byte: each UTF-8 byte as its character in
+            ``byte_spelling`` (byte-level spelling, as :meth:`PreTokenizer.spell` does).
+        byte_spelling: with ``spelled``, the 256 characters bytes 0..255 are spelled with (a model's C
+            segmentation, :meth:`Model.word_model`, spells words itself with them).
     """
 
     classes: bytes
-    gpt2: bool = False
+    expression: str = ""
     merge: str = ""
     replace: tuple[str, str] | None = None
     prefix: str = ""

@@ -654,9 +654,12 @@ class Pipeline:
         # the model takes the words (never empty) straight, through its C function where it has one;
         # respelled words (byte-level) are spelled first
         tokenize_ids = self.model.ids_function()
-        if table.spelled:
-            ids_of, spell = tokenize_ids, self.pre_tokenizer.spell
-            tokenize_ids = lambda word: ids_of(spell(word))
+        if table.spelled:  # the table's byte spelling (a Sequence's last stage may be the one that spells)
+            ids_of, spelling = tokenize_ids, str.maketrans(dict(enumerate(table.byte_spelling)))
+
+            def tokenize_ids(word):
+                return ids_of(word.encode("utf-8", "surrogatepass").decode("latin-1").translate(spelling))
+
         # a normalizer working character by character runs in the encoder (a prefix and replaced
         # characters come after normalizing, so then the normalizer runs first, here)
         rule = None if self.normalizer is None or table.prefix or table.replace else self.normalizer.character_rule()
@@ -667,7 +670,7 @@ class Pipeline:
             table.classes,
             tokenize_ids,
             triggers="".join(sorted(triggers)),
-            gpt2=table.gpt2,
+            expression=table.expression,
             merge={"": 0, "previous": 1, "next": 2}[table.merge],
             rules=None if rule is None else CharRules(rule),
             prefix=prefix,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Iterable
+from dataclasses import replace
 
 import regex
 
@@ -17,6 +18,7 @@ from kvec._native import WordSplitter
 from kvec.contracts import Piece, PreTokenizer, WordTable, utf8_text
 
 __all__ = [
+    "CL100K_PATTERN",
     "DEFAULT_FILTERS",
     "BertPreTokenizer",
     "ByteLevel",
@@ -60,6 +62,11 @@ _BYTE_TO_CHAR = bytes_to_unicode()
 _CHAR_TO_BYTE = {c: b for b, c in _BYTE_TO_CHAR.items()}
 _LATIN1_TO_SPELLING = {b: c for b, c in _BYTE_TO_CHAR.items()}
 _GPT2_PATTERN = regex.compile(r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""")
+#: tiktoken's cl100k_base expression (GPT-4's; Llama 3's tokenizer.json splits with it too)
+CL100K_PATTERN = (
+    r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}"""
+    r"""| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
+)
 
 
 class ByteLevel(PreTokenizer):
@@ -94,7 +101,8 @@ class ByteLevel(PreTokenizer):
         classes = self.char_classes() if self.use_regex else b""  # without the expression: one word
         prefix = " " if self.add_prefix_space else ""
         spelling = "".join(_BYTE_TO_CHAR[b] for b in range(256))
-        return WordTable(classes, gpt2=self.use_regex, prefix=prefix, spelled=True, byte_spelling=spelling)
+        expression = "gpt2" if self.use_regex else ""
+        return WordTable(classes, expression=expression, prefix=prefix, spelled=True, byte_spelling=spelling)
 
     @staticmethod
     def alphabet():
@@ -474,6 +482,14 @@ class Split(PreTokenizer):
     def get_config(self):
         return {"pattern": self.pattern, "behavior": self.behavior}
 
+    def word_table(self):
+        # the expressions of byte-level tokenizers cut in C; each matches every character, so with
+        # "isolated" the words are its matches
+        expression = {_GPT2_PATTERN.pattern: "gpt2", CL100K_PATTERN: "cl100k"}.get(self.pattern)
+        if expression is None or self.behavior != "isolated":
+            return None
+        return WordTable(char_classes.table(runs=(r"\s", r"\p{L}", r"\p{N}", r"[\r\n]")), expression=expression)
+
     def pre_tokenize(self, text, first=True):
         return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
 
@@ -516,7 +532,9 @@ class Sequence(PreTokenizer):
     def word_table(self):
         # stages that only cut by class make one table; a stage that does more leaves it to Python
         tables = [stage.word_table() for stage in self.pretokenizers]
-        if any(t is None or t.gpt2 or t.merge or t.replace or t.prefix or t.spelled for t in tables):
+        if len(tables) == 2 and tables[0] is not None and not tables[0].spelled and _spells_only(tables[1]):
+            return replace(tables[0], spelled=True, byte_spelling=tables[1].byte_spelling)  # e.g. Llama 3's
+        if any(t is None or t.expression or t.merge or t.replace or t.prefix or t.spelled for t in tables):
             return None
         classes = char_classes.in_turn(*(t.classes for t in tables))
         return None if classes is None else WordTable(classes)
@@ -524,6 +542,12 @@ class Sequence(PreTokenizer):
     @staticmethod
     def spell(word):
         return word  # every stage has spelled its words already
+
+
+def _spells_only(table):
+    """Whether a stage's table only spells the words it is given byte by byte (ByteLevel without its
+    expression or prefix space)."""
+    return table is not None and table.spelled and table.classes == b"" and not table.prefix and not table.expression
 
 
 def byte_level_bytes(token: str) -> bytes:

@@ -3,6 +3,7 @@ expressions over every code point, the same ids as ``encode_batch``, and safe fr
 
 import numpy as np
 import pytest
+import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -10,7 +11,15 @@ from kvec import normalizers
 from kvec._encoder import WordEncoder
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
-from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit
+from kvec.pretokenizers import (
+    CL100K_PATTERN,
+    BertPreTokenizer,
+    ByteLevel,
+    KerasFilters,
+    Split,
+    Whitespace,
+    WhitespaceSplit,
+)
 from tests.support import in_threads
 
 CLASS_SPLITTERS = [
@@ -58,7 +67,7 @@ def test_gpt2_words_are_the_expression_s_words_over_every_code_point():
         names.append(word)
         return [len(names) - 1]
 
-    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, gpt2=True)
+    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, expression="gpt2")
     every = "".join(map(chr, range(0x110000)))
     texts = [every[i : i + 499] + " x  y\n\n z 's'll'ret'" for i in range(0, len(every), 499)]
     assert words_of(encoder, texts, names) == [_GPT2_PATTERN.findall(t) for t in texts]
@@ -74,7 +83,7 @@ def test_gpt2_words_on_generated_text(text):
         names.append(word)
         return [len(names) - 1]
 
-    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, gpt2=True)
+    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, expression="gpt2")
     assert words_of(encoder, [text], names) == [_GPT2_PATTERN.findall(text)]
 
 
@@ -182,3 +191,32 @@ def test_lowercase_normalize_str_is_the_character_by_character_mapping(text):
         normalizers.Lowercase().normalize_str(text)
         == normalizers.Lowercase().normalize(normalizers.Normalized.of(text)).text
     )
+
+
+CL100K_CLASSES = Split(CL100K_PATTERN).word_table().classes
+
+
+def test_cl100k_words_are_the_expression_s_words_over_every_code_point():
+    names = []
+
+    def tokenize(word):
+        names.append(word)
+        return [len(names) - 1]
+
+    encoder = WordEncoder(CL100K_CLASSES, tokenize, expression="cl100k")
+    pattern = regex.compile(CL100K_PATTERN)
+    every = "".join(map(chr, range(0x110000)))
+    texts = [every[i : i + 499] + " x  y\n\n z 'S'll'reT' 1234 \r\n\t(a $$b\n " for i in range(0, len(every), 499)]
+    assert words_of(encoder, texts, names) == [pattern.findall(t) for t in texts]
+
+
+@given(st.text(st.sampled_from(list(" \t\n\r'sSdtrREvlLmx1234é!,.-(\u3000\u00a0a中😀\u017f")), max_size=30))
+def test_cl100k_words_on_generated_text(text):
+    names = []
+
+    def tokenize(word):
+        names.append(word)
+        return [len(names) - 1]
+
+    encoder = WordEncoder(CL100K_CLASSES, tokenize, expression="cl100k")
+    assert words_of(encoder, [text], names) == [regex.compile(CL100K_PATTERN).findall(text)]

@@ -12,7 +12,7 @@ from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import BPE, Unigram, WordPiece
 from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
-from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
+from kvec.pretokenizers import CL100K_PATTERN, BertPreTokenizer, WhitespaceSplit
 from kvec.processors import TemplateProcessing
 from tests.support import TEXT, TEXTS, hf_trained
 
@@ -232,3 +232,32 @@ def test_a_lattice_read_by_a_word_model_is_frozen():
     model.word_model()
     with pytest.raises(RuntimeError, match="frozen"):
         model._lattice.configure(-10.0, 0, b"")
+
+
+@given(texts=st.lists(st.text(st.sampled_from("ab Hello'sLL 12345\n\r\t(é中😀$"), max_size=16), min_size=1, max_size=5))
+def test_llama3_shape_on_the_native_path_equals_hf(llama3, texts):
+    # Split by cl100k's expression, then byte-level spelling without its own expression (Llama 3)
+    theirs, ours = llama3
+    expected = [e.ids for e in theirs.encode_batch(texts * 30)]
+    assert [e.ids for e in ours.encode_batch(texts * 30, n_threads=2)] == expected
+    assert [ours.encode(t).ids for t in texts] == expected[: len(texts)]
+
+
+@pytest.fixture(scope="module")
+def llama3():
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+    theirs = tokenizers.Tokenizer(models.BPE(ignore_merges=True))
+    theirs.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CL100K_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    theirs.decoder = decoders.ByteLevel()
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    theirs.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet))
+    ours = from_tokenizer_json_str(theirs.to_str())
+    assert ours._fast_encoder() is not None and ours.model.ignore_merges
+    return theirs, ours
