@@ -36,3 +36,8 @@ class FormatError(KvecError, ValueError):
         self.source = source
         self.problem = problem
         super().__init__(f"{source}: {problem}")
+
+
+class ExportError(KvecError):
+    """A model cannot be saved for serving (``model.export``, ``tf.saved_model.save``): what it holds
+    would not run where the SavedModel is loaded. The message says which layer and why."""

@@ -24,6 +24,7 @@ import numpy as np
 import tensorflow as tf
 
 from kvec.atomic import atomic_write
+from kvec.errors import ExportError
 from kvec.layers.sources import IdSource, source_from_json, token_source
 
 __all__ = ["TextVectorization"]
@@ -31,6 +32,14 @@ __all__ = ["TextVectorization"]
 _KERAS_DEFAULT = object()  # an argument left out: Keras' default without a tokenizer
 TOKENIZER_ASSET = "kvec_tokenizer.json"
 COUNTING_MODES = ("multi_hot", "count", "tf_idf")
+
+
+def _string_tensor(inputs):
+    """``inputs`` as a string tensor the way Keras' layer takes them: a tensor of another dtype is cast,
+    not refused, so that tracing with Keras' default float32 signature (``model.export``) succeeds."""
+    if not tf.is_tensor(inputs):
+        inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
+    return inputs if inputs.dtype == tf.string else tf.cast(inputs, tf.string)
 
 
 @keras.saving.register_keras_serializable(package="kvec")
@@ -271,7 +280,7 @@ class TextVectorization(keras.layers.TextVectorization):
             raise ValueError("this layer has no vocabulary yet: call adapt() or set_vocabulary() first")
         if self._kvec_kind != "ids":
             if self._output_mode == "int" and not isinstance(inputs, (list, tuple, tf.RaggedTensor)):
-                inputs = tf.convert_to_tensor(inputs, dtype=tf.string)
+                inputs = _string_tensor(inputs)
                 if inputs.shape.rank == 0:
                     # one text as a batch of one: Keras' own path fails on an empty scalar text
                     return super().call(tf.reshape(inputs, [1]))[0]
@@ -306,6 +315,18 @@ class TextVectorization(keras.layers.TextVectorization):
         return tf.constant(self._ids_idf)
 
     # ---- saving ----------------------------------------------------------------------------------
+
+    def _trackable_children(self, save_type="checkpoint", **kwargs):
+        # tf.saved_model.save (and so model.export) walks the objects it saves through here, before it
+        # writes anything: a layer whose tokenizer runs through tf.numpy_function would be saved as a
+        # Python callback that no other process holds, so it stops the save instead.
+        if save_type == "savedmodel" and self._kvec_kind is not None:
+            raise ExportError(
+                f"layer {self.name!r}: its tokenizer runs in Python through tf.numpy_function, which a "
+                "SavedModel cannot hold (a loaded model would fail to serve); save the model as a .keras "
+                "file instead, which keeps the tokenizer"
+            )
+        return super()._trackable_children(save_type, **kwargs)
 
     def get_config(self):
         config = super().get_config()
