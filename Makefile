@@ -13,11 +13,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.kvec-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) | $(BIN)/python
+$(VENV)/.kvec-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.kvec-dev-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h) | $(BIN)/python
+$(VENV)/.kvec-dev-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.kvec-installed
 
@@ -36,7 +36,7 @@ typecheck: $(VENV)/.kvec-dev-installed
 
 CORE := .venv-core
 
-$(CORE)/.kvec-test-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h)
+$(CORE)/.kvec-test-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h)
 	$(PYTHON) -m venv $(CORE)
 	$(CORE)/bin/python -m pip install --quiet --upgrade pip
 	$(CORE)/bin/python -m pip install --quiet -e '.[test]'

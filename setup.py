@@ -9,16 +9,17 @@ from glob import glob
 from setuptools import Extension, setup
 
 FLAGS = ["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"]  # hidden: the extensions share no symbols
-HEADERS = sorted(glob("csrc/*.h"))
+HEADERS = sorted(glob("csrc/*.h") + glob("csrc/core/*.h"))
 
 
 def extension(name, *sources):
     return Extension(
         f"kvec.{name}",
         sources=[f"csrc/{source}.c" for source in sources],
-        include_dirs=["csrc"],
+        include_dirs=["csrc", "csrc/core"],
         depends=HEADERS,
         extra_compile_args=FLAGS,
+        define_macros=[("KVEC_WITH_PYTHON", "1")],  # csrc/core/int64s.h: Python's raw allocator
     )
 
 
@@ -34,8 +35,10 @@ setup(
             "wordpiece_model",
             "bottom_up_trainer",
             "charsmap",
+            "core/piece_map",
+            "core/wordpiece",
         ),
         extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
         extension("_encoder", "word_encoder", "expressions", "char_rules", "id_rows", "piece_table"),
-    ]
+    ],
 )

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "int64s.h"
+#include "int64s_from_python.h"
 #include "unigram.h"
 #include "utf8.h"
 #include "word_model.h"

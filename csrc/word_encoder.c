@@ -39,10 +39,11 @@
 #include <string.h>
 
 #include "char_rules.h"
+#include "class_runs.h"
 #include "expressions.h"
 #include "hash.h"
 #include "id_rows.h"
-#include "int64s.h"
+#include "int64s_from_python.h"
 #include "misses.h"
 #include "module.h"
 #include "piece_table.h"
@@ -368,7 +369,7 @@ encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
 static inline int
 class_of(const WordEncoder *self, Py_UCS4 c)
 {
-    return c < (Py_UCS4)self->n_classes ? self->classes[c] : 2;
+    return class_of_code_point(self->classes, self->n_classes, c);
 }
 
 static inline int
@@ -511,24 +512,17 @@ encoder_view(const WordEncoder *self, PyObject *text, Span *view, Py_UCS4 **scra
     return 1;
 }
 
-/* The words of one text by runs of character classes, whatever its kind. */
+/* The words of one text by runs of character classes (csrc/core/class_runs.h), whatever its kind. */
 static int
 encoder_scan_classes(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
 {
-    Py_ssize_t size = text->length, i = 0;
+    CodePoints whole = {text->kind, (const char *)text->data + text->start * text->kind, text->length};
     Span span = *text;
-    while (i < size) {
-        int cls = class_of(self, PyUnicode_READ(span.kind, span.data, i));
-        if (cls == 0) {
-            i++;
-            continue;
-        }
-        Py_ssize_t start = i++;
-        if (cls > 1)
-            while (i < size && class_of(self, PyUnicode_READ(span.kind, span.data, i)) == cls) i++;
-        span.start = start;
-        span.length = i - start;
-        uint64_t h = hash_code_points(span.kind, span.data, start, span.length);
+    Py_ssize_t start, end = 0;
+    while ((end = class_run_next(self->classes, self->n_classes, &whole, end, &start)) > start) {
+        span.start = text->start + start;
+        span.length = end - start;
+        uint64_t h = hash_code_points(span.kind, span.data, span.start, span.length);
         int emitted = encoder_emit(self, &span, h, t, values, misses);
         if (emitted) return emitted;
     }

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hash.h"
+#include "code_points.h"
 
 /* A word inside a text: code points [start, start + length) of a str of the given kind, or of a raw
  * buffer of that kind when text is NULL. */
@@ -43,32 +43,12 @@ typedef struct {
     size_t used;
 } WordTable;
 
-/* The same value for the same code points whatever the storage kind: FNV-1a over the code points,
- * then the length folded in, so that a scan can hash a word while it reads it (hash_step, then
- * hash_end once the word's length is known). */
-static inline uint64_t
-hash_step(uint64_t h, Py_UCS4 c)
-{
-    return (h ^ c) * FNV_PRIME;
-}
-
-static inline uint64_t
-hash_end(uint64_t h, Py_ssize_t length)
-{
-    return mix64(h ^ (uint64_t)length);
-}
-
+/* hash_step and hash_end come from code_points.h; a span of a str hashes as its CodePoints do. */
 static inline uint64_t
 hash_code_points(int kind, const void *data, Py_ssize_t start, Py_ssize_t length)
 {
-    uint64_t h = FNV_OFFSET;
-    if (kind == PyUnicode_1BYTE_KIND) {
-        const Py_UCS1 *p = (const Py_UCS1 *)data + start;
-        for (Py_ssize_t i = 0; i < length; i++) h = hash_step(h, p[i]);
-    } else {
-        for (Py_ssize_t i = 0; i < length; i++) h = hash_step(h, PyUnicode_READ(kind, data, start + i));
-    }
-    return hash_end(h, length);
+    CodePoints w = {kind, (const char *)data + start * kind, length};
+    return code_points_hash(&w);
 }
 
 static inline int
