@@ -4,9 +4,11 @@ The C sources are in csrc/, one file per Python consumer (see each file's first 
 extension is built warning-free with -Wall -Wextra (tests/test_native_build.py checks it).
 """
 
+import os
 from glob import glob
 
 from setuptools import Extension, setup
+from setuptools.command.build_py import build_py
 
 FLAGS = ["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"]  # hidden: the extensions share no symbols
 HEADERS = sorted(glob("csrc/*.h") + glob("csrc/core/*.h"))
@@ -23,7 +25,18 @@ def extension(name, *sources):
     )
 
 
+class BuildPy(build_py):
+    """Also ships the sources of the TensorFlow op library (csrc/core, csrc/tf) inside the package, as
+    kvec/_csrc: the library is built on first use against the user's TensorFlow (kvec/layers/op_library.py)."""
+
+    def run(self):
+        super().run()
+        for folder in ("core", "tf"):
+            self.copy_tree(os.path.join("csrc", folder), os.path.join(self.build_lib, "kvec", "_csrc", folder))
+
+
 setup(
+    cmdclass={"build_py": BuildPy},
     ext_modules=[
         extension(
             "_native",

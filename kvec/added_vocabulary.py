@@ -102,6 +102,11 @@ class AddedVocabulary:
         """The normalized forms the added (non-special) tokens are matched by."""
         return list(self._normalized_ids)
 
+    @property
+    def normalized_ids(self):
+        """``{normalized form: id}`` of the added (non-special) tokens, as they are matched."""
+        return dict(self._normalized_ids)
+
     def decoded_tokens(self):
         """``{id: token}`` of every added id, as the decoder sees it."""
         return dict(self._by_id)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kvec.contracts import Piece, PreTokenizer
+from kvec.user_cache import default_cache_dir
 
 __all__ = ["Jieba", "default_cache_dir"]
 
@@ -26,14 +27,6 @@ MODES = ("accurate", "search", "full")
 _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 # what jieba's segmenter keeps together; a user word with anything else is matched before jieba runs
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
-
-
-def default_cache_dir() -> str:
-    """``$KVEC_CACHE_DIR``, else ``$XDG_CACHE_HOME/kvec``, else ``~/.cache/kvec``."""
-    if os.environ.get("KVEC_CACHE_DIR"):
-        return os.environ["KVEC_CACHE_DIR"]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "kvec")
 
 
 class Jieba(PreTokenizer):

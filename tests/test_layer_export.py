@@ -17,6 +17,10 @@ keras = pytest.importorskip("keras")
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import ExportError  # noqa: E402
 from kvec.layers import TextVectorization  # noqa: E402
+from kvec.presets import keras_subword  # noqa: E402
+
+TRAIN = ["the cat sat on the mat", "The dog's bone!", "naïve café, x-y z", "[UNK] and [PAD] are special"] * 6
+TEXTS = ["the cat ate the bone", "", "NAÏVE dogs [PAD] sat?", "unknown wörds: ǅ ß İ"]
 
 SERVE_SCRIPT = textwrap.dedent(
     """
@@ -26,19 +30,22 @@ SERVE_SCRIPT = textwrap.dedent(
     import kvec.layers  # registers kvec's ops
     served = tf.saved_model.load(sys.argv[1])
     outputs = served.serve(tf.constant(json.loads(sys.argv[2])))
-    print(json.dumps(np.asarray(outputs).tolist()))
+    if isinstance(outputs, tf.RaggedTensor):
+        print(json.dumps(outputs.to_list()))
+    else:
+        print(json.dumps(np.asarray(outputs).tolist()))
     """
 )
 
 
 def served_in_a_fresh_process(path, texts):
-    """What the SavedModel at ``path`` serves for ``texts``, loaded by another Python process."""
+    """What the SavedModel at ``path`` serves for ``texts``, loaded by another Python process, as lists."""
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     run = subprocess.run(
         [sys.executable, "-c", SERVE_SCRIPT, path, json.dumps(texts)], capture_output=True, text=True, env=env
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    return np.array(json.loads(run.stdout.strip().splitlines()[-1]))
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 class ListModel(keras.Model):
@@ -77,3 +84,101 @@ def test_a_layer_that_runs_python_stops_the_save_with_an_export_error(tmp_path):
         with pytest.raises(ExportError, match="tf.numpy_function.*SavedModel cannot hold"):
             save(str(path))
         assert not (path / "saved_model.pb").exists()
+
+
+def trained_one_step(model, texts):
+    model.compile(optimizer="sgd", loss="mse")
+    targets = np.zeros((len(texts), *model.output_shape[1:]), dtype="float32")
+    model.fit(tf.constant(texts), targets, batch_size=len(texts), epochs=1, verbose=0)
+    return model
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"output_sequence_length": 12},
+        {"ragged": True},
+        {"output_mode": "multi_hot"},
+        {"output_mode": "count", "max_tokens": 200, "pad_to_max_tokens": True},
+        {"output_mode": "tf_idf"},
+    ],
+    ids=["int", "ragged", "multi_hot", "count", "tf_idf"],
+)
+def test_a_wordpiece_model_exports_and_serves_its_outputs_in_a_fresh_process(arguments, tmp_path):
+    layer = TextVectorization(tokenizer=keras_subword("wordpiece", 120), **arguments)
+    layer.adapt(TRAIN)
+    inputs = keras.Input(shape=(), dtype="string")
+    x = layer(inputs)
+    if arguments.get("ragged"):
+        model = keras.Model(inputs, x)  # the ids themselves, ragged
+    else:
+        if "output_mode" not in arguments:
+            x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(layer.vocabulary_size(), 4)(x))
+        model = trained_one_step(keras.Model(inputs, keras.layers.Dense(2)(x)), TRAIN)
+    outputs = model(tf.constant(TEXTS))
+    expected = outputs.to_list() if isinstance(outputs, tf.RaggedTensor) else np.asarray(outputs)
+    path = str(tmp_path / "exported")
+    model.export(path)
+    served = served_in_a_fresh_process(path, TEXTS)
+    if arguments.get("ragged"):
+        assert served == expected
+    else:
+        np.testing.assert_allclose(served, expected, rtol=1e-6)
+
+
+def test_the_op_gives_the_tokenizers_ids_and_leaves_no_python_in_the_graph():
+    pipeline, trainer = keras_subword("wordpiece", 120)
+    pipeline.train_from_iterator(TRAIN, trainer)
+    layer = TextVectorization(tokenizer=pipeline, ragged=True)
+    graph = tf.function(layer).get_concrete_function(tf.TensorSpec([None], tf.string)).graph
+    kinds = {op.type for op in graph.get_operations()}
+    assert "KvecEncode" in kinds and not kinds & {"PyFunc", "PyFuncStateless", "EagerPyFunc"}
+    assert layer(tf.constant(TEXTS)).to_list() == [e.ids for e in pipeline.encode_batch(TEXTS)]
+
+
+def test_a_subclassed_model_tracking_a_tokenizer_layer_in_a_list_exports_and_serves(tmp_path):
+    layer = TextVectorization(tokenizer=keras_subword("wordpiece", 120), output_sequence_length=6)
+    layer.adapt(TRAIN)
+    model = ListModel([layer, keras.layers.Embedding(layer.vocabulary_size(), 4), keras.layers.Dense(1)])
+    expected = np.asarray(model(tf.constant(TEXTS)))
+    path = str(tmp_path / "exported")
+    model.export(path, input_signature=[tf.TensorSpec([None], tf.string)])
+    np.testing.assert_allclose(served_in_a_fresh_process(path, TEXTS), expected, rtol=1e-6)
+
+
+FALLBACK_SCRIPT = textwrap.dedent(
+    """
+    import sys, warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        import keras
+        import tensorflow as tf
+        from kvec.errors import ExportError
+        from kvec.layers import TextVectorization
+        from kvec.presets import keras_subword
+        layer = TextVectorization(tokenizer=keras_subword("wordpiece", 60), ragged=True)
+        layer.adapt(["the cat sat", "the dog ate"])
+        ids = layer(tf.constant(["the cat ate"])).to_list()
+        ids_again = layer(tf.constant(["the cat ate"])).to_list()
+    assert ids == ids_again == [list(layer.tokenizer.encode("the cat ate").ids)], ids
+    kvec_warnings = [w.category.__name__ for w in caught if w.category.__module__.startswith("kvec")]
+    assert kvec_warnings == ["OpLibraryWarning"], kvec_warnings
+    inputs = keras.Input(shape=(), dtype="string")
+    model = keras.Model(inputs, layer(inputs))
+    try:
+        model.export(sys.argv[1])
+    except ExportError as e:
+        print("ExportError:", e)
+    """
+)
+
+
+def test_without_a_compiler_the_layer_warns_once_runs_python_and_refuses_to_export(tmp_path):
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CXX": str(tmp_path / "no-such-compiler")}
+    env["KVEC_CACHE_DIR"] = str(tmp_path / "cache")
+    path = tmp_path / "exported"
+    run = subprocess.run([sys.executable, "-c", FALLBACK_SCRIPT, str(path)], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "ExportError:" in run.stdout and "op library could not be built" in run.stdout
+    assert "no-such-compiler" in run.stdout
+    assert not (path / "saved_model.pb").exists()

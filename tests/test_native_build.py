@@ -42,8 +42,26 @@ def test_there_are_sources():
 
 
 @pytest.mark.parametrize(
-    "path", sorted(CSRC.glob("**/*.[ch]")), ids=lambda path: path.name
+    "path", sorted(CSRC.glob("**/*.[ch]")) + sorted(CSRC.glob("**/*.cc")), ids=lambda path: path.name
 )
 def test_no_source_file_is_longer_than_800_lines(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) <= MAX_LINES
 
+
+def test_the_tensorflow_kernels_compile_without_warnings():
+    tf = pytest.importorskip("tensorflow")
+    if not shutil.which("g++"):
+        pytest.skip("no C++ compiler")
+    flags = [f"-isystem{f[2:]}" if f.startswith("-I") else f for f in tf.sysconfig.get_compile_flags()]
+    command = [
+        "g++",
+        "-fsyntax-only",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        *flags,
+        f"-I{CORE}",
+        str(CSRC / "tf" / "kvec_ops.cc"),
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert (result.returncode, result.stderr) == (0, "")

@@ -27,6 +27,7 @@ LAYERS = {
         "kvec.char_classes",
         "kvec.charsmap",
         "kvec.collector",
+        "kvec.user_cache",
     ],
     2: ["kvec.contracts"],
     3: [
@@ -42,7 +43,7 @@ LAYERS = {
         "kvec.serialization",
     ],
     4: ["kvec.pipeline"],
-    5: ["kvec.presets"],
+    5: ["kvec.presets", "kvec.native_spec"],
     6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching"],
     7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark", "kvec.layers*"],
 }

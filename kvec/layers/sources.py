@@ -17,6 +17,7 @@ import numpy as np
 from kvec import serialization
 from kvec.contracts import Model, PreTokenizer
 from kvec.errors import FormatError, parse_json
+from kvec.native_spec import NotNativeError, describe
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
 from kvec.token_ids import as_id_tokenizer, ragged_ids
@@ -32,6 +33,21 @@ class IdSource:
     def __init__(self, tokenizer, trainer=None):
         self.tokenizer = tokenizer
         self.trainer = trainer
+        self._description = None  # bytes, or the NotNativeError that says why there are none
+
+    def description(self):
+        """The tokenizer described for the native encoder outside Python (:mod:`kvec.native_spec`);
+        :class:`kvec.native_spec.NotNativeError` naming what it cannot describe."""
+        if not self.trained:
+            raise ValueError("the layer's tokenizer is not trained yet: call adapt() first")
+        if self._description is None:
+            try:
+                self._description = describe(self.tokenizer)
+            except NotNativeError as e:
+                self._description = e
+        if isinstance(self._description, NotNativeError):
+            raise NotNativeError(str(self._description))
+        return self._description
 
     def prepare(self):
         """Build what the first call would (a pipeline's C encoder and its character table)."""
@@ -58,6 +74,7 @@ class IdSource:
             self.tokenizer.train_from_iterator(texts, self.trainer)
         else:
             self.tokenizer.fit_on_texts(texts)
+        self._description = None
         self.prepare()
 
     def ids(self, texts):

@@ -25,7 +25,9 @@ import tensorflow as tf
 
 from kvec.atomic import atomic_write
 from kvec.errors import ExportError
+from kvec.layers import op_library
 from kvec.layers.sources import IdSource, source_from_json, token_source
+from kvec.native_spec import NotNativeError
 
 __all__ = ["TextVectorization"]
 
@@ -194,10 +196,30 @@ class TextVectorization(keras.layers.TextVectorization):
             inputs = tf.squeeze(inputs, axis=-1)
         scalar = inputs.shape.rank == 0
         flat = tf.reshape(inputs, [-1])
+        library, description = self._native_op()
+        if library is not None:
+            values, row_splits = library.kvec_encode(flat, spec=description)
+            return tf.RaggedTensor.from_row_splits(values, row_splits, validate=False), scalar
         values, row_lengths = tf.numpy_function(self._numpy_ids, [flat], [tf.int64, tf.int64], stateful=False)
         values.set_shape([None])
         row_lengths.set_shape([None])
         return tf.RaggedTensor.from_row_lengths(values, row_lengths, validate=False), scalar
+
+    def _native_op(self):
+        """``(op library, description)`` when the tokenizer runs as kvec's graph op, else
+        ``(None, why not)``."""
+        if self._kvec_kind != "ids":
+            return None, "a word splitter runs in Python"
+        if self._encoding.lower().replace("-", "") != "utf8":
+            return None, f"the op reads UTF-8 and the layer's encoding is {self._encoding!r}"
+        try:
+            description = self._source().description()
+        except NotNativeError as e:
+            return None, str(e)
+        library = op_library.load()
+        if library is None:
+            return None, f"kvec's op library could not be built ({op_library.failure()})"
+        return library, description
 
     # ---- vocabulary ----------------------------------------------------------------------------
 
@@ -321,11 +343,13 @@ class TextVectorization(keras.layers.TextVectorization):
         # writes anything: a layer whose tokenizer runs through tf.numpy_function would be saved as a
         # Python callback that no other process holds, so it stops the save instead.
         if save_type == "savedmodel" and self._kvec_kind is not None:
-            raise ExportError(
-                f"layer {self.name!r}: its tokenizer runs in Python through tf.numpy_function, which a "
-                "SavedModel cannot hold (a loaded model would fail to serve); save the model as a .keras "
-                "file instead, which keeps the tokenizer"
-            )
+            library, why = self._native_op()
+            if library is None:
+                raise ExportError(
+                    f"layer {self.name!r}: its tokenizer runs in Python through tf.numpy_function, which a "
+                    f"SavedModel cannot hold (a loaded model would fail to serve), because {why}; save the "
+                    "model as a .keras file instead, which keeps the tokenizer"
+                )
         return super()._trackable_children(save_type, **kwargs)
 
     def get_config(self):

@@ -1,0 +1,53 @@
+/* csrc/core/char_map.c: see char_map.h. */
+#include "char_map.h"
+
+#include <stdlib.h>
+
+static int
+reserve(uint32_t **out, ptrdiff_t *capacity, ptrdiff_t needed)
+{
+    if (needed <= *capacity) return 0;
+    ptrdiff_t size = *capacity ? *capacity : 256;
+    while (size < needed) size *= 2;
+    uint32_t *grown = realloc(*out, sizeof(uint32_t) * (size_t)size);
+    if (!grown) return -1;
+    *out = grown;
+    *capacity = size;
+    return 0;
+}
+
+ptrdiff_t
+char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity)
+{
+    ptrdiff_t length = 0;
+    if (reserve(out, capacity, n) < 0) return -1;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint32_t c = cps[i];
+        uint32_t entry = c < 0x110000 ? map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)] : CHAR_SAME;
+        if (entry == CHAR_SAME) {
+            if (reserve(out, capacity, length + 1) < 0) return -1;
+            (*out)[length++] = c;
+            continue;
+        }
+        uint32_t size = map->pool[entry];
+        if (reserve(out, capacity, length + (ptrdiff_t)size) < 0) return -1;
+        for (uint32_t k = 0; k < size; k++) (*out)[length++] = map->pool[entry + 1 + k];
+    }
+    return length;
+}
+
+const char *
+char_map_check(const CharMap *map)
+{
+    for (size_t p = 0; p < CHAR_PAGES; p++)
+        if (map->page_of[p] >= map->n_pages) return "a page of the character map is out of range";
+    for (size_t e = 0; e < map->n_pages * 256; e++) {
+        uint32_t entry = map->entries[e];
+        if (entry == CHAR_SAME) continue;
+        if (entry >= map->pool_length || map->pool[entry] > map->pool_length - entry - 1)
+            return "a replacement of the character map is out of range";
+        for (uint32_t k = 0; k < map->pool[entry]; k++)
+            if (map->pool[entry + 1 + k] > 0x10FFFF) return "a replacement holds a value past U+10FFFF";
+    }
+    return NULL;
+}

@@ -1,0 +1,39 @@
+/* csrc/core/char_map.h: a normalizer that works character by character, as a complete table of what
+ * each code point becomes, without Python. kvec/native_spec.py writes it by asking the normalizer's
+ * own character rule (kvec.contracts.Normalizer.character_rule) about every code point, so the table
+ * and the Python normalizer never disagree; a normalizer with contextual characters has no table.
+ *
+ * The 0x1100 pages of 256 code points share their entries where they are equal (most pages are). An
+ * entry is CHAR_SAME, or the place in `pool` of a replacement: its length, then its code points. */
+#ifndef KVEC_CORE_CHAR_MAP_H
+#define KVEC_CORE_CHAR_MAP_H
+
+#include "int64s.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CHAR_PAGES 0x1100
+#define CHAR_SAME 0xFFFFFFFFu
+
+typedef struct {
+    uint32_t page_of[CHAR_PAGES]; /* page -> its entries: entries[page_of[p] * 256 ...] */
+    uint32_t *entries;
+    uint32_t *pool;
+    size_t n_pages, pool_length;
+} CharMap;
+
+/* The normalized form of cps[0 .. n) written to *out (grown with realloc, *capacity code points); its
+ * length, or -1 when out of memory. */
+ptrdiff_t char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity);
+
+/* NULL when the map is whole: every page and entry in range, every replacement inside the pool and
+ * made of code points; else what is wrong. */
+const char *char_map_check(const CharMap *map);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

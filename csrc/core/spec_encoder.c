@@ -1,0 +1,307 @@
+/* csrc/core/spec_encoder.c: see spec_encoder.h. */
+#include "spec_encoder.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "class_runs.h"
+#include "utf8.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Reading the description: every read is checked against the end                                  */
+
+typedef struct {
+    const unsigned char *at, *end;
+    const char *error;
+} Reader;
+
+static int
+has(Reader *r, size_t size)
+{
+    if (r->error) return 0;
+    if ((size_t)(r->end - r->at) < size) {
+        r->error = "the description is cut short";
+        return 0;
+    }
+    return 1;
+}
+
+static uint32_t
+read_u32(Reader *r)
+{
+    if (!has(r, 4)) return 0;
+    uint32_t v = (uint32_t)r->at[0] | (uint32_t)r->at[1] << 8 | (uint32_t)r->at[2] << 16 | (uint32_t)r->at[3] << 24;
+    r->at += 4;
+    return v;
+}
+
+static int64_t
+read_i64(Reader *r)
+{
+    if (!has(r, 8)) return 0;
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = v << 8 | r->at[k];
+    r->at += 8;
+    return (int64_t)v;
+}
+
+/* n u32 values into a new array (NULL on error, or for n == 0 a 1-value array) */
+static uint32_t *
+read_u32s(Reader *r, size_t n)
+{
+    if (n > (size_t)(r->end - r->at) / 4) {
+        if (!r->error) r->error = "the description is cut short";
+        return NULL;
+    }
+    uint32_t *values = malloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!values) {
+        r->error = "out of memory";
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) values[i] = read_u32(r);
+    return values;
+}
+
+/* a code point string, checked: not empty, every value a code point */
+static uint32_t *
+read_string(Reader *r, uint32_t *length)
+{
+    *length = read_u32(r);
+    if (r->error) return NULL;
+    if (*length == 0) {
+        r->error = "a token or piece is empty";
+        return NULL;
+    }
+    uint32_t *s = read_u32s(r, *length);
+    for (uint32_t i = 0; s && i < *length; i++)
+        if (s[i] > 0x10FFFF) r->error = "a token or piece holds a value past U+10FFFF";
+    if (r->error) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static int64_t
+read_id(Reader *r)
+{
+    int64_t id = read_i64(r);
+    if (id < 0 && !r->error) r->error = "an id is negative";
+    return id;
+}
+
+static void
+read_tokens(Reader *r, TokenMatcher *matcher)
+{
+    uint32_t n = read_u32(r);
+    if (r->error) return;
+    if (n > (size_t)(r->end - r->at) / 16) {
+        r->error = "the description is cut short";
+        return;
+    }
+    if (token_matcher_init(matcher, n) < 0) {
+        r->error = "out of memory";
+        return;
+    }
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t length;
+        uint32_t *token = read_string(r, &length);
+        int64_t id = read_id(r);
+        if (token && !r->error && token_matcher_add(matcher, token, length, id) < 0) r->error = "out of memory";
+        free(token);
+    }
+    token_matcher_ready(matcher);
+}
+
+static void
+read_ids(Reader *r, Int64s *ids)
+{
+    uint32_t n = read_u32(r);
+    if (!r->error && n > (size_t)(r->end - r->at) / 8) r->error = "the description is cut short";
+    for (uint32_t i = 0; i < n && !r->error; i++)
+        if (int64s_push(ids, read_id(r)) < 0) r->error = "out of memory";
+}
+
+static void
+read_char_map(Reader *r, CharMap *map)
+{
+    map->n_pages = read_u32(r);
+    for (size_t p = 0; p < CHAR_PAGES; p++) map->page_of[p] = read_u32(r);
+    if (!r->error && map->n_pages > CHAR_PAGES) r->error = "the character map has too many pages";
+    map->entries = r->error ? NULL : read_u32s(r, map->n_pages * 256);
+    map->pool_length = read_u32(r);
+    map->pool = r->error ? NULL : read_u32s(r, map->pool_length);
+    if (!r->error) r->error = char_map_check(map);
+}
+
+static void
+read_wordpiece(Reader *r, SpecEncoder *e)
+{
+    int64_t max_chars = read_i64(r);
+    e->unk = read_i64(r);
+    uint32_t prefix_length = read_u32(r);
+    uint32_t *prefix = r->error ? NULL : read_u32s(r, prefix_length);
+    uint32_t n = read_u32(r);
+    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
+    if (!r->error && (max_chars < 0 || e->unk < -1)) r->error = "the WordPiece limits are out of range";
+    if (r->error) {
+        free(prefix);
+        return;
+    }
+    e->piece_ids = malloc(sizeof(int64_t) * (n ? n : 1));
+    if (!e->piece_ids || wordpiece_init(&e->wordpiece, n, (ptrdiff_t)max_chars) < 0) {
+        free(prefix);
+        r->error = "out of memory";
+        return;
+    }
+    e->model_kind = SPEC_MODEL_WORDPIECE;
+    CodePoints affix = {4, prefix, prefix_length};
+    for (uint32_t slot = 0; slot < n && !r->error; slot++) {
+        uint32_t length;
+        uint32_t *piece = read_string(r, &length);
+        e->piece_ids[slot] = read_id(r);
+        CodePoints token = {4, piece, length};
+        if (piece && !r->error && wordpiece_add(&e->wordpiece, &token, &affix, slot) < 0) r->error = "out of memory";
+        free(piece);
+    }
+    free(prefix);
+}
+
+const char *
+spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
+{
+    memset(e, 0, sizeof(*e));
+    Reader r = {bytes, bytes + n, NULL};
+    if (!has(&r, 4) || memcmp(r.at, "KVEC", 4) != 0) return "not a kvec pipeline description";
+    r.at += 4;
+    if (read_u32(&r) != 1 && !r.error) r.error = "a description of another version";
+    uint32_t normalizer = read_u32(&r);
+    if (!r.error && normalizer > 1) r.error = "an unknown normalizer kind";
+    if (!r.error && normalizer == 1) {
+        e->has_map = 1;
+        read_char_map(&r, &e->map);
+    }
+    read_tokens(&r, &e->special);
+    read_tokens(&r, &e->added);
+    uint32_t n_classes = read_u32(&r);
+    if (!r.error && has(&r, n_classes)) {
+        e->classes = malloc(n_classes ? n_classes : 1);
+        if (!e->classes) r.error = "out of memory";
+        else memcpy(e->classes, r.at, n_classes);
+        r.at += n_classes;
+        e->n_classes = n_classes;
+    }
+    uint32_t model = read_u32(&r);
+    if (!r.error && model != SPEC_MODEL_WORDPIECE) r.error = "an unknown model kind";
+    if (!r.error) read_wordpiece(&r, e);
+    read_ids(&r, &e->prefix);
+    read_ids(&r, &e->suffix);
+    if (!r.error && r.at != r.end) r.error = "bytes follow the description";
+    if (r.error) spec_encoder_free(e);
+    return r.error;
+}
+
+void
+spec_encoder_free(SpecEncoder *e)
+{
+    free(e->map.entries);
+    free(e->map.pool);
+    token_matcher_free(&e->special);
+    token_matcher_free(&e->added);
+    free(e->classes);
+    if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
+    free(e->piece_ids);
+    int64s_free(&e->prefix);
+    int64s_free(&e->suffix);
+    memset(e, 0, sizeof(*e));
+}
+
+void
+spec_scratch_free(SpecScratch *s)
+{
+    free(s->text);
+    free(s->normalized);
+    int64s_free(&s->slots);
+    memset(s, 0, sizeof(*s));
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Encoding                                                                                         */
+
+/* The ids of the words of cps[0 .. n), a piece between added tokens. */
+static int
+encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    CodePoints text = {4, cps, n};
+    ptrdiff_t start, end = 0;
+    while ((end = class_run_next(e->classes, e->n_classes, &text, end, &start)) > start) {
+        CodePoints word = code_points_slice(&text, start, end - start);
+        s->slots.length = 0;
+        int unknown = wordpiece_segment(&e->wordpiece, &word, &s->slots, NULL);
+        if (unknown < 0) return -1;
+        if (unknown) {
+            if (e->unk < 0) return 1;
+            if (int64s_push(out, e->unk) < 0) return -1;
+            continue;
+        }
+        if (int64s_reserve(out, s->slots.length) < 0) return -1;
+        for (ptrdiff_t k = 0; k < s->slots.length; k++) out->data[out->length++] = e->piece_ids[s->slots.data[k]];
+    }
+    return 0;
+}
+
+/* The ids of cps[0 .. n): tokens of `matcher` where they occur, `between` on the rest. */
+static int
+encode_around(const SpecEncoder *e, const TokenMatcher *matcher, const uint32_t *cps, ptrdiff_t n, Int64s *out,
+              SpecScratch *s, int (*between)(const SpecEncoder *, const uint32_t *, ptrdiff_t, Int64s *, SpecScratch *))
+{
+    ptrdiff_t position = 0;
+    for (;;) {
+        ptrdiff_t length = 0;
+        int64_t id = 0;
+        ptrdiff_t at = token_matcher_find(matcher, cps, position, n, &length, &id);
+        if (at > position) {
+            int status = between(e, cps + position, at - position, out, s);
+            if (status) return status;
+        }
+        if (at == n) return 0;
+        if (int64s_push(out, id) < 0) return -1;
+        position = at + length;
+    }
+}
+
+/* A part of the raw text between special tokens: normalized, then split at added tokens. */
+static int
+encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    if (e->has_map) {
+        n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
+        if (n < 0) return -1;
+        cps = s->normalized;
+    }
+    return encode_around(e, &e->added, cps, n, out, s, encode_words);
+}
+
+int
+spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *out, SpecScratch *s)
+{
+    if ((ptrdiff_t)n > s->text_capacity) {
+        uint32_t *grown = realloc(s->text, sizeof(uint32_t) * (n ? n : 1));
+        if (!grown) return -1;
+        s->text = grown;
+        s->text_capacity = (ptrdiff_t)n;
+    }
+    ptrdiff_t length = 0;
+    for (size_t i = 0; i < n;) {
+        int size;
+        s->text[length++] = utf8_next(text, n, i, &size);
+        i += (size_t)size;
+    }
+    if (int64s_reserve(out, e->prefix.length + e->suffix.length) < 0) return -1;
+    for (ptrdiff_t k = 0; k < e->prefix.length; k++) out->data[out->length++] = e->prefix.data[k];
+    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part);
+    if (status) return status;
+    if (int64s_reserve(out, e->suffix.length) < 0) return -1;
+    for (ptrdiff_t k = 0; k < e->suffix.length; k++) out->data[out->length++] = e->suffix.data[k];
+    return 0;
+}

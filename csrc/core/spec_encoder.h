@@ -1,0 +1,65 @@
+/* csrc/core/spec_encoder.h: a tokenizer pipeline described in bytes (written by kvec/native_spec.py),
+ * checked, and run over UTF-8 texts without Python: the TensorFlow kernels' encoder (csrc/tf/).
+ *
+ * The description, little-endian throughout (u32, i64; code points as u32):
+ *   "KVEC" u32 version (1)
+ *   normalizer   u32 kind: 0 none; 1 a character map (csrc/core/char_map.h):
+ *                u32 n_pages, u32 page_of[0x1100], u32 entries[n_pages * 256], u32 pool_length, u32 pool[]
+ *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
+ *   added        the same (matched in each normalized part between special tokens)
+ *   pre-tokenizer u32 n_classes, u8 classes[n_classes] (csrc/core/class_runs.h)
+ *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
+ *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id
+ *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
+ * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
+ * text, each part between them is normalized, added tokens split the normalized part, the pieces between
+ * them are cut into words, and the model gives each word its ids. */
+#ifndef KVEC_CORE_SPEC_ENCODER_H
+#define KVEC_CORE_SPEC_ENCODER_H
+
+#include "int64s.h"
+#include "char_map.h"
+#include "token_matcher.h"
+#include "wordpiece.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { SPEC_MODEL_WORDPIECE = 1 };
+
+typedef struct {
+    int has_map;
+    CharMap map;
+    TokenMatcher special, added;
+    unsigned char *classes;
+    ptrdiff_t n_classes;
+    int model_kind;
+    WordPiece wordpiece;
+    int64_t *piece_ids; /* slot -> id */
+    int64_t unk;
+    Int64s prefix, suffix;
+} SpecEncoder;
+
+/* What one thread reuses from text to text. */
+typedef struct {
+    uint32_t *text, *normalized;
+    ptrdiff_t text_capacity, normalized_capacity;
+    Int64s slots;
+} SpecScratch;
+
+/* The encoder of the description bytes[0 .. n). Returns NULL, or what is wrong with the description (or
+ * "out of memory"); on error nothing needs freeing. */
+const char *spec_encoder_init(SpecEncoder *encoder, const unsigned char *bytes, size_t n);
+void spec_encoder_free(SpecEncoder *encoder);
+
+/* Appends the ids of the UTF-8 text[0 .. n) to `out`. Returns 0, 1 when a word has no piece and the
+ * vocabulary no unknown token, -1 when out of memory. */
+int spec_encode(const SpecEncoder *encoder, const unsigned char *text, size_t n, Int64s *out, SpecScratch *scratch);
+void spec_scratch_free(SpecScratch *scratch);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,108 @@
+/* csrc/core/token_matcher.c: see token_matcher.h. */
+#include "token_matcher.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+token_matcher_init(TokenMatcher *matcher, size_t expected)
+{
+    memset(matcher, 0, sizeof(*matcher));
+    matcher->firsts = malloc(sizeof(uint32_t) * (expected ? expected : 1));
+    matcher->lengths = malloc(sizeof(ptrdiff_t) * (expected ? expected : 1));
+    if (!matcher->firsts || !matcher->lengths || piece_map_init(&matcher->tokens, expected) < 0) {
+        free(matcher->firsts);
+        free(matcher->lengths);
+        return -1;
+    }
+    return 0;
+}
+
+void
+token_matcher_free(TokenMatcher *matcher)
+{
+    if (matcher->firsts) piece_map_free(&matcher->tokens);
+    free(matcher->firsts);
+    free(matcher->lengths);
+    memset(matcher, 0, sizeof(*matcher));
+}
+
+int
+token_matcher_add(TokenMatcher *matcher, const uint32_t *token, ptrdiff_t length, int64_t id)
+{
+    CodePoints key = {4, token, length};
+    int added = piece_map_add(&matcher->tokens, &key, code_points_hash(&key), id);
+    if (added <= 0) return added;
+    size_t n = matcher->n_tokens++;
+    uint32_t *firsts = realloc(matcher->firsts, sizeof(uint32_t) * (n + 1));
+    ptrdiff_t *lengths = firsts ? realloc(matcher->lengths, sizeof(ptrdiff_t) * (n + 1)) : NULL;
+    if (firsts) matcher->firsts = firsts;
+    if (lengths) matcher->lengths = lengths;
+    if (!firsts || !lengths) return -1;
+    matcher->firsts[matcher->n_firsts++] = token[0];
+    matcher->lengths[matcher->n_lengths++] = length;
+    return 0;
+}
+
+static int
+ascending(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int
+descending(const void *x, const void *y)
+{
+    ptrdiff_t a = *(const ptrdiff_t *)x, b = *(const ptrdiff_t *)y;
+    return (a < b) - (a > b);
+}
+
+void
+token_matcher_ready(TokenMatcher *matcher)
+{
+    size_t kept = 0;
+    qsort(matcher->firsts, matcher->n_firsts, sizeof(uint32_t), ascending);
+    for (size_t i = 0; i < matcher->n_firsts; i++)
+        if (!kept || matcher->firsts[kept - 1] != matcher->firsts[i]) matcher->firsts[kept++] = matcher->firsts[i];
+    matcher->n_firsts = kept;
+    kept = 0;
+    qsort(matcher->lengths, matcher->n_lengths, sizeof(ptrdiff_t), descending);
+    for (size_t i = 0; i < matcher->n_lengths; i++)
+        if (!kept || matcher->lengths[kept - 1] != matcher->lengths[i]) matcher->lengths[kept++] = matcher->lengths[i];
+    matcher->n_lengths = kept;
+}
+
+static int
+is_first(const TokenMatcher *matcher, uint32_t c)
+{
+    size_t lo = 0, hi = matcher->n_firsts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (matcher->firsts[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < matcher->n_firsts && matcher->firsts[lo] == c;
+}
+
+ptrdiff_t
+token_matcher_find(const TokenMatcher *matcher, const uint32_t *cps, ptrdiff_t from, ptrdiff_t n, ptrdiff_t *length,
+                   int64_t *id)
+{
+    if (!matcher->n_tokens) return n;
+    for (ptrdiff_t i = from; i < n; i++) {
+        if (!is_first(matcher, cps[i])) continue;
+        for (size_t k = 0; k < matcher->n_lengths; k++) {
+            ptrdiff_t size = matcher->lengths[k];
+            if (size > n - i) continue;
+            CodePoints candidate = {4, cps + i, size};
+            const int64_t *found = piece_map_get(&matcher->tokens, &candidate, code_points_hash(&candidate));
+            if (found) {
+                *length = size;
+                *id = *found;
+                return i;
+            }
+        }
+    }
+    return n;
+}

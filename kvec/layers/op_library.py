@@ -1,0 +1,152 @@
+"""kvec's TensorFlow op library (``csrc/tf/kvec_ops.cc`` over the native core ``csrc/core/``), built
+on first use against the TensorFlow installed here, cached, and loaded.
+
+Why on first use: TensorFlow's C++ ABI changes from version to version, and kvec's own wheel cannot
+depend on TensorFlow, so the library is compiled (about 10 s with g++) the first time a process needs
+it, into ``default_cache_dir()/tf_ops/<key>/``. The key is a hash of the sources, the compilers, the
+flags and the TensorFlow version, so an upgrade of either builds afresh and a second process loads the
+cached library at once. The folders are the user's alone (0700, checked before every load: see
+:mod:`kvec.user_cache`); the library is built in a temporary folder inside and moved into place.
+
+``$CC`` and ``$CXX`` choose the compilers (default ``gcc`` and ``g++``). Where the build fails (no
+compiler, no TensorFlow headers), :func:`load` warns once and returns None: the layer then runs its
+tokenizer through ``tf.numpy_function`` and refuses ``model.export``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+
+import tensorflow as tf
+
+from kvec.user_cache import UnsafeCacheError, check_private, private_folder
+
+__all__ = ["LIBRARY_NAME", "OpLibraryWarning", "failure", "library_path", "load"]
+
+LIBRARY_NAME = "libkvec_ops.so"
+CORE_SOURCES = ("piece_map", "wordpiece", "char_map", "token_matcher", "spec_encoder")
+C_FLAGS = ["-O3", "-fPIC", "-std=c11", "-Wall", "-Wextra"]
+CXX_FLAGS = ["-O3", "-fPIC", "-shared", "-Wall", "-Wextra"]
+
+_lock = threading.Lock()
+_library = None  # the module tf.load_op_library made, once loaded
+_failure: str | None = None  # why it could not be, once that is known (warned once)
+
+
+class OpLibraryWarning(UserWarning):
+    """kvec's op library could not be built: layers fall back to ``tf.numpy_function``."""
+
+
+def source_folder() -> Path:
+    """Where the C sources are: ``kvec/_csrc`` in an installed wheel, the repository's ``csrc``
+    in a checkout."""
+    package = Path(__file__).resolve().parent.parent
+    for folder in (package / "_csrc", package.parent / "csrc"):
+        if (folder / "tf" / "kvec_ops.cc").is_file():
+            return folder
+    raise FileNotFoundError(f"kvec's C sources are neither in {package / '_csrc'} nor in {package.parent / 'csrc'}")
+
+
+def _compilers() -> tuple[str, str]:
+    return os.environ.get("CC") or "gcc", os.environ.get("CXX") or "g++"
+
+
+def _tf_flags() -> tuple[list[str], list[str]]:
+    # TensorFlow's headers as system headers: their own warnings are not kvec's
+    compile_flags = [f"-isystem{f[2:]}" if f.startswith("-I") else f for f in tf.sysconfig.get_compile_flags()]
+    return compile_flags, list(tf.sysconfig.get_link_flags())
+
+
+def _key(sources: Path) -> str:
+    digest = hashlib.sha256()
+    files = sorted((sources / "core").glob("*.[ch]")) + sorted((sources / "tf").glob("*.cc"))
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    compile_flags, link_flags = _tf_flags()
+    for item in (*_compilers(), *C_FLAGS, *CXX_FLAGS, *compile_flags, *link_flags, tf.__version__):
+        digest.update(item.encode() + b"\0")
+    return f"tf{tf.__version__}-{digest.hexdigest()[:20]}"
+
+
+def library_path() -> str:
+    """Where this TensorFlow's build of the library is, or would be, cached."""
+    return os.path.join(default_folder(), _key(source_folder()), LIBRARY_NAME)
+
+
+def default_folder() -> str:
+    """``default_cache_dir()/tf_ops``, the user's alone."""
+    return private_folder("tf_ops")
+
+
+def _build(sources: Path, folder: str) -> None:
+    """Compiles the library into ``folder``; CalledProcessError or OSError when it cannot."""
+    cc, cxx = _compilers()
+    compile_flags, link_flags = _tf_flags()
+    work = tempfile.mkdtemp(prefix="build-", dir=folder)
+    try:
+        objects = []
+        for name in CORE_SOURCES:
+            output = os.path.join(work, f"{name}.o")
+            source = str(sources / "core" / f"{name}.c")
+            subprocess.run(
+                [cc, *C_FLAGS, f"-I{sources / 'core'}", "-c", source, "-o", output], check=True, capture_output=True
+            )
+            objects.append(output)
+        library = os.path.join(work, LIBRARY_NAME)
+        command = [cxx, *CXX_FLAGS, *compile_flags, f"-I{sources / 'core'}", str(sources / "tf" / "kvec_ops.cc")]
+        subprocess.run([*command, *objects, *link_flags, "-o", library], check=True, capture_output=True)
+        os.chmod(library, 0o755)
+        os.replace(library, os.path.join(folder, LIBRARY_NAME))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, subprocess.CalledProcessError):
+        detail = (error.stderr or b"").decode(errors="replace").strip().splitlines()
+        return f"{Path(error.cmd[0]).name} failed: {detail[-1] if detail else 'exit status ' + str(error.returncode)}"
+    return f"{type(error).__name__}: {error}"
+
+
+def load():
+    """The loaded op library (its ops as functions, such as ``kvec_encode``), built first where this
+    TensorFlow has no cached build; None, with one :class:`OpLibraryWarning` per process, when it
+    cannot be built or loaded."""
+    global _library, _failure
+    with _lock:
+        if _library is None and _failure is None:
+            try:
+                _library = _build_and_load()
+            except (OSError, subprocess.CalledProcessError, tf.errors.NotFoundError, UnsafeCacheError) as e:
+                _failure = _why(e)
+                warnings.warn(
+                    f"kvec could not build its TensorFlow op library ({_failure}): layers run their "
+                    "tokenizer through tf.numpy_function, and models holding them cannot be exported",
+                    OpLibraryWarning,
+                    stacklevel=3,
+                )
+        return _library
+
+
+def _build_and_load():
+    sources = source_folder()
+    folder = os.path.join(default_folder(), _key(sources))
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    check_private(folder)
+    path = os.path.join(folder, LIBRARY_NAME)
+    if not os.path.exists(path):
+        _build(sources, folder)
+    check_private(path)
+    return tf.load_op_library(path)
+
+
+def failure() -> str | None:
+    """Why :func:`load` returned None in this process, or None."""
+    return _failure

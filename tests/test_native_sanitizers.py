@@ -1,0 +1,73 @@
+"""The native core's entry points under AddressSanitizer and UBSan: the pipeline description decoder
+and encoder of the TensorFlow kernels (``csrc/core/spec_encoder.c``), fed valid, cut and corrupted
+descriptions with arbitrary bytes as text."""
+
+import random
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kvec.models import WordPiece
+from kvec.native_spec import describe
+from kvec.normalizers import Lowercase
+from kvec.pipeline import Pipeline
+from kvec.pretokenizers import BertPreTokenizer
+from kvec.processors import TemplateProcessing
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "csrc" / "core"
+SOURCES = ["piece_map", "wordpiece", "char_map", "token_matcher", "spec_encoder"]
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    binary = tmp_path_factory.mktemp("sanitized") / "spec_encoder_driver"
+    sources = [str(CORE / f"{name}.c") for name in SOURCES] + [str(ROOT / "tests" / "native" / "spec_encoder_driver.c")]
+    flags = ["-std=c11", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Wextra"]
+    build = subprocess.run([compiler, *flags, f"-I{CORE}", *sources, "-o", str(binary)], capture_output=True, text=True)
+    if build.returncode != 0 and "sanitize" in build.stderr:
+        pytest.skip(f"this compiler has no sanitizers: {build.stderr[-300:]}")
+    assert build.returncode == 0, build.stderr
+    return binary
+
+
+def description():
+    vocab = {t: i for i, t in enumerate(["[UNK]", "[CLS]", "[SEP]", "a", "b", "ab", "##b", "##a", "中", "é"])}
+    pipeline = Pipeline(
+        WordPiece(vocab),
+        normalizer=Lowercase(),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]),
+    )
+    pipeline.add_special_tokens(["[UNK]"])
+    pipeline.add_tokens(["ab!"])
+    return describe(pipeline)
+
+
+def block(data):
+    return struct.pack("<I", len(data)) + data
+
+
+def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver):
+    spec = description()
+    rng = random.Random(11)
+    texts = [b"", b"AB ab! [UNK] \xe4\xb8\xad \xc3\xa9 q", bytes(rng.randrange(256) for _ in range(64))]
+    cases = [(spec, text) for text in texts]
+    cases += [(spec[:end], b"ab") for end in range(0, len(spec), max(1, len(spec) // 300))]
+    for _ in range(400):
+        corrupt = bytearray(spec)
+        for _ in range(rng.randrange(1, 6)):
+            corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+        cases.append((bytes(corrupt), bytes(rng.randrange(256) for _ in range(rng.randrange(40)))))
+    stdin = b"".join(block(s) + block(t) for s, t in cases)
+    run = subprocess.run([str(driver)], input=stdin, capture_output=True, timeout=600)
+    assert run.returncode == 0, run.stderr.decode(errors="replace")[-3000:]
+    accepted, refused = map(int, run.stdout.split())
+    assert accepted + refused == len(cases)
+    assert accepted >= len(texts) and refused >= 300  # the valid ones ran, and the cut ones were refused

@@ -1,0 +1,113 @@
+"""kvec's TensorFlow op (``KvecEncode`` over ``csrc/core/``) gives each pipeline's own ids, for any
+text (invalid UTF-8 included), and refuses a description that is cut short or corrupt."""
+
+import random
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+tf = pytest.importorskip("tensorflow")
+
+from kvec.layers import op_library  # noqa: E402
+from kvec.models import WordPiece  # noqa: E402
+from kvec.native_spec import NotNativeError, describe  # noqa: E402
+from kvec.normalizers import NFKC, BertNormalizer, Lowercase, StripAccents  # noqa: E402
+from kvec.normalizers import Sequence as NormalizerSequence  # noqa: E402
+from kvec.pipeline import Pipeline  # noqa: E402
+from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit  # noqa: E402
+from kvec.processors import TemplateProcessing  # noqa: E402
+
+LIBRARY = op_library.load()
+pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could not be built here")
+
+PIECES = ["a", "b", "c", "ab", "abc", "é", "ß", "ss", "i", "中", "文", "x", "1", "12", ",", "!", "[", "]"]
+VOCAB = {token: i + 3 for i, token in enumerate(PIECES + ["##" + p for p in PIECES])}
+VOCAB.update({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": len(VOCAB) + 3})
+ALPHABET = "abcABCéÉßẞiİI中文x12,!.[] \t\n\u3000\u00a0\u0301\U0001f600ǅΣ"
+
+
+def pipelines():
+    bert = Pipeline(
+        WordPiece(VOCAB),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", VOCAB["[SEP]"])]),
+    )
+    bert.add_special_tokens(["[PAD]", "[UNK]"])
+    lowered = Pipeline(WordPiece(VOCAB), normalizer=Lowercase(), pre_tokenizer=Whitespace())
+    lowered.add_tokens(["abc!", "Zz"])
+    lowered.add_special_tokens(["[PAD]"])
+    keras_words = Pipeline(
+        WordPiece(VOCAB, max_input_chars_per_word=5),
+        normalizer=NormalizerSequence([StripAccents(), Lowercase()]),
+        pre_tokenizer=KerasFilters(),
+    )
+    whole = Pipeline(WordPiece(VOCAB, continuing_subword_prefix=""))
+    return {"bert": bert, "lowercase_added": lowered, "keras_filters": keras_words, "whole_text": whole}
+
+
+PIPELINES = pipelines()
+
+
+def op_ids(pipeline, raw_texts):
+    values, splits = LIBRARY.kvec_encode(tf.constant(raw_texts, dtype=tf.string), spec=describe(pipeline))
+    return tf.RaggedTensor.from_row_splits(values, splits).to_list()
+
+
+TEXT = st.text(st.sampled_from(ALPHABET), max_size=30)
+RAW = st.one_of(
+    TEXT.map(str.encode),
+    st.binary(max_size=20),
+    st.lists(st.sampled_from([b"ab", b"\xc3", b"\xa9", b"\xe4\xb8", b"\xed\xa0\x80", b"[PAD]", b" "]), max_size=8).map(
+        b"".join
+    ),
+)
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+@given(raw_texts=st.lists(RAW, max_size=5))
+def test_the_op_gives_the_pipelines_ids(name, raw_texts):
+    pipeline = PIPELINES[name]
+    texts = [raw.decode("utf-8", "surrogateescape") for raw in raw_texts]
+    assert op_ids(pipeline, raw_texts) == [encoding.ids for encoding in pipeline.encode_batch(texts)]
+
+
+def test_a_word_without_a_piece_or_an_unknown_token_is_an_error_as_in_python():
+    pipeline = Pipeline(WordPiece({"a": 0, "##b": 1}), pre_tokenizer=WhitespaceSplit())
+    assert op_ids(pipeline, [b"ab a"]) == [[0, 1, 0]]
+    with pytest.raises(ValueError, match="UNK"):
+        pipeline.encode("ab q")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="text 1 has a word that matches no piece"):
+        op_ids(pipeline, [b"a", b"ab q"])
+
+
+@pytest.mark.parametrize(
+    "pipeline, stage",
+    [
+        (Pipeline(WordPiece(VOCAB), normalizer=NFKC()), "normalizer NFKC changes U\\+0300 by its neighbours"),
+        (Pipeline(WordPiece(VOCAB), normalizer=BertNormalizer()), "normalizer BertNormalizer changes"),
+        (Pipeline(WordPiece(VOCAB), pre_tokenizer=ByteLevel()), "pre-tokenizer ByteLevel"),
+        (Pipeline(WordPiece({"a": -1})), "the id of 'a' \\(-1\\)"),
+    ],
+)
+def test_what_cannot_be_described_is_named(pipeline, stage):
+    with pytest.raises(NotNativeError, match=stage):
+        describe(pipeline)
+
+
+def test_a_cut_or_corrupt_description_is_refused_or_still_encodes_safely():
+    spec = describe(PIPELINES["bert"])
+    for end in sorted({0, 3, 4, 8, 12, 100, len(spec) // 2, len(spec) - 9, len(spec) - 1}):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="kvec: the pipeline description is wrong"):
+            LIBRARY.kvec_encode(tf.constant(["ab"]), spec=spec[:end])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bytes follow the description"):
+        LIBRARY.kvec_encode(tf.constant(["ab"]), spec=spec + b"\0")
+    rng = random.Random(7)
+    for _ in range(200):  # flipped bytes: refused, or ids of the text; never a crash (ASan runs this too)
+        corrupt = bytearray(spec)
+        for _ in range(3):
+            corrupt[rng.randrange(len(corrupt))] = rng.randrange(256)
+        try:
+            LIBRARY.kvec_encode(tf.constant(["ab 中文 [PAD] x"]), spec=bytes(corrupt))
+        except tf.errors.InvalidArgumentError as e:
+            assert "kvec:" in str(e)
