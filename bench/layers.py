@@ -11,6 +11,10 @@ num_parallel_calls=AUTOTUNE)``, iterated to the end. kvec's tokenizer is
 ``WordPieceTokenizer(vocabulary, lowercase=False, strip_accents=False)``, which splits words the BERT
 way too. The ids must be identical (a mismatch stops the script).
 
+Then both tokenizers go into a model, ``keras.Model(string input, tokenizer(input))``, exported with
+``model.export`` and loaded back with ``tf.saved_model.load``; each pass serves every batch through
+``serve`` (medians of ``--runs`` interleaved passes, the ids compared on the first).
+
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
 process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs``
@@ -21,9 +25,11 @@ see bench/harness.py).
 import argparse
 import os
 import statistics
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
+import keras  # noqa: E402
 import keras_hub  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from harness import interleave, mismatch, positive_int, print_convention, read_lines, report, timed  # noqa: E402
@@ -67,14 +73,10 @@ def main(argv=None):
     print(f"{len(lines)} lines, vocabulary of {len(vocabulary)} WordPiece tokens, batches of {args.batch_size}")
 
     # a copy of the trained pipeline: its word cache starts empty
-    ours = dataset(
-        lines, TextVectorization(tokenizer=Tokenizer.from_str(pipeline.to_str()), ragged=True), args.batch_size
-    )
-    theirs = dataset(
-        lines,
-        keras_hub.tokenizers.WordPieceTokenizer(vocabulary=vocabulary, lowercase=False, strip_accents=False),
-        args.batch_size,
-    )
+    our_layer = TextVectorization(tokenizer=Tokenizer.from_str(pipeline.to_str()), ragged=True)
+    their_layer = keras_hub.tokenizers.WordPieceTokenizer(vocabulary=vocabulary, lowercase=False, strip_accents=False)
+    ours = dataset(lines, our_layer, args.batch_size)
+    theirs = dataset(lines, their_layer, args.batch_size)
     # TensorFlow's own first-use costs (thread pools, the first iterator) are paid before the clock starts
     run(tf.data.Dataset.from_tensor_slices(["warm up"] * 64).batch(8).map(lambda x: tf.strings.split(x)))
     our_count, our_cold = timed(lambda: run(ours))
@@ -96,6 +98,36 @@ def main(argv=None):
     report("first pass", "keras_hub", [our_cold], [their_cold])
     rates = f"  ({tokens / kvec_warm / 1e6:.1f} M tokens/s vs {tokens / anchor_warm / 1e6:.1f} M)"
     report("later passes", "keras_hub", kvec_times, anchor_times, rates)
+    serving(our_layer, their_layer, lines, args)
+
+
+def exported(layer, folder):
+    """``layer`` inside a model that takes strings, exported and loaded back."""
+    inputs = keras.Input(shape=(), dtype="string")
+    keras.Model(inputs, layer(inputs)).export(folder, verbose=False)
+    return tf.saved_model.load(folder)
+
+
+def serving(our_layer, their_layer, lines, args):
+    batches = [tf.constant(lines[i : i + args.batch_size]) for i in range(0, len(lines), args.batch_size)]
+    with tempfile.TemporaryDirectory() as folder:
+        ours = exported(our_layer, os.path.join(folder, "kvec"))
+        theirs = exported(their_layer, os.path.join(folder, "keras_hub"))
+
+        def serve(model):
+            return lambda: sum(int(tf.size(model.serve(batch).flat_values)) for batch in batches)
+
+        first_ours = [row for batch in batches for row in ours.serve(batch).to_list()]
+        first_theirs = [row for batch in batches for row in theirs.serve(batch).to_list()]
+        if first_ours != first_theirs:
+            mismatch("served ids", "the exported models serve different ids")
+
+        def check(a, b):
+            if a != b:
+                mismatch("served ids", "a pass differs")
+
+        kvec_times, anchor_times, _ = interleave(serve(ours), serve(theirs), args.runs, check, keep=False)
+    report("exported model, serve", "keras_hub", kvec_times, anchor_times)
 
 
 if __name__ == "__main__":

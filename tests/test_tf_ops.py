@@ -111,3 +111,14 @@ def test_a_cut_or_corrupt_description_is_refused_or_still_encodes_safely():
             LIBRARY.kvec_encode(tf.constant(["ab 中文 [PAD] x"]), spec=bytes(corrupt))
         except tf.errors.InvalidArgumentError as e:
             assert "kvec:" in str(e)
+
+
+def test_a_large_batch_is_encoded_in_parts_with_the_same_ids():
+    # more than 64 texts per intra-op thread: the kernel encodes parts on several threads and joins them
+    rng = random.Random(3)
+    texts = ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(40))) for _ in range(3000)]
+    for name in ("bert", "lowercase_added"):
+        pipeline = PIPELINES[name]
+        expected = [encoding.ids for encoding in pipeline.encode_batch(texts)]
+        assert op_ids(pipeline, [t.encode() for t in texts]) == expected
+        assert op_ids(pipeline, [t.encode() for t in texts]) == expected  # again, with warm word caches

@@ -21,7 +21,8 @@ class_run_next(const unsigned char *classes, ptrdiff_t n_classes, const CodePoin
 {
     ptrdiff_t n = text->length;
     int cls = 0;
-    while (i < n && (cls = class_of_code_point(classes, n_classes, code_point_at(text->kind, text->data, i))) == 0) i++;
+    while (i < n && (cls = class_of_code_point(classes, n_classes, code_point_at(text->kind, text->data, i))) == 0)
+        i++;
     *start = i;
     if (i == n) return n;
     i++;

@@ -222,11 +222,54 @@ spec_scratch_free(SpecScratch *s)
     free(s->text);
     free(s->normalized);
     int64s_free(&s->slots);
+    if (s->cache_ready) piece_map_free(&s->words);
+    int64s_free(&s->word_ids);
     memset(s, 0, sizeof(*s));
 }
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Encoding                                                                                         */
+
+/* The ids of one word (not empty) appended to `out`, from the cache or the model. */
+static int
+encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
+{
+    uint64_t h = code_points_hash(word);
+    const int64_t *place = s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
+    if (place) {
+        const int64_t *record = s->word_ids.data + *place;
+        if (int64s_reserve(out, record[0]) < 0) return -1;
+        for (int64_t k = 1; k <= record[0]; k++) out->data[out->length++] = record[k];
+        return 0;
+    }
+    ptrdiff_t first = out->length;
+    s->slots.length = 0;
+    int unknown = wordpiece_segment(&e->wordpiece, word, &s->slots, NULL);
+    if (unknown < 0) return -1;
+    if (unknown) {
+        if (e->unk < 0) return 1;
+        if (int64s_push(out, e->unk) < 0) return -1;
+    } else {
+        if (int64s_reserve(out, s->slots.length) < 0) return -1;
+        for (ptrdiff_t k = 0; k < s->slots.length; k++) out->data[out->length++] = e->piece_ids[s->slots.data[k]];
+    }
+    ptrdiff_t count = out->length - first;
+    if (s->cache_ready && (s->words.used >= SPEC_CACHE_WORDS || s->word_ids.length + count + 1 > SPEC_CACHE_IDS)) {
+        piece_map_free(&s->words);
+        s->word_ids.length = 0;
+        s->cache_ready = 0;
+    }
+    if (!s->cache_ready) {
+        if (piece_map_init(&s->words, 4096) < 0) return -1;
+        s->cache_ready = 1;
+    }
+    ptrdiff_t at = s->word_ids.length;
+    if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
+    s->word_ids.data[s->word_ids.length++] = count;
+    for (ptrdiff_t k = first; k < out->length; k++) s->word_ids.data[s->word_ids.length++] = out->data[k];
+    if (piece_map_add(&s->words, word, h, at) < 0) return -1;
+    return 0;
+}
 
 /* The ids of the words of cps[0 .. n), a piece between added tokens. */
 static int
@@ -236,16 +279,8 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
     ptrdiff_t start, end = 0;
     while ((end = class_run_next(e->classes, e->n_classes, &text, end, &start)) > start) {
         CodePoints word = code_points_slice(&text, start, end - start);
-        s->slots.length = 0;
-        int unknown = wordpiece_segment(&e->wordpiece, &word, &s->slots, NULL);
-        if (unknown < 0) return -1;
-        if (unknown) {
-            if (e->unk < 0) return 1;
-            if (int64s_push(out, e->unk) < 0) return -1;
-            continue;
-        }
-        if (int64s_reserve(out, s->slots.length) < 0) return -1;
-        for (ptrdiff_t k = 0; k < s->slots.length; k++) out->data[out->length++] = e->piece_ids[s->slots.data[k]];
+        int status = encode_word(e, &word, out, s);
+        if (status) return status;
     }
     return 0;
 }

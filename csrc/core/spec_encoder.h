@@ -41,11 +41,19 @@ typedef struct {
     Int64s prefix, suffix;
 } SpecEncoder;
 
-/* What one thread reuses from text to text. */
+/* What one thread reuses from text to text: buffers, and a cache of the ids of the words it has seen
+ * (a word seen again costs a hash and a compare), emptied when it holds SPEC_CACHE_WORDS words or
+ * SPEC_CACHE_IDS ids. Zeroed, it is ready; the cache belongs to one encoder. */
+#define SPEC_CACHE_WORDS (1 << 20)
+#define SPEC_CACHE_IDS (1 << 23)
+
 typedef struct {
     uint32_t *text, *normalized;
     ptrdiff_t text_capacity, normalized_capacity;
     Int64s slots;
+    int cache_ready;
+    PieceMap words;   /* word -> its place in word_ids */
+    Int64s word_ids;  /* at each place: the word's id count, then its ids */
 } SpecScratch;
 
 /* The encoder of the description bytes[0 .. n). Returns NULL, or what is wrong with the description (or

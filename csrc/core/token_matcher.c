@@ -66,6 +66,10 @@ token_matcher_ready(TokenMatcher *matcher)
     for (size_t i = 0; i < matcher->n_firsts; i++)
         if (!kept || matcher->firsts[kept - 1] != matcher->firsts[i]) matcher->firsts[kept++] = matcher->firsts[i];
     matcher->n_firsts = kept;
+    for (size_t i = 0; i < matcher->n_firsts; i++) {
+        uint32_t c = matcher->firsts[i];
+        if (c < 0x10000) matcher->starts_bmp[c >> 3] |= (uint8_t)(1u << (c & 7));
+    }
     kept = 0;
     qsort(matcher->lengths, matcher->n_lengths, sizeof(ptrdiff_t), descending);
     for (size_t i = 0; i < matcher->n_lengths; i++)
@@ -76,6 +80,7 @@ token_matcher_ready(TokenMatcher *matcher)
 static int
 is_first(const TokenMatcher *matcher, uint32_t c)
 {
+    if (c < 0x10000) return matcher->starts_bmp[c >> 3] >> (c & 7) & 1;
     size_t lo = 0, hi = matcher->n_firsts;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;

@@ -15,6 +15,7 @@ typedef struct {
     uint32_t *firsts;      /* the tokens' first code points, sorted, without repeats */
     ptrdiff_t *lengths;    /* the tokens' lengths, longest first, without repeats */
     size_t n_firsts, n_lengths, n_tokens;
+    uint8_t starts_bmp[8192]; /* bit c: a token starts with c (c < 0x10000), tested before the search */
 } TokenMatcher;
 
 /* A matcher for about `expected` tokens; -1 when out of memory. */

@@ -8,13 +8,17 @@
 // The kernel holds no rule of its own: it checks the description once, when the op is built, and runs
 // the core's encoder (csrc/core/) over the texts, the code kvec's Python extensions run. The
 // description is an attribute, so a SavedModel holds the whole tokenizer in its graph.
+#include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "spec_encoder.h"
 #include "tensorflow/core/framework/op.h"
 #include "tensorflow/core/framework/op_kernel.h"
 #include "tensorflow/core/framework/shape_inference.h"
+#include "tensorflow/core/platform/threadpool.h"
 
 namespace kvec {
 
@@ -28,6 +32,7 @@ using ::tensorflow::TensorShapeUtils;
 using ::tensorflow::shape_inference::DimensionHandle;
 using ::tensorflow::shape_inference::InferenceContext;
 using ::tensorflow::shape_inference::ShapeHandle;
+using SchedulingParams = ::tensorflow::thread::ThreadPool::SchedulingParams;
 
 REGISTER_OP("KvecEncode")
     .Input("texts: string")
@@ -58,11 +63,16 @@ class KvecEncodeOp : public OpKernel {
   }
 
   ~KvecEncodeOp() override {
+    for (SpecScratch* scratch : idle_) {
+      spec_scratch_free(scratch);
+      delete scratch;
+    }
     if (ready_) spec_encoder_free(&encoder_);
   }
 
-  // Compute may run on several threads at once: the encoder is only read, and each call has its own
-  // scratch and output.
+  // Compute may run on several threads at once: the encoder is only read, and each part of a batch
+  // takes a scratch of its own, which it gives back with its word cache for later calls. A batch is cut
+  // into parts of at least kTextsPerPart texts, encoded on TensorFlow's intra-op threads.
   void Compute(OpKernelContext* context) override {
     const Tensor& texts = context->input(0);
     OP_REQUIRES(context, TensorShapeUtils::IsVector(texts.shape()),
@@ -71,41 +81,89 @@ class KvecEncodeOp : public OpKernel {
     const int64_t n = flat.size();
     Tensor* row_splits = nullptr;
     OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({n + 1}), &row_splits));
-    auto splits = row_splits->flat<int64_t>();
-    splits(0) = 0;
-    Int64s values = {nullptr, 0, 0};
-    SpecScratch scratch;
-    std::memset(&scratch, 0, sizeof(scratch));
-    int status = 0;
-    int64_t failed = 0;
-    for (int64_t i = 0; i < n && status == 0; i++) {
-      const tensorflow::tstring& text = flat(i);
-      status = spec_encode(&encoder_, reinterpret_cast<const unsigned char*>(text.data()), text.size(), &values,
-                           &scratch);
-      splits(i + 1) = values.length;
-      failed = i;
-    }
-    spec_scratch_free(&scratch);
-    if (status != 0) {
-      int64s_free(&values);
-      OP_REQUIRES(context, status > 0, absl::ResourceExhaustedError("kvec: out of memory encoding texts"));
-      OP_REQUIRES(context, false,
-                  absl::InvalidArgumentError("kvec: text " + std::to_string(failed) +
-                                             " has a word that matches no piece, and the vocabulary has no "
-                                             "unknown token"));
+    int64_t* splits = row_splits->flat<int64_t>().data();
+    splits[0] = 0;
+
+    auto* workers = context->device()->tensorflow_cpu_worker_threads();
+    const int64_t n_parts = std::max<int64_t>(1, std::min<int64_t>(workers->num_threads, n / kTextsPerPart));
+    std::vector<Part> parts(n_parts);
+    auto encode_parts = [&](int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; p++) {
+        EncodePart(flat, n * p / n_parts, n * (p + 1) / n_parts, splits, &parts[p]);
+      }
+    };
+    if (n_parts == 1) encode_parts(0, 1);
+    else workers->workers->ParallelFor(n_parts, SchedulingParams::Fixed(1), encode_parts);
+
+    int64_t total = 0;
+    const Part* failed = nullptr;
+    for (int64_t p = 0; p < n_parts; p++) {
+      if (parts[p].status != 0 && failed == nullptr) failed = &parts[p];
+      total += parts[p].values.length;
     }
     Tensor* output = nullptr;
-    absl::Status allocated = context->allocate_output(0, TensorShape({values.length}), &output);
-    if (allocated.ok() && values.length) {
-      std::memcpy(output->flat<int64_t>().data(), values.data, sizeof(int64_t) * values.length);
+    absl::Status status = failed ? Failure(*failed) : context->allocate_output(0, TensorShape({total}), &output);
+    if (status.ok()) {
+      int64_t* out = output->flat<int64_t>().data();
+      int64_t offset = 0;
+      for (int64_t p = 0; p < n_parts; p++) {
+        const Int64s& values = parts[p].values;
+        if (values.length) std::memcpy(out + offset, values.data, sizeof(int64_t) * values.length);
+        for (int64_t i = n * p / n_parts; i < n * (p + 1) / n_parts; i++) splits[i + 1] += offset;
+        offset += values.length;
+      }
     }
-    int64s_free(&values);
-    OP_REQUIRES_OK(context, allocated);
+    for (Part& part : parts) int64s_free(&part.values);
+    OP_REQUIRES_OK(context, status);
   }
 
  private:
+  static constexpr int64_t kTextsPerPart = 64;
+
+  struct Part {
+    Int64s values = {nullptr, 0, 0};
+    int status = 0;
+    int64_t failed_text = 0;
+  };
+
+  // Texts [first, last) into part->values; splits[i + 1] holds each text's end within the part.
+  void EncodePart(const tensorflow::TTypes<tensorflow::tstring>::ConstFlat& flat, int64_t first, int64_t last,
+                  int64_t* splits, Part* part) {
+    SpecScratch* scratch = TakeScratch();
+    for (int64_t i = first; i < last && part->status == 0; i++) {
+      const tensorflow::tstring& text = flat(i);
+      part->status = spec_encode(&encoder_, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
+                                 &part->values, scratch);
+      splits[i + 1] = part->values.length;
+      part->failed_text = i;
+    }
+    GiveBack(scratch);
+  }
+
+  static absl::Status Failure(const Part& part) {
+    if (part.status < 0) return absl::ResourceExhaustedError("kvec: out of memory encoding texts");
+    return absl::InvalidArgumentError("kvec: text " + std::to_string(part.failed_text) +
+                                      " has a word that matches no piece, and the vocabulary has no "
+                                      "unknown token");
+  }
+
+  SpecScratch* TakeScratch() {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (idle_.empty()) return new SpecScratch();  // value-initialized: zeroed, ready
+    SpecScratch* scratch = idle_.back();
+    idle_.pop_back();
+    return scratch;
+  }
+
+  void GiveBack(SpecScratch* scratch) {
+    std::lock_guard<std::mutex> hold(lock_);
+    idle_.push_back(scratch);
+  }
+
   SpecEncoder encoder_;
   bool ready_ = false;
+  std::mutex lock_;
+  std::vector<SpecScratch*> idle_;  // scratches no call holds, each with its word cache
 };
 
 REGISTER_KERNEL_BUILDER(Name("KvecEncode").Device(DEVICE_CPU), KvecEncodeOp);
