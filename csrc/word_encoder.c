@@ -369,7 +369,8 @@ encoder_learn(WordEncoder *self, Cell *cell, uint64_t h, const Span *w)
 static inline int
 class_of(const WordEncoder *self, Py_UCS4 c)
 {
-    return class_of_code_point(self->classes, self->n_classes, c);
+    ClassTable table = {self->classes, self->n_classes, 2};
+    return class_of_code_point(&table, c);
 }
 
 static inline int
@@ -519,7 +520,8 @@ encoder_scan_classes(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *
     CodePoints whole = {text->kind, (const char *)text->data + text->start * text->kind, text->length};
     Span span = *text;
     Py_ssize_t start, end = 0;
-    while ((end = class_run_next(self->classes, self->n_classes, &whole, end, &start)) > start) {
+    ClassTable table = {self->classes, self->n_classes, 2};
+    while ((end = class_run_next(&table, &whole, end, &start)) > start) {
         span.start = text->start + start;
         span.length = end - start;
         uint64_t h = hash_code_points(span.kind, span.data, span.start, span.length);

@@ -7,11 +7,18 @@ character rule (:meth:`kvec.contracts.Normalizer.character_rule`), the pre-token
 (:meth:`kvec.contracts.PreTokenizer.word_table`), the model's vocabulary and the post-processor's
 affixes (its ids around each text), so the ids are the pipeline's own.
 
-Described today: no normalizer or one that works character by character (``Lowercase``, ``NFKC``...
-where no character depends on its neighbours), special and added tokens, a pre-tokenizer that cuts
-words by character class (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``, ``KerasFilters``,
-``Digits``, ``Punctuation``, their ``Sequence``s, or none), a WordPiece model, and a post-processor
-that only puts ids around a text. :func:`describe` says what else stops it.
+Described today:
+
+* a :class:`kvec.pipeline.Pipeline` with no normalizer or one that works character by character
+  (``Lowercase``, ``StripAccents``... where no character depends on its neighbours), special and added
+  tokens, a pre-tokenizer that cuts words by character class (``BertPreTokenizer``, ``Whitespace``,
+  ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, their ``Sequence``s, or none), a
+  WordPiece model, and a post-processor that only puts ids around a text;
+* a word-level :class:`kvec.Tokenizer` (the legacy Keras one, without an analyzer): ``lower`` as
+  Python's ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split``
+  or ``char_level``, and ``word_index`` with the ``num_words`` and ``oov_token`` rules.
+
+:func:`describe` says what else stops it.
 
 Example:
     >>> from kvec.models import WordPiece
@@ -33,24 +40,30 @@ from kvec.contracts import Normalizer
 from kvec.errors import KvecError
 from kvec.models.wordpiece import WordPiece
 from kvec.pipeline import Pipeline
+from kvec.text import Tokenizer, _word_rule
 
 __all__ = ["NotNativeError", "describe"]
 
 VERSION = 1
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-WORDPIECE = 1
+WORDPIECE, WORD_LOOKUP = 1, 2  # model kinds
+NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER = 0, 1, 2  # normalizer kinds
+RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
 
 
 class NotNativeError(KvecError):
     """The pipeline has a stage the native encoder outside Python does not run; the message names it."""
 
 
-def describe(pipeline: Pipeline) -> bytes:
-    """The description of ``pipeline`` for the native encoder; :class:`NotNativeError` naming the stage
-    it cannot describe."""
-    if not isinstance(pipeline, Pipeline):
-        raise NotNativeError(f"only a kvec.pipeline.Pipeline is described, got {type(pipeline).__name__}")
+def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
+    """The description of ``tokenizer`` for the native encoder; :class:`NotNativeError` naming the
+    stage it cannot describe."""
+    if isinstance(tokenizer, Tokenizer):
+        return _describe_keras(tokenizer)
+    if not isinstance(tokenizer, Pipeline):
+        raise NotNativeError(f"a {type(tokenizer).__name__} is not described; described: Pipeline, Tokenizer")
+    pipeline = tokenizer
     model = pipeline.model
     if not isinstance(model, WordPiece):
         raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece")
@@ -69,8 +82,43 @@ def describe(pipeline: Pipeline) -> bytes:
     added = pipeline.added_vocabulary
     parts = [b"KVEC", _u32(VERSION), _normalizer(pipeline.normalizer)]
     parts += [_tokens(added.special), _tokens(added.normalized_ids)]
-    parts += [_u32(len(classes)), bytes(classes), _wordpiece(model), _ids(affixes[0]), _ids(affixes[1])]
+    parts += [_classes(classes, RUNS), _wordpiece(model), _ids(affixes[0]), _ids(affixes[1])]
     return b"".join(parts)
+
+
+def _describe_keras(tokenizer: Tokenizer) -> bytes:
+    """A word-level Keras tokenizer: lowercasing, the word rule, and ``word_index`` with the
+    ``num_words`` / ``oov_token`` rules (``Tokenizer._ids_functions`` states them)."""
+    if tokenizer.analyzer is not None or tokenizer.subword is not None:
+        raise NotNativeError("a Tokenizer with an analyzer or a subword model is not described yet")
+    lookup, oov_index, _ = tokenizer._ids_functions()
+    if lookup is None:
+        raise NotNativeError(f"the oov_token {tokenizer.oov_token!r} is not in word_index")
+    if tokenizer.char_level:
+        classes = _classes(b"", ALONE)  # every character a word
+    else:
+        if _word_rule(tokenizer.filters, tokenizer.split).native is None:
+            raise NotNativeError(f"the split {tokenizer.split!r} is longer than one character")
+        separators = sorted({ord(c) for c in tokenizer.filters} | {ord(tokenizer.split)})
+        table = bytearray([RUNS]) * (separators[-1] + 1)
+        for c in separators:
+            table[c] = 0
+        classes = _classes(bytes(table), RUNS)
+    normalizer = _python_lowercase() if tokenizer.lower else _u32(NO_NORMALIZER)
+    unknown = -1 if oov_index is None else oov_index
+    words = _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _u32(len(lookup))
+    words += b"".join(_string(word) + struct.pack("<q", _checked_id(word, i)) for word, i in lookup.items())
+    return b"".join([b"KVEC", _u32(VERSION), normalizer, _tokens({}), _tokens({}), classes, words, _ids([]), _ids([])])
+
+
+def _checked_id(token, token_id):
+    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < 2**63:
+        raise NotNativeError(f"the id of {token!r} ({token_id!r}) is not an int64 >= 0")
+    return token_id
+
+
+def _classes(table: bytes, default: int) -> bytes:
+    return _u32(len(table)) + table + _u32(default)
 
 
 def _u32(value):
@@ -92,8 +140,7 @@ def _tokens(ids):
 
 def _wordpiece(model):
     for token, token_id in model.vocab.items():
-        if not 0 <= token_id < 2**63:
-            raise NotNativeError(f"the id of {token!r} ({token_id}) is not an int64 >= 0")
+        _checked_id(token, token_id)
     header = struct.pack("<Iqq", WORDPIECE, model.max_input_chars_per_word, model.vocab.get(model.unk_token, -1))
     pieces = b"".join(_string(token) + struct.pack("<q", token_id) for token, token_id in model.vocab.items())
     return header + _string(model.continuing_subword_prefix) + _u32(len(model.vocab)) + pieces
@@ -101,20 +148,54 @@ def _wordpiece(model):
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:
     if normalizer is None:
-        return _u32(0)
+        return _u32(NO_NORMALIZER)
     document = serialization.component_document("normalizer", normalizer)
-    return _u32(1) + _character_map(json.dumps(document, sort_keys=True))
+    return _u32(CHARACTER_MAP) + _normalizer_map(json.dumps(document, sort_keys=True))
 
 
 @lru_cache(maxsize=8)
-def _character_map(config: str) -> bytes:
+def _normalizer_map(config: str) -> bytes:
     """The character map of the normalizer serialized as ``config``: what its character rule makes of
-    every code point (pages of 256 that are equal are stored once)."""
+    every code point."""
     normalizer = serialization.component("normalizer", json.loads(config), "normalizer")
     rule = normalizer.character_rule()
     name = type(normalizer).__name__
     if rule is None:
         raise NotNativeError(f"the normalizer {name} does not work character by character")
+    return _character_map(rule, name)
+
+
+@lru_cache(maxsize=1)
+def _python_lowercase() -> bytes:
+    """Python's ``str.lower``: each character alone, then its one contextual rule, the final sigma, by
+    the two properties it reads, probed from ``str.lower`` itself (csrc/core/char_map.h):
+    ``c + "\u03a3"`` ends in a final sigma exactly when ``c`` is cased and not case-ignorable, and
+    ``"A" + c + "\u03a3"`` exactly when ``c`` is cased or case-ignorable."""
+    cased, either = [], []
+    for c in map(chr, range(0x110000)):
+        cased.append((c + "\u03a3").lower()[-1] == "\u03c2")
+        either.append(("A" + c + "\u03a3").lower()[-1] == "\u03c2")
+    ignorable = [e and not k for k, e in zip(cased, either)]
+    table = _character_map(str.lower, "str.lower")
+    return _u32(PYTHON_LOWER) + table + _ranges(cased) + _ranges(ignorable)
+
+
+def _ranges(flags: list[bool]) -> bytes:
+    """``[first, last]`` pairs of the code points whose flag is set."""
+    pairs: list[int] = []
+    for c, flag in enumerate(flags):
+        if not flag:
+            continue
+        if pairs and pairs[-1] == c - 1:
+            pairs[-1] = c
+        else:
+            pairs += [c, c]
+    return _u32(len(pairs) // 2) + struct.pack(f"<{len(pairs)}I", *pairs)
+
+
+def _character_map(rule, name: str) -> bytes:
+    """What ``rule`` makes of every code point, one character at a time (pages of 256 that are equal
+    are stored once)."""
     page_index: dict[bytes, int] = {}
     page_of: list[int] = []
     pool: list[int] = []  # each replacement: its length, then its code points

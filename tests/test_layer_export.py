@@ -14,6 +14,7 @@ import pytest
 tf = pytest.importorskip("tensorflow")
 keras = pytest.importorskip("keras")
 
+from kvec import Tokenizer  # noqa: E402
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import ExportError  # noqa: E402
 from kvec.layers import TextVectorization  # noqa: E402
@@ -124,6 +125,28 @@ def test_a_wordpiece_model_exports_and_serves_its_outputs_in_a_fresh_process(arg
         assert served == expected
     else:
         np.testing.assert_allclose(served, expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "tokenizer, arguments",
+    [
+        (lambda: Tokenizer(num_words=12, oov_token="<unk>"), {"output_sequence_length": 8}),
+        (lambda: Tokenizer(char_level=True), {"output_mode": "multi_hot"}),
+    ],
+    ids=["words_num_words_oov", "char_level_multi_hot"],
+)
+def test_a_keras_tokenizer_model_exports_and_serves_in_a_fresh_process(tokenizer, arguments, tmp_path):
+    layer = TextVectorization(tokenizer=tokenizer(), **arguments)
+    layer.adapt(TRAIN)
+    inputs = keras.Input(shape=(), dtype="string")
+    x = layer(inputs)
+    if "output_mode" not in arguments:
+        x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(layer.vocabulary_size(), 4)(x))
+    model = trained_one_step(keras.Model(inputs, keras.layers.Dense(2)(x)), TRAIN)
+    expected = np.asarray(model(tf.constant(TEXTS)))
+    path = str(tmp_path / "exported")
+    model.export(path)
+    np.testing.assert_allclose(served_in_a_fresh_process(path, TEXTS), expected, rtol=1e-6)
 
 
 def test_the_op_gives_the_tokenizers_ids_and_leaves_no_python_in_the_graph():

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kvec import Tokenizer
 from kvec.models import WordPiece
 from kvec.native_spec import describe
 from kvec.normalizers import Lowercase
@@ -50,14 +51,25 @@ def description():
     return describe(pipeline)
 
 
+def keras_description():
+    tokenizer = Tokenizer(num_words=5, oov_token="?")
+    tokenizer.fit_on_texts(["ab ΣΑΣ ab", "cd ab İi"])
+    return describe(tokenizer)
+
+
 def block(data):
     return struct.pack("<I", len(data)) + data
 
 
-def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver):
-    spec = description()
+@pytest.mark.parametrize("make", [description, keras_description], ids=["wordpiece", "keras_words"])
+def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
+    spec = make()
     rng = random.Random(11)
-    texts = [b"", b"AB ab! [UNK] \xe4\xb8\xad \xc3\xa9 q", bytes(rng.randrange(256) for _ in range(64))]
+    texts = [
+        b"",
+        b"AB ab! [UNK] \xe4\xb8\xad \xc3\xa9 q \xce\xa3\xce\xa3",
+        bytes(rng.randrange(256) for _ in range(64)),
+    ]
     cases = [(spec, text) for text in texts]
     cases += [(spec[:end], b"ab") for end in range(0, len(spec), max(1, len(spec) // 300))]
     for _ in range(400):

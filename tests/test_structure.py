@@ -43,8 +43,8 @@ LAYERS = {
         "kvec.serialization",
     ],
     4: ["kvec.pipeline"],
-    5: ["kvec.presets", "kvec.native_spec"],
-    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching"],
+    5: ["kvec.presets"],
+    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching", "kvec.native_spec"],
     7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark", "kvec.layers*"],
 }
 # optional dependencies: a module that needs one is imported only where it is installed

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 tf = pytest.importorskip("tensorflow")
 
+from kvec import Tokenizer  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
 from kvec.models import WordPiece  # noqa: E402
 from kvec.native_spec import NotNativeError, describe  # noqa: E402
@@ -122,3 +123,36 @@ def test_a_large_batch_is_encoded_in_parts_with_the_same_ids():
         expected = [encoding.ids for encoding in pipeline.encode_batch(texts)]
         assert op_ids(pipeline, [t.encode() for t in texts]) == expected
         assert op_ids(pipeline, [t.encode() for t in texts]) == expected  # again, with warm word caches
+
+
+KERAS_ALPHABET = "abAB \t\n.,!'ΣσςΑΟΔİIıẞß\u0345\u0301\u00ad'·:中文😀\u3000-"
+KERAS_CONFIGS = [
+    {},
+    {"oov_token": "<OOV>"},
+    {"num_words": 6, "oov_token": "?"},
+    {"num_words": 6},
+    {"char_level": True, "oov_token": "?"},
+    {"lower": False, "filters": "", "split": ","},
+    {"filters": ".,", "split": "\t"},
+]
+KERAS_TRAIN = ["ab AB. ΣΑΣ aς", "İi ıI ẞß ab", "中文 中文 ab", "Ab,ab.ab!", "ΟΔΟΣ' Σ\u0345Σ"]
+
+
+@pytest.mark.parametrize("config", KERAS_CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()) or "default")
+@given(texts=st.lists(st.text(st.sampled_from(KERAS_ALPHABET), max_size=25), max_size=5))
+def test_the_op_gives_the_keras_tokenizers_ids(config, texts):
+    # str.lower's final sigma rule included: "ΣΑΣ" lowers to "σας", "aΣ\u0301" to "aς\u0301"
+    tokenizer = Tokenizer(**config)
+    tokenizer.fit_on_texts(KERAS_TRAIN + texts[:2])
+    assert op_ids(tokenizer, [t.encode("utf-8", "surrogatepass") for t in texts]) == tokenizer.texts_to_sequences(texts)
+
+
+def test_keras_tokenizers_that_are_not_described_say_why():
+    with pytest.raises(NotNativeError, match="split ' -- ' is longer than one character"):
+        tokenizer = Tokenizer(split=" -- ")
+        tokenizer.fit_on_texts(["a -- b"])
+        describe(tokenizer)
+    tokenizer = Tokenizer(oov_token="<unk>")
+    tokenizer.word_index = {"a": 1}  # set by hand, without its oov_token
+    with pytest.raises(NotNativeError, match="oov_token '<unk>' is not in word_index"):
+        describe(tokenizer)

@@ -16,6 +16,33 @@ reserve(uint32_t **out, ptrdiff_t *capacity, ptrdiff_t needed)
     return 0;
 }
 
+static int
+in_ranges(const uint32_t *ranges, size_t n, uint32_t c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ranges[2 * mid + 1] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && ranges[2 * lo] <= c;
+}
+
+/* Python's Final_Sigma context for the capital sigma at cps[i] (see char_map.h). */
+static uint32_t
+sigma_at(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i)
+{
+    ptrdiff_t j = i - 1;
+    while (j >= 0 && in_ranges(map->ignorable, map->n_ignorable, cps[j])) j--;
+    int final = j >= 0 && in_ranges(map->cased, map->n_cased, cps[j]);
+    if (final) {
+        j = i + 1;
+        while (j < n && in_ranges(map->ignorable, map->n_ignorable, cps[j])) j++;
+        final = j == n || !in_ranges(map->cased, map->n_cased, cps[j]);
+    }
+    return final ? 0x3C2 : 0x3C3;
+}
+
 ptrdiff_t
 char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity)
 {
@@ -23,6 +50,11 @@ char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **
     if (reserve(out, capacity, n) < 0) return -1;
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = cps[i];
+        if (c == 0x3A3 && map->final_sigma) {
+            if (reserve(out, capacity, length + 1) < 0) return -1;
+            (*out)[length++] = sigma_at(map, cps, n, i);
+            continue;
+        }
         uint32_t entry = c < 0x110000 ? map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)] : CHAR_SAME;
         if (entry == CHAR_SAME) {
             if (reserve(out, capacity, length + 1) < 0) return -1;
@@ -49,5 +81,11 @@ char_map_check(const CharMap *map)
         for (uint32_t k = 0; k < map->pool[entry]; k++)
             if (map->pool[entry + 1 + k] > 0x10FFFF) return "a replacement holds a value past U+10FFFF";
     }
+    const uint32_t *tables[2] = {map->cased, map->ignorable};
+    size_t sizes[2] = {map->n_cased, map->n_ignorable};
+    for (int t = 0; t < 2; t++)
+        for (size_t k = 0; k < sizes[t]; k++)
+            if (tables[t][2 * k] > tables[t][2 * k + 1] || (k && tables[t][2 * k] <= tables[t][2 * k - 1]))
+                return "the character ranges of the final sigma rule are not sorted";
     return NULL;
 }

@@ -4,7 +4,13 @@
  * and the Python normalizer never disagree; a normalizer with contextual characters has no table.
  *
  * The 0x1100 pages of 256 code points share their entries where they are equal (most pages are). An
- * entry is CHAR_SAME, or the place in `pool` of a replacement: its length, then its code points. */
+ * entry is CHAR_SAME, or the place in `pool` of a replacement: its length, then its code points.
+ *
+ * Python's str.lower has one contextual rule, which a map of single characters cannot hold: a capital
+ * sigma U+03A3 becomes the final sigma U+03C2 when a cased character comes before it (case-ignorable
+ * ones skipped) and none comes after it (the same), else U+03C3. With `final_sigma` set, the map
+ * applies that rule, from the sorted code point ranges of the characters Python counts as cased (and
+ * not case-ignorable) and as case-ignorable; they are the only two properties the rule reads. */
 #ifndef KVEC_CORE_CHAR_MAP_H
 #define KVEC_CORE_CHAR_MAP_H
 
@@ -22,6 +28,9 @@ typedef struct {
     uint32_t *entries;
     uint32_t *pool;
     size_t n_pages, pool_length;
+    int final_sigma;
+    uint32_t *cased, *ignorable; /* [first, last] pairs, sorted */
+    size_t n_cased, n_ignorable;  /* pairs */
 } CharMap;
 
 /* The normalized form of cps[0 .. n) written to *out (grown with realloc, *capacity code points); its
@@ -29,7 +38,7 @@ typedef struct {
 ptrdiff_t char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity);
 
 /* NULL when the map is whole: every page and entry in range, every replacement inside the pool and
- * made of code points; else what is wrong. */
+ * made of code points, the ranges sorted; else what is wrong. */
 const char *char_map_check(const CharMap *map);
 
 #ifdef __cplusplus

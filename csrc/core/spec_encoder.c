@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "class_runs.h"
 #include "utf8.h"
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -122,6 +121,19 @@ read_ids(Reader *r, Int64s *ids)
         if (int64s_push(ids, read_id(r)) < 0) r->error = "out of memory";
 }
 
+/* u32 n, then n [first, last] pairs */
+static uint32_t *
+read_ranges(Reader *r, size_t *n)
+{
+    *n = read_u32(r);
+    if (r->error) return NULL;
+    if (*n > (size_t)(r->end - r->at) / 8) {
+        r->error = "the description is cut short";
+        return NULL;
+    }
+    return read_u32s(r, *n * 2);
+}
+
 static void
 read_char_map(Reader *r, CharMap *map)
 {
@@ -131,7 +143,35 @@ read_char_map(Reader *r, CharMap *map)
     map->entries = r->error ? NULL : read_u32s(r, map->n_pages * 256);
     map->pool_length = read_u32(r);
     map->pool = r->error ? NULL : read_u32s(r, map->pool_length);
+    if (map->final_sigma) {
+        map->cased = read_ranges(r, &map->n_cased);
+        map->ignorable = r->error ? NULL : read_ranges(r, &map->n_ignorable);
+    }
     if (!r->error) r->error = char_map_check(map);
+}
+
+static void
+read_words(Reader *r, SpecEncoder *e)
+{
+    e->unk = read_i64(r);
+    uint32_t n = read_u32(r);
+    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
+    if (!r->error && e->unk < -1) r->error = "the id of unknown words is out of range";
+    if (r->error) return;
+    if (piece_map_init(&e->words, n) < 0) {
+        r->error = "out of memory";
+        return;
+    }
+    e->model_kind = SPEC_MODEL_WORDS;
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t length;
+        uint32_t *word = read_string(r, &length);
+        int64_t id = read_id(r);
+        CodePoints key = {4, word, length};
+        if (word && !r->error && piece_map_add(&e->words, &key, code_points_hash(&key), id) < 0)
+            r->error = "out of memory";
+        free(word);
+    }
 }
 
 static void
@@ -176,24 +216,30 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     r.at += 4;
     if (read_u32(&r) != 1 && !r.error) r.error = "a description of another version";
     uint32_t normalizer = read_u32(&r);
-    if (!r.error && normalizer > 1) r.error = "an unknown normalizer kind";
-    if (!r.error && normalizer == 1) {
+    if (!r.error && normalizer > 2) r.error = "an unknown normalizer kind";
+    if (!r.error && normalizer >= 1) {
         e->has_map = 1;
+        e->map.final_sigma = normalizer == 2;
         read_char_map(&r, &e->map);
     }
     read_tokens(&r, &e->special);
     read_tokens(&r, &e->added);
     uint32_t n_classes = read_u32(&r);
     if (!r.error && has(&r, n_classes)) {
-        e->classes = malloc(n_classes ? n_classes : 1);
-        if (!e->classes) r.error = "out of memory";
-        else memcpy(e->classes, r.at, n_classes);
+        e->class_bytes = malloc(n_classes ? n_classes : 1);
+        if (!e->class_bytes) r.error = "out of memory";
+        else memcpy(e->class_bytes, r.at, n_classes);
         r.at += n_classes;
-        e->n_classes = n_classes;
+        e->classes.classes = e->class_bytes;
+        e->classes.n_classes = n_classes;
     }
+    uint32_t default_class = read_u32(&r);
+    if (!r.error && default_class > 255) r.error = "a character class is out of range";
+    e->classes.default_class = (int)default_class;
     uint32_t model = read_u32(&r);
-    if (!r.error && model != SPEC_MODEL_WORDPIECE) r.error = "an unknown model kind";
-    if (!r.error) read_wordpiece(&r, e);
+    if (!r.error && model != SPEC_MODEL_WORDPIECE && model != SPEC_MODEL_WORDS) r.error = "an unknown model kind";
+    if (!r.error && model == SPEC_MODEL_WORDPIECE) read_wordpiece(&r, e);
+    if (!r.error && model == SPEC_MODEL_WORDS) read_words(&r, e);
     read_ids(&r, &e->prefix);
     read_ids(&r, &e->suffix);
     if (!r.error && r.at != r.end) r.error = "bytes follow the description";
@@ -206,10 +252,13 @@ spec_encoder_free(SpecEncoder *e)
 {
     free(e->map.entries);
     free(e->map.pool);
+    free(e->map.cased);
+    free(e->map.ignorable);
     token_matcher_free(&e->special);
     token_matcher_free(&e->added);
-    free(e->classes);
+    free(e->class_bytes);
     if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
+    if (e->model_kind == SPEC_MODEL_WORDS) piece_map_free(&e->words);
     free(e->piece_ids);
     int64s_free(&e->prefix);
     int64s_free(&e->suffix);
@@ -230,11 +279,17 @@ spec_scratch_free(SpecScratch *s)
 /* ------------------------------------------------------------------------------------------------ */
 /* Encoding                                                                                         */
 
-/* The ids of one word (not empty) appended to `out`, from the cache or the model. */
+/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces, from
+ * the cache or the model. */
 static int
 encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
 {
     uint64_t h = code_points_hash(word);
+    if (e->model_kind == SPEC_MODEL_WORDS) {
+        const int64_t *id = piece_map_get(&e->words, word, h);
+        if (id) return int64s_push(out, *id);
+        return e->unk < 0 ? 0 : int64s_push(out, e->unk);
+    }
     const int64_t *place = s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
     if (place) {
         const int64_t *record = s->word_ids.data + *place;
@@ -277,7 +332,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
 {
     CodePoints text = {4, cps, n};
     ptrdiff_t start, end = 0;
-    while ((end = class_run_next(e->classes, e->n_classes, &text, end, &start)) > start) {
+    while ((end = class_run_next(&e->classes, &text, end, &start)) > start) {
         CodePoints word = code_points_slice(&text, start, end - start);
         int status = encode_word(e, &word, out, s);
         if (status) return status;

@@ -4,12 +4,17 @@
  * The description, little-endian throughout (u32, i64; code points as u32):
  *   "KVEC" u32 version (1)
  *   normalizer   u32 kind: 0 none; 1 a character map (csrc/core/char_map.h):
- *                u32 n_pages, u32 page_of[0x1100], u32 entries[n_pages * 256], u32 pool_length, u32 pool[]
+ *                u32 n_pages, u32 page_of[0x1100], u32 entries[n_pages * 256], u32 pool_length, u32 pool[];
+ *                2 the same, then Python's final sigma rule: u32 n, n [first, last] u32 pairs of cased
+ *                code points, u32 n, n pairs of case-ignorable ones
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
  *   added        the same (matched in each normalized part between special tokens)
- *   pre-tokenizer u32 n_classes, u8 classes[n_classes] (csrc/core/class_runs.h)
+ *   pre-tokenizer u32 n_classes, u8 classes[n_classes], u32 the class of code points past the table
+ *                (csrc/core/class_runs.h)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
- *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id
+ *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id;
+ *                2 a word lookup (the Keras Tokenizer's word_index): i64 the id of unknown words (-1:
+ *                they are dropped), u32 n_words, then n_words times: u32 length, u32 code points[], i64 id
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
  * text, each part between them is normalized, added tokens split the normalized part, the pieces between
@@ -19,6 +24,7 @@
 
 #include "int64s.h"
 #include "char_map.h"
+#include "class_runs.h"
 #include "token_matcher.h"
 #include "wordpiece.h"
 
@@ -26,18 +32,19 @@
 extern "C" {
 #endif
 
-enum { SPEC_MODEL_WORDPIECE = 1 };
+enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2 };
 
 typedef struct {
     int has_map;
     CharMap map;
     TokenMatcher special, added;
-    unsigned char *classes;
-    ptrdiff_t n_classes;
+    unsigned char *class_bytes;
+    ClassTable classes;
     int model_kind;
     WordPiece wordpiece;
     int64_t *piece_ids; /* slot -> id */
-    int64_t unk;
+    PieceMap words;     /* the word lookup: word -> id */
+    int64_t unk;        /* WordPiece: -1 none (an error); the word lookup: -1 unknown words are dropped */
     Int64s prefix, suffix;
 } SpecEncoder;
 
