@@ -50,6 +50,7 @@ setup(
             "charsmap",
             "core/piece_map",
             "core/wordpiece",
+            "core/bpe",
         ),
         extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
         extension("_encoder", "word_encoder", "expressions", "char_rules", "id_rows", "piece_table"),

@@ -1,4 +1,4 @@
-/* csrc/bpe_model.c: a BPE model's merging of one word, for kvec/models/bpe.py.
+/* csrc/bpe_model.c: the Python binding of BPE (csrc/core/bpe.c), for kvec/models/bpe.py.
  *
  *   BpeRanks(merges)   .merge(ids, starts=True, dropout=0.0) -> (ids, starts): merges applied in rank order;
  *                      with dropout, each merge taken from the queue is skipped with that probability
@@ -22,11 +22,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bpe.h"
 #include "int64s.h"
 #include "native.h"
 #include "pair_map.h"
 #include "twister.h"
-#include "utf8.h"
 #include "word_model.h"
 #include "words.h"
 
@@ -75,47 +75,6 @@ BpeRanks_dealloc(BpeRanks *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* The value stored for the pair (a, b) (a merge's rank and new id, a symbol's id), or -1. */
-static inline int64_t
-pair_value(const PairMap *ranks, int32_t a, int32_t b)
-{
-    size_t i = pair_hash(PAIR(a, b)) & ranks->mask;
-    uint64_t key = PAIR(a, b);
-    while (ranks->slots[i].key != EMPTY_KEY) {
-        if (ranks->slots[i].key == key) return ranks->slots[i].value;
-        i = (i + 1) & ranks->mask;
-    }
-    return -1;
-}
-
-static void
-minheap_push(uint64_t *heap, Py_ssize_t *size, uint64_t x)
-{
-    Py_ssize_t i = (*size)++;
-    while (i > 0 && heap[(i - 1) / 2] > x) {
-        heap[i] = heap[(i - 1) / 2];
-        i = (i - 1) / 2;
-    }
-    heap[i] = x;
-}
-
-static uint64_t
-minheap_pop(uint64_t *heap, Py_ssize_t *size)
-{
-    uint64_t top = heap[0], last = heap[--*size];
-    Py_ssize_t i = 0;
-    for (;;) {
-        Py_ssize_t child = 2 * i + 1;
-        if (child >= *size) break;
-        if (child + 1 < *size && heap[child + 1] < heap[child]) child++;
-        if (heap[child] >= last) break;
-        heap[i] = heap[child];
-        i = child;
-    }
-    if (*size) heap[i] = last;
-    return top;
-}
-
 /* A draw of dropout's generator: 1 when the merge is skipped. */
 static int
 dropped(BpeRanks *owner, double dropout)
@@ -126,66 +85,26 @@ dropped(BpeRanks *owner, double dropout)
     return draw < dropout;
 }
 
-/* The merges of `owner` applied to ids[0 .. n) in place, lowest rank first and leftmost on ties; alive[i]
- * says which symbols start a token. With dropout, each merge taken from the queue is skipped with that
- * probability, and the skipped ones go back in the queue once a merge is not skipped (as
- * kvec.models.BPE always did). Raw allocations: runs without the GIL. Returns -1 when out of memory. */
+/* BpeDropout.skip over the ranks' generator; `dropout` the probability (see bpe_dropout) */
+typedef struct {
+    BpeRanks *owner;
+    double dropout;
+} Draws;
+
 static int
-bpe_merge(BpeRanks *owner, int32_t *ids, Py_ssize_t n, char *alive, double dropout)
+skip_merge(void *context)
 {
-    const PairMap *ranks = &owner->ranks;
-    Py_ssize_t *next = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    Py_ssize_t *prev = PyMem_RawMalloc((size_t)(n + 1) * sizeof(Py_ssize_t));
-    uint64_t *heap = PyMem_RawMalloc((size_t)(3 * n + 1) * sizeof(uint64_t)); /* n initial + at most 2 per merge */
-    uint64_t *skipped = dropout > 0.0 ? PyMem_RawMalloc((size_t)(3 * n + 1) * sizeof(uint64_t)) : NULL;
-    Py_ssize_t size = 0, n_skipped = 0;
-    int status = -1;
-    if (!next || !prev || !heap || (dropout > 0.0 && !skipped)) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        next[i] = i + 1 < n ? i + 1 : -1;
-        prev[i] = i - 1;
-        alive[i] = 1;
-    }
-    for (Py_ssize_t i = 0; i + 1 < n; i++) {
-        int64_t r = pair_value(ranks, ids[i], ids[i + 1]);
-        if (r >= 0) minheap_push(heap, &size, ((uint64_t)(r >> 32) << 32) | (uint64_t)i);
-    }
-    while (size) {
-        uint64_t top = minheap_pop(heap, &size);
-        if (dropout > 0.0) {
-            if (dropped(owner, dropout)) {
-                skipped[n_skipped++] = top;
-                continue;
-            }
-            for (Py_ssize_t k = 0; k < n_skipped; k++) minheap_push(heap, &size, skipped[k]);
-            n_skipped = 0;
-        }
-        Py_ssize_t pos = (Py_ssize_t)(top & 0xffffffffu);
-        int64_t rank = (int64_t)(top >> 32);
-        Py_ssize_t right = next[pos];
-        if (!alive[pos] || right == -1) continue;
-        int64_t r = pair_value(ranks, ids[pos], ids[right]);
-        if (r < 0 || (r >> 32) != rank) continue; /* an expired entry */
-        ids[pos] = (int32_t)(r & 0xffffffff);
-        alive[right] = 0;
-        next[pos] = next[right];
-        if (next[pos] != -1) prev[next[pos]] = pos;
-        if (prev[pos] != -1) {
-            int64_t rp = pair_value(ranks, ids[prev[pos]], ids[pos]);
-            if (rp >= 0) minheap_push(heap, &size, ((uint64_t)(rp >> 32) << 32) | (uint64_t)prev[pos]);
-        }
-        if (next[pos] != -1) {
-            int64_t rn = pair_value(ranks, ids[pos], ids[next[pos]]);
-            if (rn >= 0) minheap_push(heap, &size, ((uint64_t)(rn >> 32) << 32) | (uint64_t)pos);
-        }
-    }
-    status = 0;
-done:
-    PyMem_RawFree(next);
-    PyMem_RawFree(prev);
-    PyMem_RawFree(heap);
-    PyMem_RawFree(skipped);
-    return status;
+    Draws *draws = context;
+    return dropped(draws->owner, draws->dropout);
+}
+
+/* core's bpe_merge with this model's ranks and, when dropout > 0, its generator */
+static int
+ranks_merge(BpeRanks *owner, int32_t *ids, Py_ssize_t n, char *alive, double dropout)
+{
+    Draws draws = {owner, dropout};
+    BpeDropout skipping = {skip_merge, &draws};
+    return bpe_merge(&owner->ranks, ids, n, alive, dropout > 0.0 ? &skipping : NULL);
 }
 
 /* merge(ids) -> (merged ids, the first symbol index of each merged token) */
@@ -213,7 +132,7 @@ BpeRanks_merge(BpeRanks *self, PyObject *args)
         if (id == -1 && PyErr_Occurred()) goto done;
         ids[i] = (int32_t)id;
     }
-    if (bpe_merge(self, ids, n, alive, dropout) < 0) {
+    if (ranks_merge(self, ids, n, alive, dropout) < 0) {
         PyErr_NoMemory();
         goto done;
     }
@@ -298,20 +217,11 @@ PyTypeObject BpeRanksType = {
 /* ------------------------------------------------------------------------------------------------ */
 /* BpeSymbols: a word's first symbols, then the merges, without the GIL (the word encoder's model)    */
 
-enum { UNK_DROPPED = -1, UNK_LEFT_TO_PYTHON = -2 };
-
 typedef struct {
     PyObject_HEAD
     BpeRanks *ranks;
-    PairMap chars;       /* kind << 32 | code point -> id */
-    int32_t *spelled;    /* kind * 256 + byte -> id, or NULL */
-    int32_t byte_ids[256]; /* <0xNN> (-1: missing) */
-    int byte_fallback, fuse_unk, has_prefix, has_suffix;
-    int64_t unk_id;      /* or UNK_DROPPED, UNK_LEFT_TO_PYTHON */
+    BpeWords words; /* the core's model of a word's first symbols */
     double dropout;
-    Py_buffer prefix, suffix; /* UTF-8 */
-    WordTable whole;          /* ignore_merges: token -> id (in slot); entries NULL without */
-    Py_UCS4 spelling[256];
     int ready;
 } BpeSymbols;
 
@@ -326,8 +236,12 @@ bpe_symbols_whole(BpeSymbols *self, PyObject *whole, PyObject *spelling, int spe
         return -1;
     }
     if (spelled)
-        for (int b = 0; b < 256; b++) self->spelling[b] = PyUnicode_READ_CHAR(spelling, b);
-    if (table_init(&self->whole, (size_t)PyDict_GET_SIZE(whole)) < 0) return -1;
+        for (int b = 0; b < 256; b++) self->words.spelling[b] = PyUnicode_READ_CHAR(spelling, b);
+    if (piece_map_init(&self->words.whole, (size_t)PyDict_GET_SIZE(whole)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->words.has_whole = 1;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(whole, &pos, &key, &value)) {
@@ -336,38 +250,27 @@ bpe_symbols_whole(BpeSymbols *self, PyObject *whole, PyObject *spelling, int spe
             if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "whole maps %R to %R: ids are int32 >= 0", key, value);
             return -1;
         }
-        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
-        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
-        Entry *e = table_probe(&self->whole, &w, h);
-        if (e->word) continue;
-        if (table_fill(&self->whole, e, h, Py_NewRef(key), NULL, id) < 0) return -1;
+        CodePoints token = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
+        if (token.length && piece_map_add(&self->words.whole, &token, code_points_hash(&token), id) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
     }
     return 0;
 }
 
-/* With ignore_merges, the id of the token the whole word is (spelled byte by byte for byte-level
- * words), or -1; -2 when out of memory. */
-static int64_t
-whole_word_id(const BpeSymbols *self, const Span *word)
+/* a copy of a bytes-like argument, in the core's allocation; -1 with an exception set */
+static int
+copy_bytes(PyObject *source, unsigned char **into, size_t *length)
 {
-    if (!self->whole.entries) return -1;
-    if (!self->spelled) {
-        Entry *e = table_probe((WordTable *)&self->whole, word, hash_code_points(word->kind, word->data, word->start, word->length));
-        return e->word ? e->slot : -1;
-    }
-    Py_UCS4 *chars = PyMem_RawMalloc(sizeof(Py_UCS4) * (size_t)(4 * word->length + 1));
-    if (!chars) return -2;
-    Py_ssize_t n = 0;
-    unsigned char bytes[4];
-    for (Py_ssize_t i = 0; i < word->length; i++) {
-        int m = utf8_of(PyUnicode_READ(word->kind, word->data, word->start + i), bytes);
-        for (int k = 0; k < m; k++) chars[n++] = self->spelling[bytes[k]];
-    }
-    Span spelled = {PyUnicode_4BYTE_KIND, chars, 0, n, NULL};
-    Entry *e = table_probe((WordTable *)&self->whole, &spelled, hash_code_points(spelled.kind, chars, 0, n));
-    int64_t id = e->word ? e->slot : -1;
-    PyMem_RawFree(chars);
-    return id;
+    Py_buffer view;
+    if (PyObject_GetBuffer(source, &view, PyBUF_SIMPLE) < 0) return -1;
+    *into = malloc((size_t)view.len + 1);
+    if (*into) memcpy(*into, view.buf, (size_t)view.len);
+    *length = (size_t)view.len;
+    PyBuffer_Release(&view);
+    if (!*into) PyErr_NoMemory();
+    return *into ? 0 : -1;
 }
 
 static int
@@ -375,7 +278,7 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id", "fuse_unk",
                              "prefix", "suffix", "dropout", "whole", "spelling", NULL};
-    PyObject *ranks, *chars, *spelled, *byte_ids;
+    PyObject *ranks, *chars, *spelled, *byte_ids, *prefix, *suffix;
     long long unk_id;
     int fuse_unk;
     if (self->ready) {
@@ -384,23 +287,25 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
     }
     double dropout = 0.0;
     PyObject *whole = Py_None, *spelling = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpy*y*|dOO", kwlist, &BpeRanksType, &ranks, &PyDict_Type,
-                                     &chars, &spelled, &byte_ids, &unk_id, &fuse_unk, &self->prefix, &self->suffix,
-                                     &dropout, &whole, &spelling))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpOO|dOO", kwlist, &BpeRanksType, &ranks, &PyDict_Type,
+                                     &chars, &spelled, &byte_ids, &unk_id, &fuse_unk, &prefix, &suffix, &dropout,
+                                     &whole, &spelling))
         return -1;
-    self->ready = 1; /* the buffers are held from here on: dealloc releases them */
+    if (bpe_words_init(&self->words, (size_t)PyDict_GET_SIZE(chars)) < 0) return -1;
+    self->ready = 1; /* dealloc frees the words from here on */
     self->ranks = (BpeRanks *)Py_NewRef(ranks);
     self->dropout = dropout;
+    BpeWords *words = &self->words;
+    if (copy_bytes(prefix, &words->prefix, &words->prefix_length) < 0 ||
+        copy_bytes(suffix, &words->suffix, &words->suffix_length) < 0)
+        return -1;
     if (bpe_symbols_whole(self, whole, spelling, spelled != Py_None) < 0) return -1;
     if (!self->ranks->lock_ready) {
         PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
         return -1;
     }
-    self->unk_id = unk_id < UNK_LEFT_TO_PYTHON || unk_id > INT32_MAX ? UNK_LEFT_TO_PYTHON : unk_id;
-    self->fuse_unk = fuse_unk;
-    self->has_prefix = self->prefix.len > 0;
-    self->has_suffix = self->suffix.len > 0;
-    if (pairmap_init(&self->chars, (size_t)PyDict_GET_SIZE(chars)) < 0) return -1;
+    words->unk_id = unk_id < BPE_UNK_MISSING || unk_id > INT32_MAX ? BPE_UNK_MISSING : unk_id;
+    words->fuse_unk = fuse_unk;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(chars, &pos, &key, &value)) {
@@ -411,7 +316,7 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
             PyErr_Format(PyExc_ValueError, "chars maps %R to %R: ids are int32 >= 0", key, value);
             return -1;
         }
-        PairSlot *slot = pairmap_slot(&self->chars, (uint64_t)k);
+        PairSlot *slot = pairmap_slot(&words->chars, (uint64_t)k);
         if (!slot) return -1;
         slot->value = id;
     }
@@ -420,12 +325,12 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
         int32_t *into;
         Py_ssize_t size;
         const char *name;
-    } tables[2] = {{spelled, NULL, 1024, "spelled"}, {byte_ids, self->byte_ids, 256, "byte_ids"}};
-    if (spelled != Py_None && !(self->spelled = tables[0].into = PyMem_Malloc(sizeof(int32_t) * 1024))) {
+    } tables[2] = {{spelled, NULL, 1024, "spelled"}, {byte_ids, words->byte_ids, 256, "byte_ids"}};
+    if (spelled != Py_None && !(words->spelled = tables[0].into = malloc(sizeof(int32_t) * 1024))) {
         PyErr_NoMemory();
         return -1;
     }
-    self->byte_fallback = byte_ids != Py_None;
+    words->byte_fallback = byte_ids != Py_None;
     for (int t = 0; t < 2; t++) {
         if (tables[t].list == Py_None) continue;
         if (!PyList_Check(tables[t].list) || PyList_GET_SIZE(tables[t].list) != tables[t].size) {
@@ -444,114 +349,23 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
 static void
 BpeSymbols_dealloc(BpeSymbols *self)
 {
-    if (self->ready) {
-        PyBuffer_Release(&self->prefix);
-        PyBuffer_Release(&self->suffix);
-    }
+    if (self->ready) bpe_words_free(&self->words);
     Py_XDECREF(self->ranks);
-    PyMem_Free(self->chars.slots);
-    PyMem_Free(self->spelled);
-    table_free(&self->whole);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* The byte-fallback ids of a symbol that is not in the vocabulary: the bytes of prefix + c + suffix as
- * the symbol spells it; 0 when some byte has no id (or c is a lone surrogate, which Python's strict
- * UTF-8 refuses). */
+/* WordModel.word_ids (csrc/word_model.h): the core's segmentation, with this model's dropout. */
 static int
-fallback_bytes(const BpeSymbols *self, uint32_t c, int kind, Int64s *symbols, int *pushed)
+bpe_word_model_ids(PyObject *model, const Span *word, Int64s *out)
 {
-    unsigned char own[4];
-    int n = utf8_of(c, own);
-    *pushed = 0;
-    if (c >= 0xD800 && c < 0xE000) return 0;
-    const Py_buffer *parts[3] = {kind & 1 ? &self->prefix : NULL, NULL, kind & 2 ? &self->suffix : NULL};
-    for (int pass = 0; pass < 2; pass++) { /* check every byte, then push them */
-        for (int p = 0; p < 3; p++) {
-            const unsigned char *bytes = p == 1 ? own : parts[p] ? parts[p]->buf : NULL;
-            Py_ssize_t length = p == 1 ? n : parts[p] ? parts[p]->len : 0;
-            for (Py_ssize_t k = 0; k < length; k++) {
-                if (self->byte_ids[bytes[k]] < 0) return 0;
-                if (pass && int64s_push(symbols, self->byte_ids[bytes[k]]) < 0) return -1;
-            }
-        }
-    }
-    *pushed = 1;
-    return 0;
+    BpeSymbols *self = (BpeSymbols *)model;
+    CodePoints w = {word->kind, (const char *)word->data + word->start * word->kind, word->length};
+    Draws draws = {self->ranks, self->dropout};
+    BpeDropout skipping = {skip_merge, &draws};
+    return bpe_word_ids(&self->words, &self->ranks->ranks, self->dropout > 0.0 ? &skipping : NULL, &w, out);
 }
 
-/* The first symbols of a word, as kvec.models.BPE._symbols makes them; 1 when only Python can say (a
- * missing unk token raises there), -1 when out of memory. */
-static int
-first_symbols(const BpeSymbols *self, const Span *word, Int64s *symbols)
-{
-    Py_ssize_t n = word->length;
-    if (self->spelled) { /* byte-level: the UTF-8 bytes, each one symbol */
-        unsigned char bytes[4];
-        Py_ssize_t total = 0, at = 0;
-        for (Py_ssize_t i = 0; i < n; i++) total += utf8_of(PyUnicode_READ(word->kind, word->data, word->start + i), bytes);
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int m = utf8_of(PyUnicode_READ(word->kind, word->data, word->start + i), bytes);
-            for (int k = 0; k < m; k++, at++) {
-                int kind = (at > 0 && self->has_prefix) | (at == total - 1 && self->has_suffix) << 1;
-                if (int64s_push(symbols, self->spelled[kind * 256 + bytes[k]]) < 0) return -1;
-            }
-        }
-        return 0;
-    }
-    int64_t pending = -1; /* an unknown symbol not emitted yet (fused runs are one) */
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint32_t c = PyUnicode_READ(word->kind, word->data, word->start + i);
-        int kind = (i > 0 && self->has_prefix) | (i == n - 1 && self->has_suffix) << 1;
-        int64_t id = pair_value(&self->chars, kind, (int32_t)c);
-        if (id >= 0) {
-            if ((pending >= 0 && int64s_push(symbols, pending) < 0) || int64s_push(symbols, id) < 0) return -1;
-            pending = -1;
-            continue;
-        }
-        int pushed = 0;
-        if (self->byte_fallback && fallback_bytes(self, c, kind, symbols, &pushed) < 0) return -1;
-        if (pushed) continue; /* as in the library, a pending unknown comes after these */
-        if (self->unk_id == UNK_DROPPED) continue;
-        if (self->unk_id == UNK_LEFT_TO_PYTHON) return 1;
-        if (pending >= 0 && self->fuse_unk) continue;
-        if (pending >= 0 && int64s_push(symbols, pending) < 0) return -1;
-        pending = self->unk_id;
-    }
-    if (pending >= 0 && int64s_push(symbols, pending) < 0) return -1;
-    return 0;
-}
-
-/* WordModel.word_ids (csrc/word_model.h). */
-static int
-bpe_word_ids(PyObject *model, const Span *word, Int64s *out)
-{
-    const BpeSymbols *self = (const BpeSymbols *)model;
-    int64_t whole = whole_word_id(self, word);
-    if (whole != -1) return whole < 0 ? -1 : int64s_push(out, whole);
-    Int64s symbols = {0};
-    int32_t *ids = NULL;
-    char *alive = NULL;
-    int status = first_symbols(self, word, &symbols);
-    if (status != 0) goto done;
-    status = -1;
-    Py_ssize_t n = symbols.length;
-    ids = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n + 1));
-    alive = PyMem_RawMalloc((size_t)n + 1);
-    if (!ids || !alive) goto done;
-    for (Py_ssize_t i = 0; i < n; i++) ids[i] = (int32_t)symbols.data[i];
-    if (bpe_merge(self->ranks, ids, n, alive, self->dropout) < 0) goto done;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (alive[i] && int64s_push(out, ids[i]) < 0) goto done;
-    status = 0;
-done:
-    PyMem_RawFree(symbols.data);
-    PyMem_RawFree(ids);
-    PyMem_RawFree(alive);
-    return status;
-}
-
-static const WordModel bpe_word_model = {bpe_word_ids};
+static const WordModel bpe_word_model = {bpe_word_model_ids};
 
 static PyObject *
 BpeSymbols_word_model(BpeSymbols *self, PyObject *Py_UNUSED(ignored))

@@ -1,4 +1,4 @@
-/* csrc/twister.h: the Mersenne Twister (MT19937) with Python's random.random() on top, so that a
+/* csrc/core/twister.h: the Mersenne Twister (MT19937) with Python's random.random() on top, so that a
  * generator's state taken from random.Random.getstate() goes on drawing the very numbers Python would
  * (kvec.models.BPE's dropout, whose seed is a Python seed). */
 #ifndef KVEC_TWISTER_H

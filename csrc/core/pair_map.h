@@ -1,9 +1,23 @@
-/* csrc/pair_map.h: a map from a pair of token ids to a count or a rank, by open addressing. Shared by
- * the BPE trainer's merge loop (pair counts) and the BPE model (merge ranks). */
+/* csrc/core/pair_map.h: a map from a pair of token ids to a count or a rank, by open addressing. Shared by
+ * the BPE trainer's merge loop (pair counts) and the BPE model (merge ranks). Built into a Python
+ * extension (KVEC_WITH_PYTHON) it allocates with PyMem_Malloc and sets MemoryError when that fails, as
+ * the trainer expects; elsewhere with malloc. Free the slots with PAIRMAP_FREE. */
 #ifndef KVEC_PAIR_MAP_H
 #define KVEC_PAIR_MAP_H
 
+#ifdef KVEC_WITH_PYTHON
+#define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#define PAIRMAP_MALLOC PyMem_Malloc
+#define PAIRMAP_FREE PyMem_Free
+#define PAIRMAP_NO_MEMORY() PyErr_NoMemory()
+#else
+#include <stdlib.h>
+#define PAIRMAP_MALLOC malloc
+#define PAIRMAP_FREE free
+#define PAIRMAP_NO_MEMORY() ((void)0)
+#endif
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hash.h"
@@ -27,9 +41,9 @@ pairmap_init(PairMap *m, size_t capacity)
 {
     size_t size = 1024;
     while (size < capacity * 2) size <<= 1;
-    m->slots = PyMem_Malloc(size * sizeof(PairSlot));
+    m->slots = (PairSlot *)PAIRMAP_MALLOC(size * sizeof(PairSlot));
     if (!m->slots) {
-        PyErr_NoMemory();
+        PAIRMAP_NO_MEMORY();
         return -1;
     }
     for (size_t i = 0; i < size; i++) m->slots[i].key = EMPTY_KEY;
@@ -61,7 +75,7 @@ pairmap_slot(PairMap *m, uint64_t key)
             bigger.slots[k] = m->slots[j];
         }
         bigger.used = m->used;
-        PyMem_Free(m->slots);
+        PAIRMAP_FREE(m->slots);
         *m = bigger;
         return pairmap_slot(m, key);
     }
@@ -69,6 +83,19 @@ pairmap_slot(PairMap *m, uint64_t key)
     m->slots[i].value = 0;
     m->used++;
     return &m->slots[i];
+}
+
+/* The value stored for the pair (a, b), or -1 (values stored are >= 0). */
+static inline int64_t
+pair_value(const PairMap *m, int32_t a, int32_t b)
+{
+    uint64_t key = PAIR(a, b);
+    size_t i = pair_hash(key) & m->mask;
+    while (m->slots[i].key != EMPTY_KEY) {
+        if (m->slots[i].key == key) return m->slots[i].value;
+        i = (i + 1) & m->mask;
+    }
+    return -1;
 }
 
 #endif
