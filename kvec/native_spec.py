@@ -13,7 +13,7 @@ Described today:
   (``Lowercase``, ``StripAccents``... where no character depends on its neighbours), special and added
   tokens, a pre-tokenizer that cuts words by character class (``BertPreTokenizer``, ``Whitespace``,
   ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, their ``Sequence``s, or none), a
-  WordPiece model, and a post-processor that only puts ids around a text;
+  WordPiece or BPE model (without dropout), and a post-processor that only puts ids around a text;
 * a word-level :class:`kvec.Tokenizer` (the legacy Keras one, without an analyzer): ``lower`` as
   Python's ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split``
   or ``char_level``, and ``word_index`` with the ``num_words`` and ``oov_token`` rules.
@@ -38,6 +38,7 @@ from functools import lru_cache
 from kvec import serialization
 from kvec.contracts import Normalizer
 from kvec.errors import KvecError
+from kvec.models.bpe import BPE
 from kvec.models.wordpiece import WordPiece
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, _word_rule
@@ -47,7 +48,7 @@ __all__ = ["NotNativeError", "describe"]
 VERSION = 1
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-WORDPIECE, WORD_LOOKUP = 1, 2  # model kinds
+WORDPIECE, WORD_LOOKUP, BPE_MODEL = 1, 2, 3  # model kinds
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER = 0, 1, 2  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
 
@@ -65,8 +66,8 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
         raise NotNativeError(f"a {type(tokenizer).__name__} is not described; described: Pipeline, Tokenizer")
     pipeline = tokenizer
     model = pipeline.model
-    if not isinstance(model, WordPiece):
-        raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece")
+    if not isinstance(model, (WordPiece, BPE)):
+        raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece, BPE")
     affixes = pipeline._affixes()
     if affixes is None:
         name = type(pipeline.post_processor).__name__
@@ -82,7 +83,8 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     added = pipeline.added_vocabulary
     parts = [b"KVEC", _u32(VERSION), _normalizer(pipeline.normalizer)]
     parts += [_tokens(added.special), _tokens(added.normalized_ids)]
-    parts += [_classes(classes, RUNS), _wordpiece(model), _ids(affixes[0]), _ids(affixes[1])]
+    described = _wordpiece(model) if isinstance(model, WordPiece) else _bpe(model)
+    parts += [_classes(classes, RUNS), described, _ids(affixes[0]), _ids(affixes[1])]
     return b"".join(parts)
 
 
@@ -144,6 +146,27 @@ def _wordpiece(model):
     header = struct.pack("<Iqq", WORDPIECE, model.max_input_chars_per_word, model.vocab.get(model.unk_token, -1))
     pieces = b"".join(_string(token) + struct.pack("<q", token_id) for token, token_id in model.vocab.items())
     return header + _string(model.continuing_subword_prefix) + _u32(len(model.vocab)) + pieces
+
+
+def _bpe(model: BPE) -> bytes:
+    """The merges and the first symbols' tables, the arguments kvec.models.BPE gives its own native
+    segmentation (:meth:`kvec.models.BPE.native_symbols`)."""
+    if model.sampling:
+        raise NotNativeError("BPE dropout draws its merges at random: a served model would not be repeatable")
+    symbols = model.native_symbols()
+    if symbols is None:
+        raise NotNativeError("the BPE model has an id past int32 or an affix that is not UTF-8")
+    merges = [value for merge in model.merge_table for value in merge]
+    chars = b"".join(struct.pack("<Qi", key, token_id) for key, token_id in symbols["chars"].items())
+    byte_ids = symbols["byte_ids"]
+    fallback = _u32(0) if byte_ids is None else _u32(1) + struct.pack("<256i", *byte_ids)
+    parts = [_u32(BPE_MODEL), _u32(len(model.merge_table)), struct.pack(f"<{len(merges)}i", *merges)]
+    parts += [_u32(len(symbols["chars"])), chars, fallback, struct.pack("<q", symbols["unk_id"])]
+    parts += [_u32(int(symbols["fuse_unk"])), _u32(len(symbols["prefix"])), symbols["prefix"]]
+    parts += [_u32(len(symbols["suffix"])), symbols["suffix"]]
+    whole = symbols["whole"]
+    parts.append(_u32(0) if whole is None else _u32(1) + _tokens({t: i for t, i in whole.items() if t}))
+    return b"".join(parts)
 
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:

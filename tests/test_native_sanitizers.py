@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kvec import Tokenizer
-from kvec.models import WordPiece
+from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe
 from kvec.normalizers import Lowercase
 from kvec.pipeline import Pipeline
@@ -20,7 +20,6 @@ from kvec.processors import TemplateProcessing
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "csrc" / "core"
-SOURCES = ["piece_map", "wordpiece", "char_map", "token_matcher", "spec_encoder"]
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +28,9 @@ def driver(tmp_path_factory):
     if compiler is None:
         pytest.skip("no C compiler")
     binary = tmp_path_factory.mktemp("sanitized") / "spec_encoder_driver"
-    sources = [str(CORE / f"{name}.c") for name in SOURCES] + [str(ROOT / "tests" / "native" / "spec_encoder_driver.c")]
+    sources = [str(path) for path in sorted(CORE.glob("*.c"))] + [
+        str(ROOT / "tests" / "native" / "spec_encoder_driver.c")
+    ]
     flags = ["-std=c11", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Wextra"]
     build = subprocess.run([compiler, *flags, f"-I{CORE}", *sources, "-o", str(binary)], capture_output=True, text=True)
     if build.returncode != 0 and "sanitize" in build.stderr:
@@ -57,11 +58,19 @@ def keras_description():
     return describe(tokenizer)
 
 
+def bpe_description():
+    vocab = {t: i for i, t in enumerate(["a", "b", "ab", "##b", "a</w>", "<0x61>", "<0xC3>", "[UNK]", "中"])}
+    model = BPE(vocab, [("a", "b"), ("a", "##b")], "[UNK]", "##", "</w>", byte_fallback=True, ignore_merges=True)
+    return describe(Pipeline(model, pre_tokenizer=BertPreTokenizer()))
+
+
 def block(data):
     return struct.pack("<I", len(data)) + data
 
 
-@pytest.mark.parametrize("make", [description, keras_description], ids=["wordpiece", "keras_words"])
+@pytest.mark.parametrize(
+    "make", [description, keras_description, bpe_description], ids=["wordpiece", "keras_words", "bpe"]
+)
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()
     rng = random.Random(11)

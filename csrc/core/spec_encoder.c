@@ -34,6 +34,14 @@ read_u32(Reader *r)
     return v;
 }
 
+static int32_t
+read_id32(Reader *r)
+{
+    uint32_t v = read_u32(r);
+    if (v > INT32_MAX && !r->error) r->error = "an id is out of range";
+    return (int32_t)v;
+}
+
 static int64_t
 read_i64(Reader *r)
 {
@@ -207,6 +215,78 @@ read_wordpiece(Reader *r, SpecEncoder *e)
     free(prefix);
 }
 
+/* BPE: the merges, then the first symbols' tables (see spec_encoder.h) */
+static void
+read_bpe(Reader *r, SpecEncoder *e)
+{
+    uint32_t n_merges = read_u32(r);
+    if (!r->error && n_merges > (size_t)(r->end - r->at) / 12) r->error = "the description is cut short";
+    if (r->error) return;
+    if (bpe_words_init(&e->bpe, 1024) < 0 || pairmap_init(&e->ranks, n_merges) < 0) {
+        r->error = "out of memory";
+        bpe_words_free(&e->bpe);
+        return;
+    }
+    e->model_kind = SPEC_MODEL_BPE;
+    for (uint32_t rank = 0; rank < n_merges && !r->error; rank++) {
+        int32_t a = read_id32(r), b = read_id32(r), merged = read_id32(r);
+        PairSlot *slot = r->error ? NULL : pairmap_slot(&e->ranks, PAIR(a, b));
+        if (slot) slot->value = ((int64_t)rank << 32) | (uint32_t)merged;
+        else if (!r->error) r->error = "out of memory";
+    }
+    uint32_t n_chars = read_u32(r);
+    if (!r->error && n_chars > (size_t)(r->end - r->at) / 12) r->error = "the description is cut short";
+    for (uint32_t i = 0; i < n_chars && !r->error; i++) {
+        uint64_t key = (uint64_t)read_u32(r) | (uint64_t)read_u32(r) << 32;
+        int32_t id = read_id32(r);
+        if (!r->error && (key >> 32 > 3 || (key & 0xffffffffu) > 0x10FFFF)) r->error = "a BPE symbol is out of range";
+        PairSlot *slot = r->error ? NULL : pairmap_slot(&e->bpe.chars, key);
+        if (slot) slot->value = id;
+        else if (!r->error) r->error = "out of memory";
+    }
+    e->bpe.byte_fallback = read_u32(r) != 0;
+    for (int b = 0; e->bpe.byte_fallback && b < 256 && !r->error; b++) {
+        int64_t id = (int32_t)read_u32(r);
+        e->bpe.byte_ids[b] = id < 0 ? -1 : (int32_t)id;
+    }
+    e->bpe.unk_id = read_i64(r);
+    e->bpe.fuse_unk = read_u32(r) != 0;
+    if (!r->error && (e->bpe.unk_id < BPE_UNK_MISSING || e->bpe.unk_id > INT32_MAX))
+        r->error = "the unk id is out of range";
+    unsigned char **affixes[2] = {&e->bpe.prefix, &e->bpe.suffix};
+    size_t *lengths[2] = {&e->bpe.prefix_length, &e->bpe.suffix_length};
+    for (int k = 0; k < 2 && !r->error; k++) {
+        uint32_t length = read_u32(r);
+        if (!has(r, length)) break;
+        *affixes[k] = malloc(length + 1);
+        if (!*affixes[k]) {
+            r->error = "out of memory";
+            break;
+        }
+        memcpy(*affixes[k], r->at, length);
+        *lengths[k] = length;
+        r->at += length;
+    }
+    if (read_u32(r) == 0 || r->error) return;
+    uint32_t n = read_u32(r);
+    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
+    if (r->error) return;
+    if (piece_map_init(&e->bpe.whole, n) < 0) {
+        r->error = "out of memory";
+        return;
+    }
+    e->bpe.has_whole = 1;
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t length;
+        uint32_t *token = read_string(r, &length);
+        int64_t id = read_id(r);
+        CodePoints key = {4, token, length};
+        if (token && !r->error && piece_map_add(&e->bpe.whole, &key, code_points_hash(&key), id) < 0)
+            r->error = "out of memory";
+        free(token);
+    }
+}
+
 const char *
 spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
 {
@@ -237,9 +317,10 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && default_class > 255) r.error = "a character class is out of range";
     e->classes.default_class = (int)default_class;
     uint32_t model = read_u32(&r);
-    if (!r.error && model != SPEC_MODEL_WORDPIECE && model != SPEC_MODEL_WORDS) r.error = "an unknown model kind";
+    if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_BPE)) r.error = "an unknown model kind";
     if (!r.error && model == SPEC_MODEL_WORDPIECE) read_wordpiece(&r, e);
     if (!r.error && model == SPEC_MODEL_WORDS) read_words(&r, e);
+    if (!r.error && model == SPEC_MODEL_BPE) read_bpe(&r, e);
     read_ids(&r, &e->prefix);
     read_ids(&r, &e->suffix);
     if (!r.error && r.at != r.end) r.error = "bytes follow the description";
@@ -259,6 +340,10 @@ spec_encoder_free(SpecEncoder *e)
     free(e->class_bytes);
     if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
     if (e->model_kind == SPEC_MODEL_WORDS) piece_map_free(&e->words);
+    if (e->model_kind == SPEC_MODEL_BPE) {
+        PAIRMAP_FREE(e->ranks.slots);
+        bpe_words_free(&e->bpe);
+    }
     free(e->piece_ids);
     int64s_free(&e->prefix);
     int64s_free(&e->suffix);
@@ -279,8 +364,30 @@ spec_scratch_free(SpecScratch *s)
 /* ------------------------------------------------------------------------------------------------ */
 /* Encoding                                                                                         */
 
-/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces, from
- * the cache or the model. */
+/* The ids out[first ..] of `word` (hash h) put in the scratch's cache, emptied first when full. */
+static int
+remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, ptrdiff_t first)
+{
+    ptrdiff_t count = out->length - first;
+    if (s->cache_ready && (s->words.used >= SPEC_CACHE_WORDS || s->word_ids.length + count + 1 > SPEC_CACHE_IDS)) {
+        piece_map_free(&s->words);
+        s->word_ids.length = 0;
+        s->cache_ready = 0;
+    }
+    if (!s->cache_ready) {
+        if (piece_map_init(&s->words, 4096) < 0) return -1;
+        s->cache_ready = 1;
+    }
+    ptrdiff_t at = s->word_ids.length;
+    if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
+    s->word_ids.data[s->word_ids.length++] = count;
+    for (ptrdiff_t k = first; k < out->length; k++) s->word_ids.data[s->word_ids.length++] = out->data[k];
+    if (piece_map_add(&s->words, word, h, at) < 0) return -1;
+    return 0;
+}
+
+/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces or
+ * BPE's tokens, from the cache or the model. */
 static int
 encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
 {
@@ -298,6 +405,11 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
         return 0;
     }
     ptrdiff_t first = out->length;
+    if (e->model_kind == SPEC_MODEL_BPE) {
+        int status = bpe_word_ids(&e->bpe, &e->ranks, NULL, word, out);
+        if (status) return status;
+        return remember(s, word, h, out, first);
+    }
     s->slots.length = 0;
     int unknown = wordpiece_segment(&e->wordpiece, word, &s->slots, NULL);
     if (unknown < 0) return -1;
@@ -308,22 +420,7 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
         if (int64s_reserve(out, s->slots.length) < 0) return -1;
         for (ptrdiff_t k = 0; k < s->slots.length; k++) out->data[out->length++] = e->piece_ids[s->slots.data[k]];
     }
-    ptrdiff_t count = out->length - first;
-    if (s->cache_ready && (s->words.used >= SPEC_CACHE_WORDS || s->word_ids.length + count + 1 > SPEC_CACHE_IDS)) {
-        piece_map_free(&s->words);
-        s->word_ids.length = 0;
-        s->cache_ready = 0;
-    }
-    if (!s->cache_ready) {
-        if (piece_map_init(&s->words, 4096) < 0) return -1;
-        s->cache_ready = 1;
-    }
-    ptrdiff_t at = s->word_ids.length;
-    if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
-    s->word_ids.data[s->word_ids.length++] = count;
-    for (ptrdiff_t k = first; k < out->length; k++) s->word_ids.data[s->word_ids.length++] = out->data[k];
-    if (piece_map_add(&s->words, word, h, at) < 0) return -1;
-    return 0;
+    return remember(s, word, h, out, first);
 }
 
 /* The ids of the words of cps[0 .. n), a piece between added tokens. */

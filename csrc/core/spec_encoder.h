@@ -14,7 +14,13 @@
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
  *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id;
  *                2 a word lookup (the Keras Tokenizer's word_index): i64 the id of unknown words (-1:
- *                they are dropped), u32 n_words, then n_words times: u32 length, u32 code points[], i64 id
+ *                they are dropped), u32 n_words, then n_words times: u32 length, u32 code points[], i64 id;
+ *                3 BPE (csrc/core/bpe.h): u32 n_merges, then n_merges times i32 left, i32 right, i32
+ *                merged (highest priority first); u32 n_chars, then n_chars times u64 kind << 32 | code
+ *                point, i32 id; u32 byte fallback (0, or 1 then i32 byte_ids[256], -1 for missing);
+ *                i64 unk id (-1: unknown characters dropped, -2: an error); u32 fuse_unk; u32 length,
+ *                the prefix's UTF-8; u32 length, the suffix's UTF-8; u32 ignore_merges (0, or 1 then
+ *                u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary)
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
  * text, each part between them is normalized, added tokens split the normalized part, the pieces between
@@ -25,6 +31,7 @@
 #include "int64s.h"
 #include "char_map.h"
 #include "class_runs.h"
+#include "bpe.h"
 #include "token_matcher.h"
 #include "wordpiece.h"
 
@@ -32,7 +39,7 @@
 extern "C" {
 #endif
 
-enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2 };
+enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3 };
 
 typedef struct {
     int has_map;
@@ -44,6 +51,8 @@ typedef struct {
     WordPiece wordpiece;
     int64_t *piece_ids; /* slot -> id */
     PieceMap words;     /* the word lookup: word -> id */
+    PairMap ranks;      /* BPE's merges */
+    BpeWords bpe;       /* BPE's first symbols */
     int64_t unk;        /* WordPiece: -1 none (an error); the word lookup: -1 unknown words are dropped */
     Int64s prefix, suffix;
 } SpecEncoder;

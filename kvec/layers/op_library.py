@@ -31,7 +31,6 @@ from kvec.user_cache import UnsafeCacheError, check_private, private_folder
 __all__ = ["LIBRARY_NAME", "OpLibraryWarning", "failure", "library_path", "load"]
 
 LIBRARY_NAME = "libkvec_ops.so"
-CORE_SOURCES = ("piece_map", "wordpiece", "char_map", "token_matcher", "spec_encoder")
 C_FLAGS = ["-O3", "-fPIC", "-std=c11", "-Wall", "-Wextra"]
 CXX_FLAGS = ["-O3", "-fPIC", "-shared", "-Wall", "-Wextra"]
 
@@ -92,9 +91,9 @@ def _build(sources: Path, folder: str) -> None:
     work = tempfile.mkdtemp(prefix="build-", dir=folder)
     try:
         objects = []
-        for name in CORE_SOURCES:
-            output = os.path.join(work, f"{name}.o")
-            source = str(sources / "core" / f"{name}.c")
+        for path in sorted((sources / "core").glob("*.c")):  # the whole core: it needs no Python
+            output = os.path.join(work, f"{path.stem}.o")
+            source = str(path)
             subprocess.run(
                 [cc, *C_FLAGS, f"-I{sources / 'core'}", "-c", source, "-o", output], check=True, capture_output=True
             )

@@ -84,9 +84,10 @@ class BPE(SubwordModel):
                 raise ValueError(f"merges[{rank}]: the merged token {merged!r} is not in the vocabulary")
             self._ranks[(self.vocab[a], self.vocab[self.merges[rank][1]])] = (rank, self.vocab[merged])
         # the native table mirrors _ranks: a pair listed twice keeps its last rank, as in the library
-        self._native = BpeRanks(
-            [(a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])]
-        )
+        self.merge_table = [
+            (a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])
+        ]
+        self._native = BpeRanks(self.merge_table)
         self._native.seed(random.Random(seed).getstate()[1])  # dropout draws as Python's random.Random(seed)
 
     def word_model(self, byte_spelling=""):
@@ -95,6 +96,15 @@ class BPE(SubwordModel):
         the vocabulary. With dropout, it draws from the model's generator, as :meth:`tokenize_ids`
         does; with ``ignore_merges``, a word that is a token (spelled, for byte-level words) is that
         token."""
+        arguments = self.native_symbols(byte_spelling)
+        if arguments is None:
+            return None
+        return BpeSymbols(self._native, **arguments, dropout=self.dropout or 0.0).word_model()
+
+    def native_symbols(self, byte_spelling=""):
+        """How the native core (``csrc/core/bpe.h``) makes a word's first symbols, as the arguments of
+        ``kvec._native.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
+        int32, a byte symbol missing from the vocabulary, a lone surrogate in an affix)."""
         if any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
         vocab = self.vocab
@@ -121,20 +131,17 @@ class BPE(SubwordModel):
             encoded = (prefix.encode("utf-8"), suffix.encode("utf-8"))
         except UnicodeEncodeError:  # a lone surrogate: Python's byte fallback raises on it
             return None
-        whole = vocab if self.ignore_merges else None
-        symbols = BpeSymbols(
-            self._native,
-            chars,
-            spelled,
-            byte_ids,
-            unk_id,
-            self.fuse_unk,
-            *encoded,
-            self.dropout or 0.0,
-            whole,
-            byte_spelling,
-        )
-        return symbols.word_model()
+        return {
+            "chars": chars,
+            "spelled": spelled,
+            "byte_ids": byte_ids,
+            "unk_id": unk_id,
+            "fuse_unk": self.fuse_unk,
+            "prefix": encoded[0],
+            "suffix": encoded[1],
+            "whole": vocab if self.ignore_merges else None,
+            "spelling": byte_spelling,
+        }
 
     @property
     def sampling(self):
