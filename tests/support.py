@@ -14,6 +14,8 @@ import threading
 import pytest
 from hypothesis import strategies as st
 
+from kvec.models import BPE
+
 # --------------------------------------------------------------------------------------------------
 # Oracles
 
@@ -503,3 +505,23 @@ def hf_trained(kind):
             TEXTS, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>")
         )
     return tok
+
+
+# A small BPE vocabulary that exercises every rule of kvec.models.BPE: continuing prefixes, end-of-word
+# suffixes, byte fallback tokens, an unknown token, and tokens that no merge makes ("bca", "中x").
+BPE_VOCAB = ["a", "b", "c", "ab", "abc", "##a", "##b", "##c", "##ab", "a</w>", "b</w>", "##b</w>", "##c</w>"]
+BPE_VOCAB += ["<0x61>", "<0xC3>", "<0xA9>", "<0xE4>", "<0xB8>", "<0xAD>", "[UNK]", "bca", "中x"]
+BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c")]
+
+
+def small_bpe(prefix=None, suffix=None, **options):
+    """A :class:`kvec.models.BPE` over BPE_VOCAB: the merges its prefix allows, and ``options``
+    (``unk_token``, ``byte_fallback``, ``fuse_unk``, ``ignore_merges``, ``dropout``...)."""
+    merges = [m for m in BPE_MERGES if prefix or not m[1].startswith("##")]
+    return BPE(
+        {t: i for i, t in enumerate(BPE_VOCAB)},
+        merges,
+        continuing_subword_prefix=prefix,
+        end_of_word_suffix=suffix,
+        **options,
+    )

@@ -14,7 +14,7 @@ from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
 from kvec.pretokenizers import CL100K_PATTERN, BertPreTokenizer, WhitespaceSplit
 from kvec.processors import TemplateProcessing
-from tests.support import TEXT, TEXTS, hf_trained
+from tests.support import BPE_MERGES, BPE_VOCAB, TEXT, TEXTS, hf_trained, small_bpe
 
 MARKS = st.lists(st.sampled_from(["a", "e\u0301", "\u0323", "\u0301", " ", "[SEP]", "Ça", "中"]), max_size=8).map(
     "".join
@@ -146,11 +146,6 @@ def test_a_model_with_an_id_past_int64_has_no_capsule():
     assert WordPiece({"[UNK]": 0, "a": -1}).word_model() is None
 
 
-BPE_VOCAB = ["a", "b", "c", "ab", "abc", "##a", "##b", "##c", "##ab", "a</w>", "b</w>", "##b</w>", "##c</w>"]
-BPE_VOCAB += ["<0x61>", "<0xC3>", "<0xA9>", "<0xE4>", "<0xB8>", "<0xAD>", "[UNK]"]
-BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c")]
-
-
 @pytest.mark.parametrize("prefix", [None, "##"])
 @pytest.mark.parametrize("suffix", [None, "</w>"])
 @pytest.mark.parametrize("byte_fallback", [False, True])
@@ -159,17 +154,8 @@ BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c
 @pytest.mark.parametrize("ignore_merges", [False, True])
 @given(word=st.text(st.sampled_from("abcé中x"), min_size=1, max_size=8))
 def test_the_bpe_capsule_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, ignore_merges, word):
-    vocab = {t: i for i, t in enumerate(BPE_VOCAB + ["bca", "中x"])}  # tokens that merges cannot make
-    merges = [m for m in BPE_MERGES if prefix or not m[1].startswith("##")]
-    model = BPE(
-        vocab,
-        merges,
-        unk_token,
-        prefix,
-        suffix,
-        byte_fallback=byte_fallback,
-        fuse_unk=fuse_unk,
-        ignore_merges=ignore_merges,
+    model = small_bpe(
+        prefix, suffix, unk_token=unk_token, byte_fallback=byte_fallback, fuse_unk=fuse_unk, ignore_merges=ignore_merges
     )
     assert model.word_model() is not None
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())

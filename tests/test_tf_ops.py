@@ -11,7 +11,7 @@ tf = pytest.importorskip("tensorflow")
 
 from kvec import Tokenizer  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
-from kvec.models import BPE, WordPiece  # noqa: E402
+from kvec.models import WordPiece  # noqa: E402
 from kvec.native_spec import NotNativeError, describe  # noqa: E402
 from kvec.normalizers import NFKC, BertNormalizer, Lowercase, StripAccents  # noqa: E402
 from kvec.normalizers import Sequence as NormalizerSequence  # noqa: E402
@@ -19,6 +19,7 @@ from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
+from tests.support import small_bpe  # noqa: E402
 
 LIBRARY = op_library.load()
 pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could not be built here")
@@ -159,11 +160,6 @@ def test_keras_tokenizers_that_are_not_described_say_why():
         describe(tokenizer)
 
 
-BPE_VOCAB = ["a", "b", "c", "ab", "abc", "##a", "##b", "##c", "##ab", "a</w>", "b</w>", "##b</w>", "##c</w>"]
-BPE_VOCAB += ["<0x61>", "<0xC3>", "<0xA9>", "<0xE4>", "<0xB8>", "<0xAD>", "[UNK]", "bca", "中x"]
-BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c")]
-
-
 @pytest.mark.parametrize("prefix", [None, "##"])
 @pytest.mark.parametrize("suffix", [None, "</w>"])
 @pytest.mark.parametrize("byte_fallback", [False, True])
@@ -171,17 +167,8 @@ BPE_MERGES = [("a", "b"), ("ab", "c"), ("##a", "##b"), ("a", "##b"), ("ab", "##c
 @pytest.mark.parametrize("ignore_merges", [False, True])
 @given(texts=st.lists(st.text(st.sampled_from("abcé中x \t,"), max_size=12), max_size=4))
 def test_the_op_gives_a_bpe_pipelines_ids(prefix, suffix, byte_fallback, unk_token, fuse_unk, ignore_merges, texts):
-    vocab = {t: i for i, t in enumerate(BPE_VOCAB)}
-    merges = [m for m in BPE_MERGES if prefix or not m[1].startswith("##")]
-    model = BPE(
-        vocab,
-        merges,
-        unk_token,
-        prefix,
-        suffix,
-        byte_fallback=byte_fallback,
-        fuse_unk=fuse_unk,
-        ignore_merges=ignore_merges,
+    model = small_bpe(
+        prefix, suffix, unk_token=unk_token, byte_fallback=byte_fallback, fuse_unk=fuse_unk, ignore_merges=ignore_merges
     )
     pipeline = Pipeline(model, pre_tokenizer=Whitespace())
     assert op_ids(pipeline, [t.encode() for t in texts]) == [e.ids for e in pipeline.encode_batch(texts)]
@@ -192,6 +179,5 @@ def test_the_op_gives_the_keras_subword_bpe_ids_and_refuses_dropout():
     pipeline.train_from_iterator(KERAS_TRAIN * 3 + ["the cat sat on the mat", "naïve café"], trainer)
     texts = ["The cat sat!", "NAÏVE [PAD] cafés", "", "中文 ab"]
     assert op_ids(pipeline, [t.encode() for t in texts]) == [e.ids for e in pipeline.encode_batch(texts)]
-    vocab = {t: i for i, t in enumerate(BPE_VOCAB)}
     with pytest.raises(NotNativeError, match="dropout"):
-        describe(Pipeline(BPE(vocab, BPE_MERGES[:2], "[UNK]", dropout=0.1), pre_tokenizer=Whitespace()))
+        describe(Pipeline(small_bpe(unk_token="[UNK]", dropout=0.1), pre_tokenizer=Whitespace()))
