@@ -53,6 +53,6 @@ setup(
             "core/bpe",
         ),
         extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
-        extension("_encoder", "word_encoder", "expressions", "char_rules", "id_rows", "piece_table"),
+        extension("_encoder", "word_encoder", "core/expressions", "char_rules", "id_rows", "piece_table"),
     ],
 )

@@ -12,8 +12,10 @@ Described today:
 * a :class:`kvec.pipeline.Pipeline` with no normalizer or one that works character by character
   (``Lowercase``, ``StripAccents``... where no character depends on its neighbours), special and added
   tokens, a pre-tokenizer that cuts words by character class (``BertPreTokenizer``, ``Whitespace``,
-  ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, their ``Sequence``s, or none), a
-  WordPiece or BPE model (without dropout), and a post-processor that only puts ids around a text;
+  ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or
+  by GPT-2's or cl100k's expression (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), a WordPiece or
+  BPE model (without dropout; byte-level BPE too), and a post-processor that only puts ids around a
+  text;
 * a word-level :class:`kvec.Tokenizer` (the legacy Keras one, without an analyzer): ``lower`` as
   Python's ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split``
   or ``char_level``, and ``word_index`` with the ``num_words`` and ``oov_token`` rules.
@@ -36,7 +38,7 @@ import struct
 from functools import lru_cache
 
 from kvec import serialization
-from kvec.contracts import Normalizer
+from kvec.contracts import Normalizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
 from kvec.models.wordpiece import WordPiece
@@ -72,19 +74,21 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     if affixes is None:
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
-    table = None if pipeline.pre_tokenizer is None else pipeline.pre_tokenizer.word_table()
-    if pipeline.pre_tokenizer is not None and (
-        table is None or table.expression or table.merge or table.replace or table.prefix or table.spelled
-    ):
-        raise NotNativeError(
-            f"the pre-tokenizer {type(pipeline.pre_tokenizer).__name__} does not cut words by character class alone"
-        )
-    classes = b"" if table is None else bytes(table.classes).rstrip(b"\x02")  # past the table: class 2
+    table = WordTable(b"") if pipeline.pre_tokenizer is None else pipeline.pre_tokenizer.word_table()
+    name = type(pipeline.pre_tokenizer).__name__
+    if table is None or table.merge or table.replace:
+        raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
+    if table.prefix and not table.spelled:
+        raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
+    if table.spelled and not (table.byte_spelling and isinstance(model, BPE)):
+        raise NotNativeError(f"the pre-tokenizer {name} spells words byte by byte for a model other than BPE")
+    classes = bytes(table.classes).rstrip(b"\x02")  # past the table: class 2 (EXPR_OTHER for expressions)
     added = pipeline.added_vocabulary
     parts = [b"KVEC", _u32(VERSION), _normalizer(pipeline.normalizer)]
     parts += [_tokens(added.special), _tokens(added.normalized_ids)]
-    described = _wordpiece(model) if isinstance(model, WordPiece) else _bpe(model)
-    parts += [_classes(classes, RUNS), described, _ids(affixes[0]), _ids(affixes[1])]
+    parts += [_classes(classes, RUNS, table.expression, table.prefix)]
+    parts += [_wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling)]
+    parts += [_ids(affixes[0]), _ids(affixes[1])]
     return b"".join(parts)
 
 
@@ -119,8 +123,10 @@ def _checked_id(token, token_id):
     return token_id
 
 
-def _classes(table: bytes, default: int) -> bytes:
-    return _u32(len(table)) + table + _u32(default)
+def _classes(table: bytes, default: int, expression: str = "", prefix: str = "") -> bytes:
+    """The pre-tokenizer: its class table, the class past it, its expression, its prefix."""
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2}
+    return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + _string(prefix)
 
 
 def _u32(value):
@@ -148,14 +154,16 @@ def _wordpiece(model):
     return header + _string(model.continuing_subword_prefix) + _u32(len(model.vocab)) + pieces
 
 
-def _bpe(model: BPE) -> bytes:
+def _bpe(model: BPE, byte_spelling: str) -> bytes:
     """The merges and the first symbols' tables, the arguments kvec.models.BPE gives its own native
     segmentation (:meth:`kvec.models.BPE.native_symbols`)."""
     if model.sampling:
         raise NotNativeError("BPE dropout draws its merges at random: a served model would not be repeatable")
-    symbols = model.native_symbols()
+    symbols = model.native_symbols(byte_spelling)
     if symbols is None:
-        raise NotNativeError("the BPE model has an id past int32 or an affix that is not UTF-8")
+        raise NotNativeError(
+            "the BPE model has an id past int32, an affix that is not UTF-8, or byte symbols not in its vocabulary"
+        )
     merges = [value for merge in model.merge_table for value in merge]
     chars = b"".join(struct.pack("<Qi", key, token_id) for key, token_id in symbols["chars"].items())
     byte_ids = symbols["byte_ids"]
@@ -164,8 +172,15 @@ def _bpe(model: BPE) -> bytes:
     parts += [_u32(len(symbols["chars"])), chars, fallback, struct.pack("<q", symbols["unk_id"])]
     parts += [_u32(int(symbols["fuse_unk"])), _u32(len(symbols["prefix"])), symbols["prefix"]]
     parts += [_u32(len(symbols["suffix"])), symbols["suffix"]]
+    spelled = symbols["spelled"]
+    parts.append(_u32(0) if spelled is None else _u32(1) + struct.pack("<1024i", *spelled))
     whole = symbols["whole"]
-    parts.append(_u32(0) if whole is None else _u32(1) + _tokens({t: i for t, i in whole.items() if t}))
+    if whole is None:
+        parts.append(_u32(0))
+    else:
+        parts += [_u32(1), _tokens({t: i for t, i in whole.items() if t})]
+        if spelled is not None:
+            parts.append(struct.pack("<256I", *map(ord, byte_spelling)))
     return b"".join(parts)
 
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import strategies as st
 
 from kvec.models import BPE
+from kvec.pretokenizers import CL100K_PATTERN
 
 # --------------------------------------------------------------------------------------------------
 # Oracles
@@ -458,6 +459,26 @@ TEXT = st.lists(
     st.one_of(st.sampled_from(WORDS), st.sampled_from([" ", "  ", "\n", "[CLS]", "<s>", "12"]), STABLE_CHARS),
     max_size=20,
 ).map("".join)
+
+
+def hf_llama3():
+    """A Hugging Face BPE in Llama 3's shape, trained on ``TEXTS``: words by cl100k's expression
+    (``Split``), then byte-level spelling without an expression of its own, and ``ignore_merges``."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
+
+    tok = tokenizers.Tokenizer(models.BPE(ignore_merges=True))
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(CL100K_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(
+        TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    )
+    return tok
 
 
 def hf_trained(kind):

@@ -12,9 +12,9 @@ from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import BPE, Unigram, WordPiece
 from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
-from kvec.pretokenizers import CL100K_PATTERN, BertPreTokenizer, WhitespaceSplit
+from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
 from kvec.processors import TemplateProcessing
-from tests.support import BPE_MERGES, BPE_VOCAB, TEXT, TEXTS, hf_trained, small_bpe
+from tests.support import BPE_MERGES, BPE_VOCAB, TEXT, TEXTS, hf_llama3, hf_trained, small_bpe
 
 MARKS = st.lists(st.sampled_from(["a", "e\u0301", "\u0323", "\u0301", " ", "[SEP]", "Ça", "中"]), max_size=8).map(
     "".join
@@ -231,19 +231,7 @@ def test_llama3_shape_on_the_native_path_equals_hf(llama3, texts):
 
 @pytest.fixture(scope="module")
 def llama3():
-    tokenizers = pytest.importorskip("tokenizers")
-    from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
-
-    theirs = tokenizers.Tokenizer(models.BPE(ignore_merges=True))
-    theirs.pre_tokenizer = pre_tokenizers.Sequence(
-        [
-            pre_tokenizers.Split(Regex(CL100K_PATTERN), behavior="isolated"),
-            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
-    theirs.decoder = decoders.ByteLevel()
-    alphabet = pre_tokenizers.ByteLevel.alphabet()
-    theirs.train_from_iterator(TEXTS, trainers.BpeTrainer(vocab_size=600, initial_alphabet=alphabet))
+    theirs = hf_llama3()
     ours = from_tokenizer_json_str(theirs.to_str())
     assert ours._fast_encoder() is not None and ours.model.ignore_merges
     return theirs, ours

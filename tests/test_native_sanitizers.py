@@ -15,6 +15,7 @@ from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe
 from kvec.normalizers import Lowercase
 from kvec.pipeline import Pipeline
+from kvec.presets import keras_subword
 from kvec.pretokenizers import BertPreTokenizer
 from kvec.processors import TemplateProcessing
 
@@ -64,12 +65,20 @@ def bpe_description():
     return describe(Pipeline(model, pre_tokenizer=BertPreTokenizer()))
 
 
+def byte_level_description():
+    pipeline, trainer = keras_subword("bytelevel_bpe", 280)
+    pipeline.train_from_iterator(["Hello world's 12345 naïve 中文 😀", "ab ab abc"] * 3, trainer)
+    return describe(pipeline)
+
+
 def block(data):
     return struct.pack("<I", len(data)) + data
 
 
 @pytest.mark.parametrize(
-    "make", [description, keras_description, bpe_description], ids=["wordpiece", "keras_words", "bpe"]
+    "make",
+    [description, keras_description, bpe_description, byte_level_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 tf = pytest.importorskip("tensorflow")
 
 from kvec import Tokenizer  # noqa: E402
+from kvec.interop.huggingface import from_tokenizer_json_str  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
 from kvec.models import WordPiece  # noqa: E402
 from kvec.native_spec import NotNativeError, describe  # noqa: E402
@@ -19,7 +20,7 @@ from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
-from tests.support import small_bpe  # noqa: E402
+from tests.support import hf_llama3, hf_trained, small_bpe  # noqa: E402
 
 LIBRARY = op_library.load()
 pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could not be built here")
@@ -181,3 +182,24 @@ def test_the_op_gives_the_keras_subword_bpe_ids_and_refuses_dropout():
     assert op_ids(pipeline, [t.encode() for t in texts]) == [e.ids for e in pipeline.encode_batch(texts)]
     with pytest.raises(NotNativeError, match="dropout"):
         describe(Pipeline(small_bpe(unk_token="[UNK]", dropout=0.1), pre_tokenizer=Whitespace()))
+
+
+@pytest.fixture(scope="module")
+def byte_level():
+    """Byte-level BPE pipelines: GPT-2's (HF-trained, with a template), Llama 3's shape, kvec's preset."""
+    gpt2 = from_tokenizer_json_str(hf_trained("bytelevel_bpe").to_str())
+    llama3 = from_tokenizer_json_str(hf_llama3().to_str())
+    preset, trainer = keras_subword("bytelevel_bpe", 300)
+    preset.train_from_iterator(KERAS_TRAIN * 3 + ["Hello world's 12345 naïve 中文 😀"], trainer)
+    return {"gpt2": gpt2, "llama3": llama3, "preset": preset}
+
+
+BYTE_TEXT = st.text(st.sampled_from("ab Hello'sLL 12345\n\r\t(é中😀$ \u3000"), max_size=20)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "llama3", "preset"])
+@given(texts=st.lists(BYTE_TEXT, max_size=5))
+def test_the_op_gives_byte_level_bpe_ids(byte_level, name, texts):
+    pipeline = byte_level[name]
+    raw = [t.encode("utf-8", "surrogatepass") for t in texts]
+    assert op_ids(pipeline, raw) == [e.ids for e in pipeline.encode_batch(texts)]

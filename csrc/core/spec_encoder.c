@@ -267,6 +267,16 @@ read_bpe(Reader *r, SpecEncoder *e)
         *lengths[k] = length;
         r->at += length;
     }
+    if (read_u32(r) != 0 && !r->error) {
+        e->bpe.spelled = malloc(sizeof(int32_t) * 1024);
+        if (!e->bpe.spelled) r->error = "out of memory";
+        for (int k = 0; k < 1024 && !r->error; k++) {
+            e->bpe.spelled[k] = (int32_t)read_u32(r);
+            /* a kind no word has (an affix that is empty) may be -1; every other entry is an id */
+            int unused = ((k >> 8) & 1 && !e->bpe.prefix_length) || ((k >> 8) & 2 && !e->bpe.suffix_length);
+            if (e->bpe.spelled[k] < 0 && !unused && !r->error) r->error = "a byte symbol has no id";
+        }
+    }
     if (read_u32(r) == 0 || r->error) return;
     uint32_t n = read_u32(r);
     if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
@@ -284,6 +294,10 @@ read_bpe(Reader *r, SpecEncoder *e)
         if (token && !r->error && piece_map_add(&e->bpe.whole, &key, code_points_hash(&key), id) < 0)
             r->error = "out of memory";
         free(token);
+    }
+    for (int b = 0; e->bpe.spelled && b < 256 && !r->error; b++) {
+        e->bpe.spelling[b] = read_u32(r);
+        if (e->bpe.spelling[b] > 0x10FFFF && !r->error) r->error = "a spelling is past U+10FFFF";
     }
 }
 
@@ -316,6 +330,16 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     uint32_t default_class = read_u32(&r);
     if (!r.error && default_class > 255) r.error = "a character class is out of range";
     e->classes.default_class = (int)default_class;
+    uint32_t expression = read_u32(&r);
+    if (!r.error && expression > EXPRESSION_CL100K) r.error = "an unknown expression";
+    e->expression = (int)expression;
+    uint32_t prefix_length = read_u32(&r);
+    if (!r.error && prefix_length) {
+        e->piece_prefix = read_u32s(&r, prefix_length);
+        e->piece_prefix_length = prefix_length;
+        for (uint32_t k = 0; e->piece_prefix && k < prefix_length; k++)
+            if (e->piece_prefix[k] > 0x10FFFF && !r.error) r.error = "the prefix holds a value past U+10FFFF";
+    }
     uint32_t model = read_u32(&r);
     if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_BPE)) r.error = "an unknown model kind";
     if (!r.error && model == SPEC_MODEL_WORDPIECE) read_wordpiece(&r, e);
@@ -338,6 +362,7 @@ spec_encoder_free(SpecEncoder *e)
     token_matcher_free(&e->special);
     token_matcher_free(&e->added);
     free(e->class_bytes);
+    free(e->piece_prefix);
     if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
     if (e->model_kind == SPEC_MODEL_WORDS) piece_map_free(&e->words);
     if (e->model_kind == SPEC_MODEL_BPE) {
@@ -355,6 +380,7 @@ spec_scratch_free(SpecScratch *s)
 {
     free(s->text);
     free(s->normalized);
+    free(s->prefixed);
     int64s_free(&s->slots);
     if (s->cache_ready) piece_map_free(&s->words);
     int64s_free(&s->word_ids);
@@ -423,11 +449,46 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
     return remember(s, word, h, out, first);
 }
 
-/* The ids of the words of cps[0 .. n), a piece between added tokens. */
+/* cps with the pre-tokenizer's prefix before it, unless it is empty or starts with the prefix (then
+ * cps itself); NULL when out of memory. */
+static const uint32_t *
+prefixed(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t *n, SpecScratch *s)
+{
+    if (!e->piece_prefix || *n == 0) return cps;
+    size_t prefix_bytes = sizeof(uint32_t) * (size_t)e->piece_prefix_length;
+    if (*n >= e->piece_prefix_length && !memcmp(cps, e->piece_prefix, prefix_bytes)) return cps;
+    ptrdiff_t length = *n + e->piece_prefix_length;
+    if (length > s->prefixed_capacity) {
+        uint32_t *grown = realloc(s->prefixed, sizeof(uint32_t) * (size_t)length);
+        if (!grown) return NULL;
+        s->prefixed = grown;
+        s->prefixed_capacity = length;
+    }
+    memcpy(s->prefixed, e->piece_prefix, sizeof(uint32_t) * (size_t)e->piece_prefix_length);
+    memcpy(s->prefixed + e->piece_prefix_length, cps, sizeof(uint32_t) * (size_t)*n);
+    *n = length;
+    return s->prefixed;
+}
+
+/* The ids of the words of cps[0 .. n), a piece between added tokens: class runs, or the words of an
+ * expression, which tile the piece. */
 static int
 encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
+    cps = prefixed(e, cps, &n, s);
+    if (!cps) return -1;
     CodePoints text = {4, cps, n};
+    if (e->expression) {
+        ExpressionText view = {e->classes.classes, e->classes.n_classes, 4, cps, n};
+        for (ptrdiff_t i = 0; i < n;) {
+            ptrdiff_t end = expression_word_end(e->expression, &view, i);
+            CodePoints word = code_points_slice(&text, i, end - i);
+            int status = encode_word(e, &word, out, s);
+            if (status) return status;
+            i = end;
+        }
+        return 0;
+    }
     ptrdiff_t start, end = 0;
     while ((end = class_run_next(&e->classes, &text, end, &start)) > start) {
         CodePoints word = code_points_slice(&text, start, end - start);

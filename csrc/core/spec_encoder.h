@@ -10,7 +10,9 @@
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
  *   added        the same (matched in each normalized part between special tokens)
  *   pre-tokenizer u32 n_classes, u8 classes[n_classes], u32 the class of code points past the table
- *                (csrc/core/class_runs.h)
+ *                (csrc/core/class_runs.h); u32 expression: 0 words are class runs, 1 GPT-2's, 2 cl100k's
+ *                (csrc/core/expressions.h); u32 length, u32 code points[]: a prefix put before each
+ *                piece between added tokens that does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
  *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id;
  *                2 a word lookup (the Keras Tokenizer's word_index): i64 the id of unknown words (-1:
@@ -19,8 +21,10 @@
  *                merged (highest priority first); u32 n_chars, then n_chars times u64 kind << 32 | code
  *                point, i32 id; u32 byte fallback (0, or 1 then i32 byte_ids[256], -1 for missing);
  *                i64 unk id (-1: unknown characters dropped, -2: an error); u32 fuse_unk; u32 length,
- *                the prefix's UTF-8; u32 length, the suffix's UTF-8; u32 ignore_merges (0, or 1 then
- *                u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary)
+ *                the prefix's UTF-8; u32 length, the suffix's UTF-8; u32 spelled (0, or 1 then i32
+ *                ids[1024]: words are spelled byte by byte, kind * 256 + byte); u32 ignore_merges (0, or
+ *                1 then u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary, then, for
+ *                spelled words, u32 spelling[256])
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
  * text, each part between them is normalized, added tokens split the normalized part, the pieces between
@@ -31,6 +35,7 @@
 #include "int64s.h"
 #include "char_map.h"
 #include "class_runs.h"
+#include "expressions.h"
 #include "bpe.h"
 #include "token_matcher.h"
 #include "wordpiece.h"
@@ -47,6 +52,9 @@ typedef struct {
     TokenMatcher special, added;
     unsigned char *class_bytes;
     ClassTable classes;
+    int expression;          /* EXPRESSION_*: words by that expression instead of class runs */
+    uint32_t *piece_prefix;  /* put before each piece between added tokens; NULL: none */
+    ptrdiff_t piece_prefix_length;
     int model_kind;
     WordPiece wordpiece;
     int64_t *piece_ids; /* slot -> id */
@@ -64,8 +72,8 @@ typedef struct {
 #define SPEC_CACHE_IDS (1 << 23)
 
 typedef struct {
-    uint32_t *text, *normalized;
-    ptrdiff_t text_capacity, normalized_capacity;
+    uint32_t *text, *normalized, *prefixed;
+    ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity;
     Int64s slots;
     int cache_ready;
     PieceMap words;   /* word -> its place in word_ids */
