@@ -16,9 +16,10 @@ Described today:
   by GPT-2's or cl100k's expression (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), a WordPiece or
   BPE model (without dropout; byte-level BPE too), and a post-processor that only puts ids around a
   text;
-* a word-level :class:`kvec.Tokenizer` (the legacy Keras one, without an analyzer): ``lower`` as
-  Python's ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split``
-  or ``char_level``, and ``word_index`` with the ``num_words`` and ``oov_token`` rules.
+* a :class:`kvec.Tokenizer` (the legacy Keras one): word level, with ``lower`` as Python's
+  ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split`` or
+  ``char_level``; or with such a pipeline as its analyzer (``subword=``, ``from_model``), its ids
+  mapped to Keras indices; ``word_index`` with the ``num_words`` and ``oov_token`` rules either way.
 
 :func:`describe` says what else stops it.
 
@@ -88,18 +89,21 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     parts += [_tokens(added.special), _tokens(added.normalized_ids)]
     parts += [_classes(classes, RUNS, table.expression, table.prefix)]
     parts += [_wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling)]
-    parts += [_ids(affixes[0]), _ids(affixes[1])]
+    parts += [_ids(affixes[0]), _ids(affixes[1]), _u32(0)]  # no id map
     return b"".join(parts)
 
 
 def _describe_keras(tokenizer: Tokenizer) -> bytes:
-    """A word-level Keras tokenizer: lowercasing, the word rule, and ``word_index`` with the
-    ``num_words`` / ``oov_token`` rules (``Tokenizer._ids_functions`` states them)."""
-    if tokenizer.analyzer is not None or tokenizer.subword is not None:
-        raise NotNativeError("a Tokenizer with an analyzer or a subword model is not described yet")
+    """A Keras tokenizer: lowercasing, the word rule, and ``word_index`` with the ``num_words`` /
+    ``oov_token`` rules (``Tokenizer._ids_functions`` states them); or a pipeline analyzer (a subword
+    model, ``Tokenizer.from_model``) whose ids then go through ``word_index``."""
     lookup, oov_index, _ = tokenizer._ids_functions()
     if lookup is None:
         raise NotNativeError(f"the oov_token {tokenizer.oov_token!r} is not in word_index")
+    if tokenizer.analyzer is not None:
+        return _describe_analyzer(tokenizer, lookup, oov_index)
+    if tokenizer.subword is not None:
+        raise NotNativeError("this Tokenizer's subword model is not trained yet: call fit_on_texts first")
     if tokenizer.char_level:
         classes = _classes(b"", ALONE)  # every character a word
     else:
@@ -114,7 +118,24 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
     unknown = -1 if oov_index is None else oov_index
     words = _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _u32(len(lookup))
     words += b"".join(_string(word) + struct.pack("<q", _checked_id(word, i)) for word, i in lookup.items())
-    return b"".join([b"KVEC", _u32(VERSION), normalizer, _tokens({}), _tokens({}), classes, words, _ids([]), _ids([])])
+    parts = [b"KVEC", _u32(VERSION), normalizer, _tokens({}), _tokens({}), classes, words, _ids([]), _ids([])]
+    return b"".join([*parts, _u32(0)])  # no id map
+
+
+def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
+    """A Keras tokenizer whose analyzer is a pipeline: the pipeline, then its ids mapped to Keras
+    indices through their tokens (``lookup``, else ``oov_index``, else dropped), as ``texts_to_sequences``
+    maps them."""
+    pipeline = tokenizer.analyzer
+    if not isinstance(pipeline, Pipeline) or pipeline.post_processor is not None or tokenizer.char_level:
+        raise NotNativeError("a Tokenizer's analyzer is described only when it is a pipeline without a post-processor")
+    described = describe(pipeline)
+    missing = -1 if oov_index is None else oov_index
+    ids = range(max(pipeline.get_vocab().values(), default=-1) + 1)
+    table = [lookup.get(token, missing) if (token := pipeline.id_to_token(i)) is not None else missing for i in ids]
+    _checked_id("the map", max(table, default=0))
+    id_map = _u32(1) + struct.pack("<q", missing) + _u32(len(table)) + struct.pack(f"<{len(table)}q", *table)
+    return described[: -len(_u32(0))] + id_map
 
 
 def _checked_id(token, token_id):

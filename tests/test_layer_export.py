@@ -134,8 +134,9 @@ def test_a_wordpiece_model_exports_and_serves_its_outputs_in_a_fresh_process(arg
         (lambda: Tokenizer(char_level=True), {"output_mode": "multi_hot"}),
         (lambda: keras_subword("bpe", 120), {"output_sequence_length": 8}),
         (lambda: keras_subword("bytelevel_bpe", 300), {"output_mode": "count"}),
+        (lambda: Tokenizer(subword="wordpiece", vocab_size=100, oov_token="<unk>"), {"output_sequence_length": 8}),
     ],
-    ids=["words_num_words_oov", "char_level_multi_hot", "subword_bpe", "bytelevel_bpe_count"],
+    ids=["words_num_words_oov", "char_level_multi_hot", "subword_bpe", "bytelevel_bpe_count", "keras_subword"],
 )
 def test_keras_tokenizer_and_bpe_models_export_and_serve_in_a_fresh_process(tokenizer, arguments, tmp_path):
     layer = TextVectorization(tokenizer=tokenizer(), **arguments)

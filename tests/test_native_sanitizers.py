@@ -71,14 +71,20 @@ def byte_level_description():
     return describe(pipeline)
 
 
+def keras_subword_description():
+    tokenizer = Tokenizer(subword="bpe", vocab_size=60, num_words=20, oov_token="?")
+    tokenizer.fit_on_texts(["ab ΣΑΣ ab", "cd ab İi abc"] * 3)
+    return describe(tokenizer)
+
+
 def block(data):
     return struct.pack("<I", len(data)) + data
 
 
 @pytest.mark.parametrize(
     "make",
-    [description, keras_description, bpe_description, byte_level_description],
-    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe"],
+    [description, keras_description, bpe_description, byte_level_description, keras_subword_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()

@@ -203,3 +203,20 @@ def test_the_op_gives_byte_level_bpe_ids(byte_level, name, texts):
     pipeline = byte_level[name]
     raw = [t.encode("utf-8", "surrogatepass") for t in texts]
     assert op_ids(pipeline, raw) == [e.ids for e in pipeline.encode_batch(texts)]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Tokenizer(subword="bpe", vocab_size=80),
+        lambda: Tokenizer(subword="wordpiece", vocab_size=80, num_words=30, oov_token="<unk>"),
+        lambda: Tokenizer(subword="bytelevel_bpe", vocab_size=300, num_words=40),
+        lambda: Tokenizer.from_model(Pipeline(WordPiece(VOCAB), pre_tokenizer=Whitespace()), oov_token="[UNK]"),
+    ],
+    ids=["bpe", "wordpiece_num_words_oov", "bytelevel_num_words", "from_model"],
+)
+@given(texts=st.lists(st.text(st.sampled_from(KERAS_ALPHABET + "xyz"), max_size=25), max_size=5))
+def test_the_op_gives_a_keras_tokenizers_subword_indices(make, texts):
+    tokenizer = make()
+    tokenizer.fit_on_texts(KERAS_TRAIN * 2 + ["the cat sat on the mat", "naïve café ab abc"])
+    assert op_ids(tokenizer, [t.encode("utf-8", "surrogatepass") for t in texts]) == tokenizer.texts_to_sequences(texts)

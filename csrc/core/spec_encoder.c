@@ -347,6 +347,18 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && model == SPEC_MODEL_BPE) read_bpe(&r, e);
     read_ids(&r, &e->prefix);
     read_ids(&r, &e->suffix);
+    e->has_id_map = read_u32(&r) != 0;
+    if (e->has_id_map && !r.error) {
+        e->past_map = read_i64(&r);
+        uint32_t n = read_u32(&r);
+        if (!r.error && n > (size_t)(r.end - r.at) / 8) r.error = "the description is cut short";
+        for (uint32_t i = 0; i < n && !r.error; i++) {
+            int64_t id = read_i64(&r);
+            if (id < -1 && !r.error) r.error = "an id of the map is out of range";
+            if (!r.error && int64s_push(&e->id_map, id) < 0) r.error = "out of memory";
+        }
+        if (!r.error && e->past_map < -1) r.error = "an id of the map is out of range";
+    }
     if (!r.error && r.at != r.end) r.error = "bytes follow the description";
     if (r.error) spec_encoder_free(e);
     return r.error;
@@ -372,6 +384,7 @@ spec_encoder_free(SpecEncoder *e)
     free(e->piece_ids);
     int64s_free(&e->prefix);
     int64s_free(&e->suffix);
+    int64s_free(&e->id_map);
     memset(e, 0, sizeof(*e));
 }
 
@@ -530,6 +543,19 @@ encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out,
     return encode_around(e, &e->added, cps, n, out, s, encode_words);
 }
 
+/* out[first ..] through the id map, the dropped ones left out */
+static void
+map_ids(const SpecEncoder *e, Int64s *out, ptrdiff_t first)
+{
+    ptrdiff_t kept = first;
+    for (ptrdiff_t k = first; k < out->length; k++) {
+        int64_t id = out->data[k];
+        int64_t mapped = id >= 0 && id < e->id_map.length ? e->id_map.data[id] : e->past_map;
+        if (mapped >= 0) out->data[kept++] = mapped;
+    }
+    out->length = kept;
+}
+
 int
 spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *out, SpecScratch *s)
 {
@@ -545,11 +571,13 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
         s->text[length++] = utf8_next(text, n, i, &size);
         i += (size_t)size;
     }
+    ptrdiff_t first = out->length;
     if (int64s_reserve(out, e->prefix.length + e->suffix.length) < 0) return -1;
     for (ptrdiff_t k = 0; k < e->prefix.length; k++) out->data[out->length++] = e->prefix.data[k];
     int status = encode_around(e, &e->special, s->text, length, out, s, encode_part);
     if (status) return status;
     if (int64s_reserve(out, e->suffix.length) < 0) return -1;
     for (ptrdiff_t k = 0; k < e->suffix.length; k++) out->data[out->length++] = e->suffix.data[k];
+    if (e->has_id_map) map_ids(e, out, first);
     return 0;
 }

@@ -26,6 +26,8 @@
  *                1 then u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary, then, for
  *                spelled words, u32 spelling[256])
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
+ *   id map       u32 0, or 1 then i64 the id of ids past the map, u32 n, i64 map[n]: each id of a text
+ *                becomes map[id] (-1: dropped), as the Keras Tokenizer indexes a subword analyzer's tokens
  * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
  * text, each part between them is normalized, added tokens split the normalized part, the pieces between
  * them are cut into words, and the model gives each word its ids. */
@@ -63,6 +65,9 @@ typedef struct {
     BpeWords bpe;       /* BPE's first symbols */
     int64_t unk;        /* WordPiece: -1 none (an error); the word lookup: -1 unknown words are dropped */
     Int64s prefix, suffix;
+    int has_id_map;
+    Int64s id_map;      /* id -> the id given out, -1: dropped */
+    int64_t past_map;   /* for ids past the map */
 } SpecEncoder;
 
 /* What one thread reuses from text to text: buffers, and a cache of the ids of the words it has seen
