@@ -16,6 +16,7 @@ Described today:
   by GPT-2's or cl100k's expression (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), a WordPiece or
   BPE model (without dropout; byte-level BPE too), and a post-processor that only puts ids around a
   text;
+* a word splitter (:func:`describe_splitter`): a pre-tokenizer that cuts words as above;
 * a :class:`kvec.Tokenizer` (the legacy Keras one): word level, with ``lower`` as Python's
   ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split`` or
   ``char_level``; or with such a pipeline as its analyzer (``subword=``, ``from_model``), its ids
@@ -39,19 +40,20 @@ import struct
 from functools import lru_cache
 
 from kvec import serialization
-from kvec.contracts import Normalizer, WordTable
+from kvec.chinese import Jieba
+from kvec.contracts import Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
 from kvec.models.wordpiece import WordPiece
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, _word_rule
 
-__all__ = ["NotNativeError", "describe"]
+__all__ = ["NotNativeError", "describe", "describe_splitter"]
 
 VERSION = 1
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-WORDPIECE, WORD_LOOKUP, BPE_MODEL = 1, 2, 3  # model kinds
+WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT = 1, 2, 3, 4  # model kinds
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER = 0, 1, 2  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
 
@@ -75,14 +77,7 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     if affixes is None:
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
-    table = WordTable(b"") if pipeline.pre_tokenizer is None else pipeline.pre_tokenizer.word_table()
-    name = type(pipeline.pre_tokenizer).__name__
-    if table is None or table.merge or table.replace:
-        raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
-    if table.prefix and not table.spelled:
-        raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
-    if table.spelled and not (table.byte_spelling and isinstance(model, BPE)):
-        raise NotNativeError(f"the pre-tokenizer {name} spells words byte by byte for a model other than BPE")
+    table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
     classes = bytes(table.classes).rstrip(b"\x02")  # past the table: class 2 (EXPR_OTHER for expressions)
     added = pipeline.added_vocabulary
     parts = [b"KVEC", _u32(VERSION), _normalizer(pipeline.normalizer)]
@@ -91,6 +86,31 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     parts += [_wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling)]
     parts += [_ids(affixes[0]), _ids(affixes[1]), _u32(0)]  # no id map
     return b"".join(parts)
+
+
+def describe_splitter(splitter: PreTokenizer) -> bytes:
+    """The description of a word splitter (a pre-tokenizer that :class:`kvec.layers.TextVectorization`
+    takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
+    if isinstance(splitter, Jieba):
+        raise NotNativeError("Jieba segments in Python: jieba's algorithm is not in the native core yet")
+    table = _word_table(splitter, spelled_for=None)
+    parts = [b"KVEC", _u32(VERSION), _u32(NO_NORMALIZER), _tokens({}), _tokens({})]
+    parts += [_classes(bytes(table.classes).rstrip(b"\x02"), RUNS, table.expression, table.prefix)]
+    return b"".join([*parts, _u32(SPLIT), _ids([]), _ids([]), _u32(0)])
+
+
+def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -> WordTable:
+    """The pre-tokenizer's word table where the native encoder cuts the same words; ``spelled_for``:
+    the model that takes byte-spelled words (None: words are not spelled, as for a splitter)."""
+    table = WordTable(b"") if pre_tokenizer is None else pre_tokenizer.word_table()
+    name = type(pre_tokenizer).__name__
+    if table is None or table.merge or table.replace:
+        raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
+    if table.prefix and not table.spelled:
+        raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
+    if spelled_for is not None and table.spelled and not (table.byte_spelling and isinstance(spelled_for, BPE)):
+        raise NotNativeError(f"the pre-tokenizer {name} spells words byte by byte for a model other than BPE")
+    return table
 
 
 def _describe_keras(tokenizer: Tokenizer) -> bytes:

@@ -19,6 +19,7 @@ from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import ExportError  # noqa: E402
 from kvec.layers import TextVectorization  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
+from kvec.pretokenizers import BertPreTokenizer  # noqa: E402
 
 TRAIN = ["the cat sat on the mat", "The dog's bone!", "naïve café, x-y z", "[UNK] and [PAD] are special"] * 6
 TEXTS = ["the cat ate the bone", "", "NAÏVE dogs [PAD] sat?", "unknown wörds: ǅ ß İ"]
@@ -135,10 +136,20 @@ def test_a_wordpiece_model_exports_and_serves_its_outputs_in_a_fresh_process(arg
         (lambda: keras_subword("bpe", 120), {"output_sequence_length": 8}),
         (lambda: keras_subword("bytelevel_bpe", 300), {"output_mode": "count"}),
         (lambda: Tokenizer(subword="wordpiece", vocab_size=100, oov_token="<unk>"), {"output_sequence_length": 8}),
+        (lambda: BertPreTokenizer(), {"output_sequence_length": 8, "ngrams": 2}),
     ],
-    ids=["words_num_words_oov", "char_level_multi_hot", "subword_bpe", "bytelevel_bpe_count", "keras_subword"],
+    ids=[
+        "words_num_words_oov",
+        "char_level_multi_hot",
+        "subword_bpe",
+        "bytelevel_bpe_count",
+        "keras_subword",
+        "splitter",
+    ],
 )
-def test_keras_tokenizer_and_bpe_models_export_and_serve_in_a_fresh_process(tokenizer, arguments, tmp_path):
+def test_keras_tokenizer_subword_and_splitter_models_export_and_serve_in_a_fresh_process(
+    tokenizer, arguments, tmp_path
+):
     layer = TextVectorization(tokenizer=tokenizer(), **arguments)
     layer.adapt(TRAIN)
     inputs = keras.Input(shape=(), dtype="string")

@@ -12,11 +12,11 @@ import pytest
 
 from kvec import Tokenizer
 from kvec.models import BPE, WordPiece
-from kvec.native_spec import describe
+from kvec.native_spec import describe, describe_splitter
 from kvec.normalizers import Lowercase
 from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword
-from kvec.pretokenizers import BertPreTokenizer
+from kvec.pretokenizers import BertPreTokenizer, ByteLevel
 from kvec.processors import TemplateProcessing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,14 +77,19 @@ def keras_subword_description():
     return describe(tokenizer)
 
 
+def splitter_description():
+    return describe_splitter(ByteLevel())
+
+
 def block(data):
     return struct.pack("<I", len(data)) + data
 
 
 @pytest.mark.parametrize(
     "make",
-    [description, keras_description, bpe_description, byte_level_description, keras_subword_description],
-    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword"],
+    [description, keras_description, bpe_description, byte_level_description, keras_subword_description]
+    + [splitter_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "splitter"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()

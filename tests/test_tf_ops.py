@@ -10,15 +10,25 @@ from hypothesis import strategies as st
 tf = pytest.importorskip("tensorflow")
 
 from kvec import Tokenizer  # noqa: E402
+from kvec.chinese import Jieba  # noqa: E402
 from kvec.interop.huggingface import from_tokenizer_json_str  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
 from kvec.models import WordPiece  # noqa: E402
-from kvec.native_spec import NotNativeError, describe  # noqa: E402
+from kvec.native_spec import NotNativeError, describe, describe_splitter  # noqa: E402
 from kvec.normalizers import NFKC, BertNormalizer, Lowercase, StripAccents  # noqa: E402
 from kvec.normalizers import Sequence as NormalizerSequence  # noqa: E402
 from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
-from kvec.pretokenizers import BertPreTokenizer, ByteLevel, KerasFilters, Whitespace, WhitespaceSplit  # noqa: E402
+from kvec.pretokenizers import (  # noqa: E402
+    BertPreTokenizer,
+    ByteLevel,
+    Digits,
+    KerasFilters,
+    Punctuation,
+    Whitespace,
+    WhitespaceSplit,
+)
+from kvec.pretokenizers import Sequence as PreTokenizerSequence  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
 from tests.support import hf_llama3, hf_trained, small_bpe  # noqa: E402
 
@@ -220,3 +230,34 @@ def test_the_op_gives_a_keras_tokenizers_subword_indices(make, texts):
     tokenizer = make()
     tokenizer.fit_on_texts(KERAS_TRAIN * 2 + ["the cat sat on the mat", "naïve café ab abc"])
     assert op_ids(tokenizer, [t.encode("utf-8", "surrogatepass") for t in texts]) == tokenizer.texts_to_sequences(texts)
+
+
+SPLITTERS = {
+    "whitespace": Whitespace(),
+    "whitespace_split": WhitespaceSplit(),
+    "bert": BertPreTokenizer(),
+    "keras_filters": KerasFilters(),
+    "digits": Digits(individual_digits=True),
+    "punctuation": Punctuation("isolated"),
+    "byte_level": ByteLevel(),
+    "sequence": PreTokenizerSequence([WhitespaceSplit(), Digits()]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLITTERS))
+@given(texts=st.lists(st.text(st.sampled_from(KERAS_ALPHABET + "12 3x'y(z)\r"), max_size=25), max_size=5))
+def test_the_split_op_gives_the_splitters_words(name, texts):
+    splitter = SPLITTERS[name]
+    raw = tf.constant([t.encode("utf-8", "surrogatepass") for t in texts], dtype=tf.string)
+    words, splits = LIBRARY.kvec_split(raw, spec=describe_splitter(splitter))
+    rows = tf.RaggedTensor.from_row_splits(words, splits).to_list()
+    assert rows == [[w.encode("utf-8", "surrogatepass") for w in splitter.split_words(t)] for t in texts]
+
+
+def test_each_op_refuses_the_other_kind_of_description_and_jieba_is_not_described():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="KvecSplit needs a word splitter"):
+        LIBRARY.kvec_split(tf.constant(["a"]), spec=describe(PIPELINES["bert"]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="KvecEncode needs a tokenizer"):
+        LIBRARY.kvec_encode(tf.constant(["a"]), spec=describe_splitter(Whitespace()))
+    with pytest.raises(NotNativeError, match="Jieba segments in Python"):
+        describe_splitter(Jieba())

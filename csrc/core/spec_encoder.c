@@ -341,7 +341,8 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
             if (e->piece_prefix[k] > 0x10FFFF && !r.error) r.error = "the prefix holds a value past U+10FFFF";
     }
     uint32_t model = read_u32(&r);
-    if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_BPE)) r.error = "an unknown model kind";
+    if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_SPLIT)) r.error = "an unknown model kind";
+    if (!r.error && model == SPEC_MODEL_SPLIT) e->model_kind = SPEC_MODEL_SPLIT;
     if (!r.error && model == SPEC_MODEL_WORDPIECE) read_wordpiece(&r, e);
     if (!r.error && model == SPEC_MODEL_WORDS) read_words(&r, e);
     if (!r.error && model == SPEC_MODEL_BPE) read_bpe(&r, e);
@@ -394,6 +395,7 @@ spec_scratch_free(SpecScratch *s)
     free(s->text);
     free(s->normalized);
     free(s->prefixed);
+    free(s->utf8);
     int64s_free(&s->slots);
     if (s->cache_ready) piece_map_free(&s->words);
     int64s_free(&s->word_ids);
@@ -427,9 +429,28 @@ remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, 
 
 /* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces or
  * BPE's tokens, from the cache or the model. */
+/* A word splitter's word: its UTF-8 appended to s->utf8, its end there to `out`. */
+static int
+split_word(const CodePoints *word, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t needed = s->utf8_length + 4 * word->length;
+    if (needed > s->utf8_capacity) {
+        ptrdiff_t capacity = s->utf8_capacity ? s->utf8_capacity : 4096;
+        while (capacity < needed) capacity *= 2;
+        unsigned char *grown = realloc(s->utf8, (size_t)capacity);
+        if (!grown) return -1;
+        s->utf8 = grown;
+        s->utf8_capacity = capacity;
+    }
+    for (ptrdiff_t i = 0; i < word->length; i++)
+        s->utf8_length += utf8_of(code_point_at(word->kind, word->data, i), s->utf8 + s->utf8_length);
+    return int64s_push(out, s->utf8_length);
+}
+
 static int
 encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
 {
+    if (e->model_kind == SPEC_MODEL_SPLIT) return split_word(word, out, s);
     uint64_t h = code_points_hash(word);
     if (e->model_kind == SPEC_MODEL_WORDS) {
         const int64_t *id = piece_map_get(&e->words, word, h);

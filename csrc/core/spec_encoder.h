@@ -25,6 +25,7 @@
  *                ids[1024]: words are spelled byte by byte, kind * 256 + byte); u32 ignore_merges (0, or
  *                1 then u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary, then, for
  *                spelled words, u32 spelling[256])
+ *                4 none: the words themselves are the output (a word splitter; see spec_encode)
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  *   id map       u32 0, or 1 then i64 the id of ids past the map, u32 n, i64 map[n]: each id of a text
  *                becomes map[id] (-1: dropped), as the Keras Tokenizer indexes a subword analyzer's tokens
@@ -46,7 +47,7 @@
 extern "C" {
 #endif
 
-enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3 };
+enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_MODEL_SPLIT = 4 };
 
 typedef struct {
     int has_map;
@@ -83,6 +84,8 @@ typedef struct {
     int cache_ready;
     PieceMap words;   /* word -> its place in word_ids */
     Int64s word_ids;  /* at each place: the word's id count, then its ids */
+    unsigned char *utf8; /* a word splitter's words, back to back */
+    ptrdiff_t utf8_length, utf8_capacity;
 } SpecScratch;
 
 /* The encoder of the description bytes[0 .. n). Returns NULL, or what is wrong with the description (or
@@ -91,7 +94,8 @@ const char *spec_encoder_init(SpecEncoder *encoder, const unsigned char *bytes, 
 void spec_encoder_free(SpecEncoder *encoder);
 
 /* Appends the ids of the UTF-8 text[0 .. n) to `out`. Returns 0, 1 when a word has no piece and the
- * vocabulary no unknown token, -1 when out of memory. */
+ * vocabulary no unknown token, -1 when out of memory. A word splitter (model 4) appends each word's
+ * UTF-8 (lone surrogates as three bytes) to scratch->utf8 instead, and its end there to `out`. */
 int spec_encode(const SpecEncoder *encoder, const unsigned char *text, size_t n, Int64s *out, SpecScratch *scratch);
 void spec_scratch_free(SpecScratch *scratch);
 

@@ -1,12 +1,14 @@
-// csrc/tf/kvec_ops.cc: kvec's TensorFlow op library, the layer's tokenizer as a graph op.
+// csrc/tf/kvec_ops.cc: kvec's TensorFlow op library, the layer's tokenizer as graph ops.
 //
 //   KvecEncode(texts: string[n], spec: string attr) -> values: int64[m], row_splits: int64[n + 1]
-//       The ids of each UTF-8 text, as kvec.pipeline.Pipeline gives them, by the pipeline described in
-//       `spec` (kvec/native_spec.py writes it; csrc/core/spec_encoder.h states it). Text i has ids
+//       The ids of each UTF-8 text, as the kvec tokenizer described in `spec` gives them
+//       (kvec/native_spec.py writes it; csrc/core/spec_encoder.h states it). Text i has ids
 //       values[row_splits[i] : row_splits[i + 1]].
+//   KvecSplit(texts: string[n], spec: string attr) -> words: string[m], row_splits: int64[n + 1]
+//       The words of each text by the word splitter described in `spec`, as UTF-8.
 //
-// The kernel holds no rule of its own: it checks the description once, when the op is built, and runs
-// the core's encoder (csrc/core/) over the texts, the code kvec's Python extensions run. The
+// The kernels hold no rule of their own: they check the description once, when the op is built, and
+// run the core's encoder (csrc/core/) over the texts, the code kvec's Python extensions run. The
 // description is an attribute, so a SavedModel holds the whole tokenizer in its graph.
 #include <algorithm>
 #include <cstring>
@@ -34,25 +36,39 @@ using ::tensorflow::shape_inference::InferenceContext;
 using ::tensorflow::shape_inference::ShapeHandle;
 using SchedulingParams = ::tensorflow::thread::ThreadPool::SchedulingParams;
 
+absl::Status RaggedShape(InferenceContext* c) {
+  ShapeHandle texts;
+  TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &texts));
+  DimensionHandle splits;
+  TF_RETURN_IF_ERROR(c->Add(c->Dim(texts, 0), 1, &splits));
+  c->set_output(0, c->Vector(c->UnknownDim()));
+  c->set_output(1, c->Vector(splits));
+  return absl::OkStatus();
+}
+
 REGISTER_OP("KvecEncode")
     .Input("texts: string")
     .Attr("spec: string")
     .Output("values: int64")
     .Output("row_splits: int64")
-    .SetShapeFn([](InferenceContext* c) {
-      ShapeHandle texts;
-      TF_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, &texts));
-      DimensionHandle splits;
-      TF_RETURN_IF_ERROR(c->Add(c->Dim(texts, 0), 1, &splits));
-      c->set_output(0, c->Vector(c->UnknownDim()));
-      c->set_output(1, c->Vector(splits));
-      return absl::OkStatus();
-    })
-    .Doc("The ids of each UTF-8 text by the kvec pipeline described in spec, as a ragged row.");
+    .SetShapeFn(RaggedShape)
+    .Doc("The ids of each UTF-8 text by the kvec tokenizer described in spec, as a ragged row.");
 
-class KvecEncodeOp : public OpKernel {
+REGISTER_OP("KvecSplit")
+    .Input("texts: string")
+    .Attr("spec: string")
+    .Output("words: string")
+    .Output("row_splits: int64")
+    .SetShapeFn(RaggedShape)
+    .Doc("The words of each UTF-8 text by the kvec word splitter described in spec, as a ragged row.");
+
+// What both kernels share: the checked description, and the encoding of a batch in parts of at least
+// kTextsPerPart texts on TensorFlow's intra-op threads. Compute may run on several threads at once: the
+// encoder is only read, and each part takes a scratch of its own from a pool, which keeps its word
+// cache for later calls.
+class SpecKernel : public OpKernel {
  public:
-  explicit KvecEncodeOp(OpKernelConstruction* context) : OpKernel(context) {
+  explicit SpecKernel(OpKernelConstruction* context, bool splits_words) : OpKernel(context) {
     std::string spec;
     OP_REQUIRES_OK(context, context->GetAttr("spec", &spec));
     const char* error =
@@ -60,9 +76,12 @@ class KvecEncodeOp : public OpKernel {
     OP_REQUIRES(context, error == nullptr,
                 absl::InvalidArgumentError(std::string("kvec: the pipeline description is wrong: ") + error));
     ready_ = true;
+    OP_REQUIRES(context, (encoder_.model_kind == SPEC_MODEL_SPLIT) == splits_words,
+                absl::InvalidArgumentError(splits_words ? "kvec: KvecSplit needs a word splitter's description"
+                                                        : "kvec: KvecEncode needs a tokenizer's description"));
   }
 
-  ~KvecEncodeOp() override {
+  ~SpecKernel() override {
     for (SpecScratch* scratch : idle_) {
       spec_scratch_free(scratch);
       delete scratch;
@@ -70,74 +89,68 @@ class KvecEncodeOp : public OpKernel {
     if (ready_) spec_encoder_free(&encoder_);
   }
 
-  // Compute may run on several threads at once: the encoder is only read, and each part of a batch
-  // takes a scratch of its own, which it gives back with its word cache for later calls. A batch is cut
-  // into parts of at least kTextsPerPart texts, encoded on TensorFlow's intra-op threads.
-  void Compute(OpKernelContext* context) override {
-    const Tensor& texts = context->input(0);
-    OP_REQUIRES(context, TensorShapeUtils::IsVector(texts.shape()),
-                absl::InvalidArgumentError("kvec: texts must be a vector of strings"));
-    auto flat = texts.flat<tensorflow::tstring>();
-    const int64_t n = flat.size();
-    Tensor* row_splits = nullptr;
-    OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({n + 1}), &row_splits));
-    int64_t* splits = row_splits->flat<int64_t>().data();
-    splits[0] = 0;
+ protected:
+  static constexpr int64_t kTextsPerPart = 64;
 
+  struct Part {
+    int64_t first = 0, last = 0;  // its texts
+    Int64s values = {nullptr, 0, 0};
+    SpecScratch* scratch = nullptr;
+    int status = 0;
+    int64_t failed_text = 0;
+  };
+
+  // The texts encoded in parts; splits[i + 1] holds the end of text i within its part. The parts hold
+  // their scratches until ReleaseParts.
+  using Texts = tensorflow::TTypes<tensorflow::tstring>::ConstFlat;
+
+  std::vector<Part> EncodeParts(OpKernelContext* context, const Texts& flat, int64_t* splits) {
+    const int64_t n = flat.size();
     auto* workers = context->device()->tensorflow_cpu_worker_threads();
     const int64_t n_parts = std::max<int64_t>(1, std::min<int64_t>(workers->num_threads, n / kTextsPerPart));
     std::vector<Part> parts(n_parts);
     auto encode_parts = [&](int64_t first, int64_t last) {
       for (int64_t p = first; p < last; p++) {
-        EncodePart(flat, n * p / n_parts, n * (p + 1) / n_parts, splits, &parts[p]);
+        parts[p].first = n * p / n_parts;
+        parts[p].last = n * (p + 1) / n_parts;
+        EncodePart(flat, splits, &parts[p]);
       }
     };
     if (n_parts == 1) encode_parts(0, 1);
     else workers->workers->ParallelFor(n_parts, SchedulingParams::Fixed(1), encode_parts);
+    return parts;
+  }
 
-    int64_t total = 0;
-    const Part* failed = nullptr;
-    for (int64_t p = 0; p < n_parts; p++) {
-      if (parts[p].status != 0 && failed == nullptr) failed = &parts[p];
-      total += parts[p].values.length;
+  // The first failure of the parts, else OK; the splits made whole (each part's ends shifted by the
+  // values before it) and their total in *total.
+  static absl::Status JoinParts(const std::vector<Part>& parts, int64_t* splits, int64_t* total) {
+    *total = 0;
+    for (const Part& part : parts) {
+      if (part.status != 0) return Failure(part);
+      for (int64_t i = part.first; i < part.last; i++) splits[i + 1] += *total;
+      *total += part.values.length;
     }
-    Tensor* output = nullptr;
-    absl::Status status = failed ? Failure(*failed) : context->allocate_output(0, TensorShape({total}), &output);
-    if (status.ok()) {
-      int64_t* out = output->flat<int64_t>().data();
-      int64_t offset = 0;
-      for (int64_t p = 0; p < n_parts; p++) {
-        const Int64s& values = parts[p].values;
-        if (values.length) std::memcpy(out + offset, values.data, sizeof(int64_t) * values.length);
-        for (int64_t i = n * p / n_parts; i < n * (p + 1) / n_parts; i++) splits[i + 1] += offset;
-        offset += values.length;
-      }
+    return absl::OkStatus();
+  }
+
+  void ReleaseParts(std::vector<Part>* parts) {
+    for (Part& part : *parts) {
+      int64s_free(&part.values);
+      GiveBack(part.scratch);
     }
-    for (Part& part : parts) int64s_free(&part.values);
-    OP_REQUIRES_OK(context, status);
   }
 
  private:
-  static constexpr int64_t kTextsPerPart = 64;
-
-  struct Part {
-    Int64s values = {nullptr, 0, 0};
-    int status = 0;
-    int64_t failed_text = 0;
-  };
-
-  // Texts [first, last) into part->values; splits[i + 1] holds each text's end within the part.
-  void EncodePart(const tensorflow::TTypes<tensorflow::tstring>::ConstFlat& flat, int64_t first, int64_t last,
-                  int64_t* splits, Part* part) {
-    SpecScratch* scratch = TakeScratch();
-    for (int64_t i = first; i < last && part->status == 0; i++) {
+  void EncodePart(const Texts& flat, int64_t* splits, Part* part) {
+    part->scratch = TakeScratch();
+    part->scratch->utf8_length = 0;
+    for (int64_t i = part->first; i < part->last && part->status == 0; i++) {
       const tensorflow::tstring& text = flat(i);
       part->status = spec_encode(&encoder_, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
-                                 &part->values, scratch);
+                                 &part->values, part->scratch);
       splits[i + 1] = part->values.length;
       part->failed_text = i;
     }
-    GiveBack(scratch);
   }
 
   static absl::Status Failure(const Part& part) {
@@ -156,16 +169,82 @@ class KvecEncodeOp : public OpKernel {
   }
 
   void GiveBack(SpecScratch* scratch) {
+    if (scratch == nullptr) return;
     std::lock_guard<std::mutex> hold(lock_);
     idle_.push_back(scratch);
   }
 
+ protected:
   SpecEncoder encoder_;
   bool ready_ = false;
+
+ private:
   std::mutex lock_;
   std::vector<SpecScratch*> idle_;  // scratches no call holds, each with its word cache
 };
 
+// Compute's common start: the texts as a vector, and row_splits allocated.
+#define KVEC_TEXTS_AND_SPLITS(context, flat, splits)                                                    \
+  const Tensor& texts = context->input(0);                                                            \
+  OP_REQUIRES(context, TensorShapeUtils::IsVector(texts.shape()),                                     \
+              absl::InvalidArgumentError("kvec: texts must be a vector of strings"));                 \
+  auto flat = texts.flat<tensorflow::tstring>();                                                      \
+  Tensor* row_splits = nullptr;                                                                       \
+  OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({flat.size() + 1}), &row_splits)); \
+  int64_t* splits = row_splits->flat<int64_t>().data();                                               \
+  splits[0] = 0
+
+class KvecEncodeOp : public SpecKernel {
+ public:
+  explicit KvecEncodeOp(OpKernelConstruction* context) : SpecKernel(context, false) {}
+
+  void Compute(OpKernelContext* context) override {
+    KVEC_TEXTS_AND_SPLITS(context, flat, splits);
+    std::vector<Part> parts = EncodeParts(context, flat, splits);
+    int64_t total = 0;
+    Tensor* output = nullptr;
+    absl::Status status = JoinParts(parts, splits, &total);
+    if (status.ok()) status = context->allocate_output(0, TensorShape({total}), &output);
+    if (status.ok()) {
+      int64_t* out = output->flat<int64_t>().data();
+      for (const Part& part : parts) {
+        if (part.values.length) std::memcpy(out, part.values.data, sizeof(int64_t) * part.values.length);
+        out += part.values.length;
+      }
+    }
+    ReleaseParts(&parts);
+    OP_REQUIRES_OK(context, status);
+  }
+};
+
+class KvecSplitOp : public SpecKernel {
+ public:
+  explicit KvecSplitOp(OpKernelConstruction* context) : SpecKernel(context, true) {}
+
+  void Compute(OpKernelContext* context) override {
+    KVEC_TEXTS_AND_SPLITS(context, flat, splits);
+    std::vector<Part> parts = EncodeParts(context, flat, splits);
+    int64_t total = 0;
+    Tensor* output = nullptr;
+    absl::Status status = JoinParts(parts, splits, &total);
+    if (status.ok()) status = context->allocate_output(0, TensorShape({total}), &output);
+    if (status.ok()) {
+      auto words = output->flat<tensorflow::tstring>();
+      int64_t w = 0;
+      for (const Part& part : parts) {
+        const char* utf8 = reinterpret_cast<const char*>(part.scratch->utf8);
+        for (int64_t k = 0; k < part.values.length; k++, w++) {
+          int64_t start = k ? part.values.data[k - 1] : 0;
+          words(w).assign(utf8 + start, part.values.data[k] - start);
+        }
+      }
+    }
+    ReleaseParts(&parts);
+    OP_REQUIRES_OK(context, status);
+  }
+};
+
 REGISTER_KERNEL_BUILDER(Name("KvecEncode").Device(DEVICE_CPU), KvecEncodeOp);
+REGISTER_KERNEL_BUILDER(Name("KvecSplit").Device(DEVICE_CPU), KvecSplitOp);
 
 }  // namespace kvec

@@ -17,7 +17,7 @@ import numpy as np
 from kvec import serialization
 from kvec.contracts import Model, PreTokenizer
 from kvec.errors import FormatError, parse_json
-from kvec.native_spec import NotNativeError, describe
+from kvec.native_spec import NotNativeError, describe, describe_splitter
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
 from kvec.token_ids import as_id_tokenizer, ragged_ids
@@ -128,6 +128,12 @@ class WordSplitterSource:
 
     def __init__(self, splitter):
         self.splitter = splitter
+
+    def description(self):
+        """The splitter described for the native encoder outside Python
+        (:func:`kvec.native_spec.describe_splitter`); :class:`kvec.native_spec.NotNativeError` naming
+        what it cannot describe."""
+        return describe_splitter(self.splitter)
 
     def words(self, texts):
         """``(values, row_lengths)``: the words of all texts as one object array of UTF-8 ``bytes``

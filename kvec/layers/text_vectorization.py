@@ -177,6 +177,10 @@ class TextVectorization(keras.layers.TextVectorization):
         """Keras' ``split`` step done by the word splitter: a ragged tensor of words."""
         scalar = inputs.shape.rank == 0
         flat = tf.reshape(inputs, [-1])
+        library, description = self._native_op()
+        if library is not None:
+            values, row_splits = library.kvec_split(flat, spec=description)
+            return values if scalar else tf.RaggedTensor.from_row_splits(values, row_splits, validate=False)
         values, row_lengths = tf.numpy_function(self._numpy_words, [flat], [tf.string, tf.int64], stateful=False)
         values.set_shape([None])
         row_lengths.set_shape([None])
@@ -206,10 +210,8 @@ class TextVectorization(keras.layers.TextVectorization):
         return tf.RaggedTensor.from_row_lengths(values, row_lengths, validate=False), scalar
 
     def _native_op(self):
-        """``(op library, description)`` when the tokenizer runs as kvec's graph op, else
-        ``(None, why not)``."""
-        if self._kvec_kind != "ids":
-            return None, "a word splitter runs in Python"
+        """``(op library, description)`` when the tokenizer runs as kvec's graph op (``KvecEncode``,
+        or ``KvecSplit`` for a word splitter), else ``(None, why not)``."""
         if self._encoding.lower().replace("-", "") != "utf8":
             return None, f"the op reads UTF-8 and the layer's encoding is {self._encoding!r}"
         try:
