@@ -133,6 +133,34 @@ class SpecKernel : public OpKernel {
     return absl::OkStatus();
   }
 
+  // The whole of Compute but what goes in output 0: the texts encoded in parts, row_splits made, and
+  // output 0 allocated with an entry per value; fill(output, part, offset) puts a part's there.
+  template <typename Fill>
+  void ComputeParts(OpKernelContext* context, Fill fill) {
+    const Tensor& texts = context->input(0);
+    OP_REQUIRES(context, TensorShapeUtils::IsVector(texts.shape()),
+                absl::InvalidArgumentError("kvec: texts must be a vector of strings"));
+    auto flat = texts.flat<tensorflow::tstring>();
+    Tensor* row_splits = nullptr;
+    OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({flat.size() + 1}), &row_splits));
+    int64_t* splits = row_splits->flat<int64_t>().data();
+    splits[0] = 0;
+    std::vector<Part> parts = EncodeParts(context, flat, splits);
+    int64_t total = 0;
+    Tensor* output = nullptr;
+    absl::Status status = JoinParts(parts, splits, &total);
+    if (status.ok()) status = context->allocate_output(0, TensorShape({total}), &output);
+    if (status.ok()) {
+      int64_t offset = 0;
+      for (const Part& part : parts) {
+        fill(output, part, offset);
+        offset += part.values.length;
+      }
+    }
+    ReleaseParts(&parts);
+    OP_REQUIRES_OK(context, status);
+  }
+
   void ReleaseParts(std::vector<Part>* parts) {
     for (Part& part : *parts) {
       int64s_free(&part.values);
@@ -183,37 +211,16 @@ class SpecKernel : public OpKernel {
   std::vector<SpecScratch*> idle_;  // scratches no call holds, each with its word cache
 };
 
-// Compute's common start: the texts as a vector, and row_splits allocated.
-#define KVEC_TEXTS_AND_SPLITS(context, flat, splits)                                                    \
-  const Tensor& texts = context->input(0);                                                            \
-  OP_REQUIRES(context, TensorShapeUtils::IsVector(texts.shape()),                                     \
-              absl::InvalidArgumentError("kvec: texts must be a vector of strings"));                 \
-  auto flat = texts.flat<tensorflow::tstring>();                                                      \
-  Tensor* row_splits = nullptr;                                                                       \
-  OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({flat.size() + 1}), &row_splits)); \
-  int64_t* splits = row_splits->flat<int64_t>().data();                                               \
-  splits[0] = 0
-
 class KvecEncodeOp : public SpecKernel {
  public:
   explicit KvecEncodeOp(OpKernelConstruction* context) : SpecKernel(context, false) {}
 
   void Compute(OpKernelContext* context) override {
-    KVEC_TEXTS_AND_SPLITS(context, flat, splits);
-    std::vector<Part> parts = EncodeParts(context, flat, splits);
-    int64_t total = 0;
-    Tensor* output = nullptr;
-    absl::Status status = JoinParts(parts, splits, &total);
-    if (status.ok()) status = context->allocate_output(0, TensorShape({total}), &output);
-    if (status.ok()) {
-      int64_t* out = output->flat<int64_t>().data();
-      for (const Part& part : parts) {
-        if (part.values.length) std::memcpy(out, part.values.data, sizeof(int64_t) * part.values.length);
-        out += part.values.length;
+    ComputeParts(context, [](Tensor* output, const Part& part, int64_t offset) {
+      if (part.values.length) {
+        std::memcpy(output->flat<int64_t>().data() + offset, part.values.data, sizeof(int64_t) * part.values.length);
       }
-    }
-    ReleaseParts(&parts);
-    OP_REQUIRES_OK(context, status);
+    });
   }
 };
 
@@ -222,25 +229,14 @@ class KvecSplitOp : public SpecKernel {
   explicit KvecSplitOp(OpKernelConstruction* context) : SpecKernel(context, true) {}
 
   void Compute(OpKernelContext* context) override {
-    KVEC_TEXTS_AND_SPLITS(context, flat, splits);
-    std::vector<Part> parts = EncodeParts(context, flat, splits);
-    int64_t total = 0;
-    Tensor* output = nullptr;
-    absl::Status status = JoinParts(parts, splits, &total);
-    if (status.ok()) status = context->allocate_output(0, TensorShape({total}), &output);
-    if (status.ok()) {
+    ComputeParts(context, [](Tensor* output, const Part& part, int64_t offset) {
       auto words = output->flat<tensorflow::tstring>();
-      int64_t w = 0;
-      for (const Part& part : parts) {
-        const char* utf8 = reinterpret_cast<const char*>(part.scratch->utf8);
-        for (int64_t k = 0; k < part.values.length; k++, w++) {
-          int64_t start = k ? part.values.data[k - 1] : 0;
-          words(w).assign(utf8 + start, part.values.data[k] - start);
-        }
+      const char* utf8 = reinterpret_cast<const char*>(part.scratch->utf8);
+      for (int64_t k = 0; k < part.values.length; k++) {
+        int64_t start = k ? part.values.data[k - 1] : 0;
+        words(offset + k).assign(utf8 + start, part.values.data[k] - start);
       }
-    }
-    ReleaseParts(&parts);
-    OP_REQUIRES_OK(context, status);
+    });
   }
 };
 
