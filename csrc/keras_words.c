@@ -21,6 +21,7 @@
 
 #include "int64s.h"
 #include "native.h"
+#include "code_points.h"
 #include "texts.h"
 #include "words.h"
 
@@ -29,16 +30,9 @@
 
 typedef struct {
     unsigned char ascii[128];
-    Py_UCS4 *other; /* sorted code points >= 128 */
+    Py_UCS4 *other; /* code points >= 128, a set (code_point_set_make) */
     Py_ssize_t n_other;
 } Separators;
-
-static int
-compare_code_points(const void *x, const void *y)
-{
-    Py_UCS4 a = *(const Py_UCS4 *)x, b = *(const Py_UCS4 *)y;
-    return (a > b) - (a < b);
-}
 
 static int
 separators_init(Separators *sep, PyObject *chars)
@@ -63,12 +57,7 @@ separators_init(Separators *sep, PyObject *chars)
         if (c < 128) sep->ascii[c] = 1;
         else sep->other[sep->n_other++] = c;
     }
-    /* sorted, without duplicates, for the binary search */
-    qsort(sep->other, (size_t)sep->n_other, sizeof(Py_UCS4), compare_code_points);
-    Py_ssize_t kept = 0;
-    for (Py_ssize_t i = 0; i < sep->n_other; i++)
-        if (kept == 0 || sep->other[kept - 1] != sep->other[i]) sep->other[kept++] = sep->other[i];
-    sep->n_other = kept;
+    sep->n_other = (Py_ssize_t)code_point_set_make(sep->other, (size_t)sep->n_other);
     return 0;
 }
 
@@ -83,13 +72,7 @@ static inline int
 is_separator(const Separators *sep, Py_UCS4 c)
 {
     if (c < 128) return sep->ascii[c];
-    Py_ssize_t lo = 0, hi = sep->n_other;
-    while (lo < hi) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (sep->other[mid] < c) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < sep->n_other && sep->other[lo] == c;
+    return code_point_set_has(sep->other, (size_t)sep->n_other, c);
 }
 
 /* A text ready to be cut into words: lowercased when asked. An ASCII text is lowercased into a buffer

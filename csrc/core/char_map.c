@@ -1,20 +1,7 @@
 /* csrc/core/char_map.c: see char_map.h. */
 #include "char_map.h"
 
-#include <stdlib.h>
-
-static int
-reserve(uint32_t **out, ptrdiff_t *capacity, ptrdiff_t needed)
-{
-    if (needed <= *capacity) return 0;
-    ptrdiff_t size = *capacity ? *capacity : 256;
-    while (size < needed) size *= 2;
-    uint32_t *grown = realloc(*out, sizeof(uint32_t) * (size_t)size);
-    if (!grown) return -1;
-    *out = grown;
-    *capacity = size;
-    return 0;
-}
+#include "code_points.h"
 
 static int
 in_ranges(const uint32_t *ranges, size_t n, uint32_t c)
@@ -47,22 +34,22 @@ ptrdiff_t
 char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity)
 {
     ptrdiff_t length = 0;
-    if (reserve(out, capacity, n) < 0) return -1;
+    if (code_points_reserve(out, capacity, n) < 0) return -1;
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = cps[i];
         if (c == 0x3A3 && map->final_sigma) {
-            if (reserve(out, capacity, length + 1) < 0) return -1;
+            if (code_points_reserve(out, capacity, length + 1) < 0) return -1;
             (*out)[length++] = sigma_at(map, cps, n, i);
             continue;
         }
         uint32_t entry = c < 0x110000 ? map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)] : CHAR_SAME;
         if (entry == CHAR_SAME) {
-            if (reserve(out, capacity, length + 1) < 0) return -1;
+            if (code_points_reserve(out, capacity, length + 1) < 0) return -1;
             (*out)[length++] = c;
             continue;
         }
         uint32_t size = map->pool[entry];
-        if (reserve(out, capacity, length + (ptrdiff_t)size) < 0) return -1;
+        if (code_points_reserve(out, capacity, length + (ptrdiff_t)size) < 0) return -1;
         for (uint32_t k = 0; k < size; k++) (*out)[length++] = map->pool[entry + 1 + k];
     }
     return length;

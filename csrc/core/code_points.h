@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "hash.h"
 
@@ -59,6 +60,52 @@ code_points_hash(const CodePoints *w)
         for (ptrdiff_t i = 0; i < w->length; i++) h = hash_step(h, code_point_at(w->kind, w->data, i));
     }
     return hash_end(h, w->length);
+}
+
+/* Room for `needed` code points in *buffer (grown with realloc, *capacity code points); -1 when out
+ * of memory. */
+static inline int
+code_points_reserve(uint32_t **buffer, ptrdiff_t *capacity, ptrdiff_t needed)
+{
+    if (needed <= *capacity) return 0;
+    ptrdiff_t size = *capacity ? *capacity : 256;
+    while (size < needed) size *= 2;
+    uint32_t *grown = (uint32_t *)realloc(*buffer, sizeof(uint32_t) * (size_t)size);
+    if (!grown) return -1;
+    *buffer = grown;
+    *capacity = size;
+    return 0;
+}
+
+/* A set of code points as a sorted array, searched by bisection. */
+static int
+code_point_order(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* cps[0 .. n) sorted, repeats removed; how many are kept */
+static inline size_t
+code_point_set_make(uint32_t *cps, size_t n)
+{
+    qsort(cps, n, sizeof(uint32_t), code_point_order);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || cps[kept - 1] != cps[i]) cps[kept++] = cps[i];
+    return kept;
+}
+
+static inline int
+code_point_set_has(const uint32_t *set, size_t n, uint32_t c)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (set[mid] < c) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && set[lo] == c;
 }
 
 #endif

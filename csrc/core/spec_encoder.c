@@ -97,34 +97,77 @@ read_id(Reader *r)
     return id;
 }
 
+/* A u32 count of entries of at least `entry_size` bytes each, checked against what is left. */
+static uint32_t
+read_count(Reader *r, size_t entry_size)
+{
+    uint32_t n = read_u32(r);
+    if (!r->error && n > (size_t)(r->end - r->at) / entry_size) r->error = "the description is cut short";
+    return r->error ? 0 : n;
+}
+
+/* n entries (u32 length, u32 code points[], i64 id), each given to add(target, entry, id, index);
+ * add returns -1 when out of memory. */
+static void
+read_entries(Reader *r, uint32_t n, int (*add)(void *, const CodePoints *, int64_t, uint32_t), void *target)
+{
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t length;
+        uint32_t *string = read_string(r, &length);
+        int64_t id = read_id(r);
+        CodePoints entry = {4, string, length};
+        if (string && !r->error && add(target, &entry, id, i) < 0) r->error = "out of memory";
+        free(string);
+    }
+}
+
+#define ENTRY_SIZE 16 /* the smallest entry: one code point and its id, with the length */
+
+static int
+add_token(void *matcher, const CodePoints *token, int64_t id, uint32_t i)
+{
+    (void)i;
+    return token_matcher_add(matcher, token->data, token->length, id);
+}
+
+static int
+add_to_map(void *map, const CodePoints *key, int64_t id, uint32_t i)
+{
+    (void)i;
+    return piece_map_add(map, key, code_points_hash(key), id) < 0 ? -1 : 0;
+}
+
 static void
 read_tokens(Reader *r, TokenMatcher *matcher)
 {
-    uint32_t n = read_u32(r);
+    uint32_t n = read_count(r, ENTRY_SIZE);
     if (r->error) return;
-    if (n > (size_t)(r->end - r->at) / 16) {
-        r->error = "the description is cut short";
-        return;
-    }
     if (token_matcher_init(matcher, n) < 0) {
         r->error = "out of memory";
         return;
     }
-    for (uint32_t i = 0; i < n && !r->error; i++) {
-        uint32_t length;
-        uint32_t *token = read_string(r, &length);
-        int64_t id = read_id(r);
-        if (token && !r->error && token_matcher_add(matcher, token, length, id) < 0) r->error = "out of memory";
-        free(token);
-    }
+    read_entries(r, n, add_token, matcher);
     token_matcher_ready(matcher);
+}
+
+/* u32 n, then the n entries into a new map (not made on error) */
+static void
+read_map(Reader *r, PieceMap *map, int *made)
+{
+    uint32_t n = read_count(r, ENTRY_SIZE);
+    if (r->error) return;
+    if (piece_map_init(map, n) < 0) {
+        r->error = "out of memory";
+        return;
+    }
+    *made = 1;
+    read_entries(r, n, add_to_map, map);
 }
 
 static void
 read_ids(Reader *r, Int64s *ids)
 {
-    uint32_t n = read_u32(r);
-    if (!r->error && n > (size_t)(r->end - r->at) / 8) r->error = "the description is cut short";
+    uint32_t n = read_count(r, 8);
     for (uint32_t i = 0; i < n && !r->error; i++)
         if (int64s_push(ids, read_id(r)) < 0) r->error = "out of memory";
 }
@@ -133,13 +176,8 @@ read_ids(Reader *r, Int64s *ids)
 static uint32_t *
 read_ranges(Reader *r, size_t *n)
 {
-    *n = read_u32(r);
-    if (r->error) return NULL;
-    if (*n > (size_t)(r->end - r->at) / 8) {
-        r->error = "the description is cut short";
-        return NULL;
-    }
-    return read_u32s(r, *n * 2);
+    *n = read_count(r, 8);
+    return r->error ? NULL : read_u32s(r, *n * 2);
 }
 
 static void
@@ -162,24 +200,24 @@ static void
 read_words(Reader *r, SpecEncoder *e)
 {
     e->unk = read_i64(r);
-    uint32_t n = read_u32(r);
-    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
     if (!r->error && e->unk < -1) r->error = "the id of unknown words is out of range";
-    if (r->error) return;
-    if (piece_map_init(&e->words, n) < 0) {
-        r->error = "out of memory";
-        return;
-    }
-    e->model_kind = SPEC_MODEL_WORDS;
-    for (uint32_t i = 0; i < n && !r->error; i++) {
-        uint32_t length;
-        uint32_t *word = read_string(r, &length);
-        int64_t id = read_id(r);
-        CodePoints key = {4, word, length};
-        if (word && !r->error && piece_map_add(&e->words, &key, code_points_hash(&key), id) < 0)
-            r->error = "out of memory";
-        free(word);
-    }
+    int made = 0;
+    read_map(r, &e->words, &made);
+    if (made) e->model_kind = SPEC_MODEL_WORDS;
+}
+
+typedef struct {
+    SpecEncoder *encoder;
+    CodePoints continuing_prefix;
+} PieceReading;
+
+/* a WordPiece piece: its id kept at its slot, the piece added under it */
+static int
+add_piece(void *reading, const CodePoints *piece, int64_t id, uint32_t slot)
+{
+    PieceReading *context = reading;
+    context->encoder->piece_ids[slot] = id;
+    return wordpiece_add(&context->encoder->wordpiece, piece, &context->continuing_prefix, slot);
 }
 
 static void
@@ -189,28 +227,15 @@ read_wordpiece(Reader *r, SpecEncoder *e)
     e->unk = read_i64(r);
     uint32_t prefix_length = read_u32(r);
     uint32_t *prefix = r->error ? NULL : read_u32s(r, prefix_length);
-    uint32_t n = read_u32(r);
-    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
+    uint32_t n = read_count(r, ENTRY_SIZE);
     if (!r->error && (max_chars < 0 || e->unk < -1)) r->error = "the WordPiece limits are out of range";
-    if (r->error) {
-        free(prefix);
-        return;
-    }
-    e->piece_ids = malloc(sizeof(int64_t) * (n ? n : 1));
-    if (!e->piece_ids || wordpiece_init(&e->wordpiece, n, (ptrdiff_t)max_chars) < 0) {
-        free(prefix);
+    if (!r->error) e->piece_ids = malloc(sizeof(int64_t) * (n ? n : 1));
+    if (!r->error && (!e->piece_ids || wordpiece_init(&e->wordpiece, n, (ptrdiff_t)max_chars) < 0))
         r->error = "out of memory";
-        return;
-    }
-    e->model_kind = SPEC_MODEL_WORDPIECE;
-    CodePoints affix = {4, prefix, prefix_length};
-    for (uint32_t slot = 0; slot < n && !r->error; slot++) {
-        uint32_t length;
-        uint32_t *piece = read_string(r, &length);
-        e->piece_ids[slot] = read_id(r);
-        CodePoints token = {4, piece, length};
-        if (piece && !r->error && wordpiece_add(&e->wordpiece, &token, &affix, slot) < 0) r->error = "out of memory";
-        free(piece);
+    if (!r->error) {
+        e->model_kind = SPEC_MODEL_WORDPIECE;
+        PieceReading reading = {e, {4, prefix, prefix_length}};
+        read_entries(r, n, add_piece, &reading);
     }
     free(prefix);
 }
@@ -219,8 +244,7 @@ read_wordpiece(Reader *r, SpecEncoder *e)
 static void
 read_bpe(Reader *r, SpecEncoder *e)
 {
-    uint32_t n_merges = read_u32(r);
-    if (!r->error && n_merges > (size_t)(r->end - r->at) / 12) r->error = "the description is cut short";
+    uint32_t n_merges = read_count(r, 12);
     if (r->error) return;
     if (bpe_words_init(&e->bpe, 1024) < 0 || pairmap_init(&e->ranks, n_merges) < 0) {
         r->error = "out of memory";
@@ -234,8 +258,7 @@ read_bpe(Reader *r, SpecEncoder *e)
         if (slot) slot->value = ((int64_t)rank << 32) | (uint32_t)merged;
         else if (!r->error) r->error = "out of memory";
     }
-    uint32_t n_chars = read_u32(r);
-    if (!r->error && n_chars > (size_t)(r->end - r->at) / 12) r->error = "the description is cut short";
+    uint32_t n_chars = read_count(r, 12);
     for (uint32_t i = 0; i < n_chars && !r->error; i++) {
         uint64_t key = (uint64_t)read_u32(r) | (uint64_t)read_u32(r) << 32;
         int32_t id = read_id32(r);
@@ -278,23 +301,7 @@ read_bpe(Reader *r, SpecEncoder *e)
         }
     }
     if (read_u32(r) == 0 || r->error) return;
-    uint32_t n = read_u32(r);
-    if (!r->error && n > (size_t)(r->end - r->at) / 16) r->error = "the description is cut short";
-    if (r->error) return;
-    if (piece_map_init(&e->bpe.whole, n) < 0) {
-        r->error = "out of memory";
-        return;
-    }
-    e->bpe.has_whole = 1;
-    for (uint32_t i = 0; i < n && !r->error; i++) {
-        uint32_t length;
-        uint32_t *token = read_string(r, &length);
-        int64_t id = read_id(r);
-        CodePoints key = {4, token, length};
-        if (token && !r->error && piece_map_add(&e->bpe.whole, &key, code_points_hash(&key), id) < 0)
-            r->error = "out of memory";
-        free(token);
-    }
+    read_map(r, &e->bpe.whole, &e->bpe.has_whole);
     for (int b = 0; e->bpe.spelled && b < 256 && !r->error; b++) {
         e->bpe.spelling[b] = read_u32(r);
         if (e->bpe.spelling[b] > 0x10FFFF && !r->error) r->error = "a spelling is past U+10FFFF";
@@ -351,8 +358,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     e->has_id_map = read_u32(&r) != 0;
     if (e->has_id_map && !r.error) {
         e->past_map = read_i64(&r);
-        uint32_t n = read_u32(&r);
-        if (!r.error && n > (size_t)(r.end - r.at) / 8) r.error = "the description is cut short";
+        uint32_t n = read_count(&r, 8);
         for (uint32_t i = 0; i < n && !r.error; i++) {
             int64_t id = read_i64(&r);
             if (id < -1 && !r.error) r.error = "an id of the map is out of range";
@@ -427,8 +433,6 @@ remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, 
     return 0;
 }
 
-/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces or
- * BPE's tokens, from the cache or the model. */
 /* A word splitter's word: its UTF-8 appended to s->utf8, its end there to `out`. */
 static int
 split_word(const CodePoints *word, Int64s *out, SpecScratch *s)
@@ -447,6 +451,8 @@ split_word(const CodePoints *word, Int64s *out, SpecScratch *s)
     return int64s_push(out, s->utf8_length);
 }
 
+/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces or
+ * BPE's tokens, from the cache or the model. */
 static int
 encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
 {
@@ -492,12 +498,7 @@ prefixed(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t *n, SpecScratch *s
     size_t prefix_bytes = sizeof(uint32_t) * (size_t)e->piece_prefix_length;
     if (*n >= e->piece_prefix_length && !memcmp(cps, e->piece_prefix, prefix_bytes)) return cps;
     ptrdiff_t length = *n + e->piece_prefix_length;
-    if (length > s->prefixed_capacity) {
-        uint32_t *grown = realloc(s->prefixed, sizeof(uint32_t) * (size_t)length);
-        if (!grown) return NULL;
-        s->prefixed = grown;
-        s->prefixed_capacity = length;
-    }
+    if (code_points_reserve(&s->prefixed, &s->prefixed_capacity, length) < 0) return NULL;
     memcpy(s->prefixed, e->piece_prefix, sizeof(uint32_t) * (size_t)e->piece_prefix_length);
     memcpy(s->prefixed + e->piece_prefix_length, cps, sizeof(uint32_t) * (size_t)*n);
     *n = length;
@@ -580,12 +581,7 @@ map_ids(const SpecEncoder *e, Int64s *out, ptrdiff_t first)
 int
 spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *out, SpecScratch *s)
 {
-    if ((ptrdiff_t)n > s->text_capacity) {
-        uint32_t *grown = realloc(s->text, sizeof(uint32_t) * (n ? n : 1));
-        if (!grown) return -1;
-        s->text = grown;
-        s->text_capacity = (ptrdiff_t)n;
-    }
+    if (code_points_reserve(&s->text, &s->text_capacity, (ptrdiff_t)n) < 0) return -1;
     ptrdiff_t length = 0;
     for (size_t i = 0; i < n;) {
         int size;
@@ -593,12 +589,10 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
         i += (size_t)size;
     }
     ptrdiff_t first = out->length;
-    if (int64s_reserve(out, e->prefix.length + e->suffix.length) < 0) return -1;
-    for (ptrdiff_t k = 0; k < e->prefix.length; k++) out->data[out->length++] = e->prefix.data[k];
+    if (int64s_extend(out, &e->prefix) < 0) return -1;
     int status = encode_around(e, &e->special, s->text, length, out, s, encode_part);
     if (status) return status;
-    if (int64s_reserve(out, e->suffix.length) < 0) return -1;
-    for (ptrdiff_t k = 0; k < e->suffix.length; k++) out->data[out->length++] = e->suffix.data[k];
+    if (int64s_extend(out, &e->suffix) < 0) return -1;
     if (e->has_id_map) map_ids(e, out, first);
     return 0;
 }

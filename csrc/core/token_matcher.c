@@ -45,13 +45,6 @@ token_matcher_add(TokenMatcher *matcher, const uint32_t *token, ptrdiff_t length
 }
 
 static int
-ascending(const void *x, const void *y)
-{
-    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-    return (a > b) - (a < b);
-}
-
-static int
 descending(const void *x, const void *y)
 {
     ptrdiff_t a = *(const ptrdiff_t *)x, b = *(const ptrdiff_t *)y;
@@ -61,16 +54,12 @@ descending(const void *x, const void *y)
 void
 token_matcher_ready(TokenMatcher *matcher)
 {
-    size_t kept = 0;
-    qsort(matcher->firsts, matcher->n_firsts, sizeof(uint32_t), ascending);
-    for (size_t i = 0; i < matcher->n_firsts; i++)
-        if (!kept || matcher->firsts[kept - 1] != matcher->firsts[i]) matcher->firsts[kept++] = matcher->firsts[i];
-    matcher->n_firsts = kept;
+    matcher->n_firsts = code_point_set_make(matcher->firsts, matcher->n_firsts);
     for (size_t i = 0; i < matcher->n_firsts; i++) {
         uint32_t c = matcher->firsts[i];
         if (c < 0x10000) matcher->starts_bmp[c >> 3] |= (uint8_t)(1u << (c & 7));
     }
-    kept = 0;
+    size_t kept = 0;
     qsort(matcher->lengths, matcher->n_lengths, sizeof(ptrdiff_t), descending);
     for (size_t i = 0; i < matcher->n_lengths; i++)
         if (!kept || matcher->lengths[kept - 1] != matcher->lengths[i]) matcher->lengths[kept++] = matcher->lengths[i];
@@ -81,13 +70,7 @@ static int
 is_first(const TokenMatcher *matcher, uint32_t c)
 {
     if (c < 0x10000) return matcher->starts_bmp[c >> 3] >> (c & 7) & 1;
-    size_t lo = 0, hi = matcher->n_firsts;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (matcher->firsts[mid] < c) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < matcher->n_firsts && matcher->firsts[lo] == c;
+    return code_point_set_has(matcher->firsts, matcher->n_firsts, c);
 }
 
 ptrdiff_t
