@@ -69,7 +69,10 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
         return _describe_keras(tokenizer)
     if not isinstance(tokenizer, Pipeline):
         raise NotNativeError(f"a {type(tokenizer).__name__} is not described; described: Pipeline, Tokenizer")
-    pipeline = tokenizer
+    return _describe_pipeline(tokenizer)
+
+
+def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes:
     model = pipeline.model
     if not isinstance(model, (WordPiece, BPE)):
         raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece, BPE")
@@ -78,13 +81,30 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
     table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
-    classes = bytes(table.classes).rstrip(b"\x02")  # past the table: class 2 (EXPR_OTHER for expressions)
     added = pipeline.added_vocabulary
-    parts = [b"KVEC", _u32(VERSION), _normalizer(pipeline.normalizer)]
-    parts += [_tokens(added.special), _tokens(added.normalized_ids)]
-    parts += [_classes(classes, RUNS, table.expression, table.prefix)]
-    parts += [_wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling)]
-    parts += [_ids(affixes[0]), _ids(affixes[1]), _u32(0)]  # no id map
+    return _description(
+        _normalizer(pipeline.normalizer),
+        _pre_tokenizer(table),
+        _wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling),
+        special=added.special,
+        added=added.normalized_ids,
+        affixes=affixes,
+        id_map=id_map,
+    )
+
+
+def _description(
+    normalizer: bytes,
+    pre_tokenizer: bytes,
+    model: bytes,
+    special: dict[str, int] | None = None,
+    added: dict[str, int] | None = None,
+    affixes: tuple[list[int], list[int]] = ([], []),
+    id_map: bytes | None = None,
+) -> bytes:
+    """The sections, in the order ``csrc/core/spec_encoder.h`` states them."""
+    parts = [b"KVEC", _u32(VERSION), normalizer, _tokens(special or {}), _tokens(added or {}), pre_tokenizer, model]
+    parts += [_ids(affixes[0]), _ids(affixes[1]), _u32(0) if id_map is None else _u32(1) + id_map]
     return b"".join(parts)
 
 
@@ -93,10 +113,7 @@ def describe_splitter(splitter: PreTokenizer) -> bytes:
     takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
     if isinstance(splitter, Jieba):
         raise NotNativeError("Jieba segments in Python: jieba's algorithm is not in the native core yet")
-    table = _word_table(splitter, spelled_for=None)
-    parts = [b"KVEC", _u32(VERSION), _u32(NO_NORMALIZER), _tokens({}), _tokens({})]
-    parts += [_classes(bytes(table.classes).rstrip(b"\x02"), RUNS, table.expression, table.prefix)]
-    return b"".join([*parts, _u32(SPLIT), _ids([]), _ids([]), _u32(0)])
+    return _description(_u32(NO_NORMALIZER), _pre_tokenizer(_word_table(splitter, spelled_for=None)), _u32(SPLIT))
 
 
 def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -> WordTable:
@@ -136,10 +153,7 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
         classes = _classes(bytes(table), RUNS)
     normalizer = _python_lowercase() if tokenizer.lower else _u32(NO_NORMALIZER)
     unknown = -1 if oov_index is None else oov_index
-    words = _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _u32(len(lookup))
-    words += b"".join(_string(word) + struct.pack("<q", _checked_id(word, i)) for word, i in lookup.items())
-    parts = [b"KVEC", _u32(VERSION), normalizer, _tokens({}), _tokens({}), classes, words, _ids([]), _ids([])]
-    return b"".join([*parts, _u32(0)])  # no id map
+    return _description(normalizer, classes, _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _tokens(lookup))
 
 
 def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -149,13 +163,11 @@ def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: 
     pipeline = tokenizer.analyzer
     if not isinstance(pipeline, Pipeline) or pipeline.post_processor is not None or tokenizer.char_level:
         raise NotNativeError("a Tokenizer's analyzer is described only when it is a pipeline without a post-processor")
-    described = describe(pipeline)
     missing = -1 if oov_index is None else oov_index
     ids = range(max(pipeline.get_vocab().values(), default=-1) + 1)
     table = [lookup.get(token, missing) if (token := pipeline.id_to_token(i)) is not None else missing for i in ids]
     _checked_id("the map", max(table, default=0))
-    id_map = _u32(1) + struct.pack("<q", missing) + _u32(len(table)) + struct.pack(f"<{len(table)}q", *table)
-    return described[: -len(_u32(0))] + id_map
+    return _describe_pipeline(pipeline, id_map=struct.pack("<q", missing) + _ids(table))
 
 
 def _checked_id(token, token_id):
@@ -168,6 +180,11 @@ def _classes(table: bytes, default: int, expression: str = "", prefix: str = "")
     """The pre-tokenizer: its class table, the class past it, its expression, its prefix."""
     expressions = {"": 0, "gpt2": 1, "cl100k": 2}
     return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + _string(prefix)
+
+
+def _pre_tokenizer(table: WordTable) -> bytes:
+    """A word table's section: code points past it are class 2 (EXPR_OTHER for expressions)."""
+    return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, table.expression, table.prefix)
 
 
 def _u32(value):
@@ -184,15 +201,14 @@ def _string(text):
 
 
 def _tokens(ids):
-    return _u32(len(ids)) + b"".join(_string(token) + struct.pack("<q", token_id) for token, token_id in ids.items())
+    """``{string: id}`` entries: u32 n, then each string and its id (checked)."""
+    entries = (_string(token) + struct.pack("<q", _checked_id(token, token_id)) for token, token_id in ids.items())
+    return _u32(len(ids)) + b"".join(entries)
 
 
 def _wordpiece(model):
-    for token, token_id in model.vocab.items():
-        _checked_id(token, token_id)
     header = struct.pack("<Iqq", WORDPIECE, model.max_input_chars_per_word, model.vocab.get(model.unk_token, -1))
-    pieces = b"".join(_string(token) + struct.pack("<q", token_id) for token, token_id in model.vocab.items())
-    return header + _string(model.continuing_subword_prefix) + _u32(len(model.vocab)) + pieces
+    return header + _string(model.continuing_subword_prefix) + _tokens(model.vocab)
 
 
 def _bpe(model: BPE, byte_spelling: str) -> bytes:

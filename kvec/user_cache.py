@@ -41,9 +41,10 @@ def check_private(path: str) -> None:
 def private_folder(*parts: str) -> str:
     """The folder ``default_cache_dir()/parts...``, created 0700 where missing, each level checked with
     :func:`check_private` (the cache folder itself included)."""
-    path = default_cache_dir()
-    for part in ("", *parts):
-        path = os.path.join(path, part) if part else path
-        os.makedirs(path, mode=0o700, exist_ok=True)
-        check_private(path)
-    return path
+    folders = [default_cache_dir()]
+    for part in parts:
+        folders.append(os.path.join(folders[-1], part))
+    for folder in folders:
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        check_private(folder)
+    return folders[-1]

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 import tensorflow as tf
@@ -53,54 +54,64 @@ def source_folder() -> Path:
     raise FileNotFoundError(f"kvec's C sources are neither in {package / '_csrc'} nor in {package.parent / 'csrc'}")
 
 
-def _compilers() -> tuple[str, str]:
-    return os.environ.get("CC") or "gcc", os.environ.get("CXX") or "g++"
+@dataclass(frozen=True)
+class _Toolchain:
+    """The compilers and TensorFlow's flags that build the library (and key its cache)."""
+
+    cc: str
+    cxx: str
+    compile_flags: tuple[str, ...]
+    link_flags: tuple[str, ...]
+
+    @classmethod
+    def here(cls) -> _Toolchain:
+        # TensorFlow's headers as system headers: their own warnings are not kvec's
+        compile_flags = [f"-isystem{f[2:]}" if f.startswith("-I") else f for f in tf.sysconfig.get_compile_flags()]
+        cc, cxx = os.environ.get("CC") or "gcc", os.environ.get("CXX") or "g++"
+        return cls(cc, cxx, tuple(compile_flags), tuple(tf.sysconfig.get_link_flags()))
 
 
-def _tf_flags() -> tuple[list[str], list[str]]:
-    # TensorFlow's headers as system headers: their own warnings are not kvec's
-    compile_flags = [f"-isystem{f[2:]}" if f.startswith("-I") else f for f in tf.sysconfig.get_compile_flags()]
-    return compile_flags, list(tf.sysconfig.get_link_flags())
-
-
-def _key(sources: Path) -> str:
+def _key(sources: Path, toolchain: _Toolchain) -> str:
     digest = hashlib.sha256()
     files = sorted((sources / "core").glob("*.[ch]")) + sorted((sources / "tf").glob("*.cc"))
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    compile_flags, link_flags = _tf_flags()
-    for item in (*_compilers(), *C_FLAGS, *CXX_FLAGS, *compile_flags, *link_flags, tf.__version__):
+    flags = (*C_FLAGS, *CXX_FLAGS, *toolchain.compile_flags, *toolchain.link_flags)
+    for item in (toolchain.cc, toolchain.cxx, *flags, tf.__version__):
         digest.update(item.encode() + b"\0")
     return f"tf{tf.__version__}-{digest.hexdigest()[:20]}"
 
 
+def _folder(sources: Path, toolchain: _Toolchain) -> str:
+    """``default_cache_dir()/tf_ops/<key>``, created and checked as the user's alone."""
+    return private_folder("tf_ops", _key(sources, toolchain))
+
+
 def library_path() -> str:
     """Where this TensorFlow's build of the library is, or would be, cached."""
-    return os.path.join(default_folder(), _key(source_folder()), LIBRARY_NAME)
+    return os.path.join(_folder(source_folder(), _Toolchain.here()), LIBRARY_NAME)
 
 
-def default_folder() -> str:
-    """``default_cache_dir()/tf_ops``, the user's alone."""
-    return private_folder("tf_ops")
-
-
-def _build(sources: Path, folder: str) -> None:
+def _build(sources: Path, toolchain: _Toolchain, folder: str) -> None:
     """Compiles the library into ``folder``; CalledProcessError or OSError when it cannot."""
-    cc, cxx = _compilers()
-    compile_flags, link_flags = _tf_flags()
     work = tempfile.mkdtemp(prefix="build-", dir=folder)
+    core = sources / "core"
     try:
         objects = []
-        for path in sorted((sources / "core").glob("*.c")):  # the whole core: it needs no Python
+        for path in sorted(core.glob("*.c")):  # the whole core: it needs no Python
             output = os.path.join(work, f"{path.stem}.o")
-            source = str(path)
-            subprocess.run(
-                [cc, *C_FLAGS, f"-I{sources / 'core'}", "-c", source, "-o", output], check=True, capture_output=True
-            )
+            command = [toolchain.cc, *C_FLAGS, f"-I{core}", "-c", str(path), "-o", output]
+            subprocess.run(command, check=True, capture_output=True)
             objects.append(output)
         library = os.path.join(work, LIBRARY_NAME)
-        command = [cxx, *CXX_FLAGS, *compile_flags, f"-I{sources / 'core'}", str(sources / "tf" / "kvec_ops.cc")]
-        subprocess.run([*command, *objects, *link_flags, "-o", library], check=True, capture_output=True)
+        command = [
+            toolchain.cxx,
+            *CXX_FLAGS,
+            *toolchain.compile_flags,
+            f"-I{core}",
+            str(sources / "tf" / "kvec_ops.cc"),
+        ]
+        subprocess.run([*command, *objects, *toolchain.link_flags, "-o", library], check=True, capture_output=True)
         os.chmod(library, 0o755)
         os.replace(library, os.path.join(folder, LIBRARY_NAME))
     finally:
@@ -135,13 +146,11 @@ def load():
 
 
 def _build_and_load():
-    sources = source_folder()
-    folder = os.path.join(default_folder(), _key(sources))
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    check_private(folder)
+    sources, toolchain = source_folder(), _Toolchain.here()
+    folder = _folder(sources, toolchain)
     path = os.path.join(folder, LIBRARY_NAME)
     if not os.path.exists(path):
-        _build(sources, folder)
+        _build(sources, toolchain, folder)
     check_private(path)
     return tf.load_op_library(path)
 
