@@ -52,7 +52,15 @@ setup(
             "core/wordpiece",
             "core/bpe",
         ),
-        extension("_unigram", "unigram_module", "unigram_seeds", "unigram_lattice", "unigram_encoder"),
+        extension(
+            "_unigram",
+            "unigram_module",
+            "unigram_seeds",
+            "unigram_lattice",
+            "unigram_encoder",
+            "core/unigram_trie",
+            "core/unigram_path",
+        ),
         extension("_encoder", "word_encoder", "core/expressions", "char_rules", "id_rows", "piece_table"),
     ],
 )

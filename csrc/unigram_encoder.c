@@ -4,12 +4,10 @@
  *   .encode_texts(texts, prefix=(), suffix=()) -> (values, row_lengths): the ids of every text back to
  *       back and how many belong to each, as int64 bytes; prefix and suffix ids go around each text's.
  *
- * Each text's best path is best_path() (unigram_lattice.c) over the str's own data, and its unknown
- * characters are resolved as configure() says: the byte pieces of their UTF-8 where every byte has one
- * (byte_pieces, which resolve_edge uses too), else the unknown token, one for each run. It runs without
+ * Each text's ids are unigram_ids() of csrc/core/unigram_path.h over the str's own data. It runs without
  * the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py does).
  *
- *   .word_model() -> the capsule of csrc/word_model.h: ids(word) of unigram_module.c, without the GIL.
+ *   .word_model() -> the capsule of csrc/word_model.h: the same ids of one word, without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -18,23 +16,7 @@
 
 #include "int64s_from_python.h"
 #include "unigram.h"
-#include "utf8.h"
 #include "word_model.h"
-
-Py_ssize_t
-byte_pieces(const Lattice *L, int kind, const void *data, Py_ssize_t start, Py_ssize_t end, int32_t *ids)
-{
-    Py_ssize_t count = 0;
-    unsigned char bytes[4];
-    for (Py_ssize_t i = start; i < end; i++) {
-        int n = utf8_of(PyUnicode_READ(kind, data, i), bytes);
-        for (int k = 0; k < n; k++) {
-            if (L->byte_ids[bytes[k]] < 0) return 0;
-            ids[count++] = L->byte_ids[bytes[k]];
-        }
-    }
-    return count;
-}
 
 /* One call's work. */
 typedef struct {
@@ -51,74 +33,36 @@ typedef struct {
 /* Text t's ids (affixes included) onto the part's values; -1 when out of memory or a character has no
  * id. */
 static int
-encode_text(Part *part, Scratch *s, Edge **path, Py_ssize_t *path_capacity, Py_ssize_t t)
+encode_text(Part *part, UnigramPath *path, Py_ssize_t t)
 {
-    const Lattice *L = part->L;
     PyObject *text = part->texts[t];
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text), before = part->values.length;
-    if (int64s_extend(&part->values, part->prefix) < 0) goto no_memory;
-    if (n > 0) {
-        if (n > INT32_MAX - 1 || scratch_fit(s, n) < 0) goto no_memory;
-        best_path(L, s, kind, data, n, -1, L->unk_score);
-        Py_ssize_t count = 0;
-        for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
-        if (count > *path_capacity) {
-            Edge *grown = PyMem_RawRealloc(*path, sizeof(Edge) * (size_t)count);
-            if (!grown) goto no_memory;
-            *path = grown;
-            *path_capacity = count;
-        }
-        for (Py_ssize_t q = n, k = count; q > 0; q = s->from[q])
-            (*path)[--k] = (Edge){s->from[q], (int32_t)q, s->piece_at[q]};
-        Py_ssize_t unknown_end = -1; /* where the last unknown token emitted ends: runs fuse */
-        for (Py_ssize_t k = 0; k < count; k++) {
-            const Edge *e = &(*path)[k];
-            if (e->piece >= 0) {
-                if (int64s_push(&part->values, e->piece) < 0) goto no_memory;
-                unknown_end = -1;
-                continue;
-            }
-            if (L->has_bytes) {
-                int32_t bytes[4];
-                Py_ssize_t m = byte_pieces(L, kind, data, e->start, e->end, bytes);
-                for (Py_ssize_t b = 0; b < m; b++)
-                    if (int64s_push(&part->values, bytes[b]) < 0) goto no_memory;
-                if (m > 0) {
-                    unknown_end = -1;
-                    continue;
-                }
-            }
-            if (L->unk_id < 0) {
-                part->unknown_text = t;
-                part->unknown_at = e->start;
-                return -1;
-            }
-            if (unknown_end != e->start && int64s_push(&part->values, L->unk_id) < 0) goto no_memory;
-            unknown_end = e->end;
-        }
+    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Py_ssize_t before = part->values.length;
+    ptrdiff_t unknown_at = 0;
+    int status = int64s_extend(&part->values, part->prefix) < 0 ? -1 : 0;
+    if (status == 0) status = unigram_ids(&part->L->model, path, &view, &part->values, &unknown_at);
+    if (status == 0) status = int64s_extend(&part->values, part->suffix) < 0 ? -1 : 0;
+    if (status > 0) {
+        part->unknown_text = t;
+        part->unknown_at = unknown_at;
+        return -1;
     }
-    if (int64s_extend(&part->values, part->suffix) < 0) goto no_memory;
+    if (status < 0) {
+        part->out_of_memory = 1;
+        return -1;
+    }
     part->lengths[t] = part->values.length - before;
     return 0;
-no_memory:
-    part->out_of_memory = 1;
-    return -1;
 }
 
 static void
 encode_part(Part *part)
 {
-    Scratch s = {0};
-    Edge *path = NULL;
-    Py_ssize_t path_capacity = 0;
+    UnigramPath path = {0};
     for (Py_ssize_t t = 0; t < part->n; t++)
-        if (encode_text(part, &s, &path, &path_capacity, t) < 0) break;
-    PyMem_RawFree(path);
-    scratch_free(&s);
+        if (encode_text(part, &path, t) < 0) break;
+    unigram_path_free(&path);
 }
-
 PyObject *
 lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
 {
@@ -174,49 +118,17 @@ done:
     return result;
 }
 
-/* WordModel.word_ids: ids(word) (unigram_module.c) without the GIL: the word's best path, its unknown
- * characters resolved as resolve_edge resolves them (byte pieces, else the unknown token, a run of them
- * fused); 1 where a character has no id (Python raises). */
+/* WordModel.word_ids: the ids of one word, as encode_texts gives a text's; 1 where a character has no
+ * id (Python raises). */
 static int
 lattice_word_ids(PyObject *model, const Span *word, Int64s *out)
 {
     const Lattice *L = (const Lattice *)model;
-    Py_ssize_t n = word->length;
-    const void *data = (const char *)word->data + word->start * word->kind;
-    Scratch s = {0};
-    Edge *path = NULL;
-    int status = -1;
-    if (n > INT32_MAX - 1 || scratch_fit(&s, n) < 0) goto done;
-    best_path(L, &s, word->kind, data, n, -1, L->unk_score);
-    Py_ssize_t count = 0;
-    for (Py_ssize_t q = n; q > 0; q = s.from[q]) count++;
-    if (!(path = PyMem_RawMalloc(sizeof(Edge) * (size_t)(count ? count : 1)))) goto done;
-    for (Py_ssize_t q = n, k = count; q > 0; q = s.from[q]) path[--k] = (Edge){s.from[q], (int32_t)q, s.piece_at[q]};
-    int64_t last = -1; /* the last id out, and where its edge ends: unknown runs fuse */
-    int32_t last_end = -1;
-    for (Py_ssize_t k = 0; k < count; k++) {
-        const Edge *e = &path[k];
-        int32_t bytes[16];
-        Py_ssize_t m = e->piece < 0 && L->has_bytes && e->end - e->start <= 4
-                           ? byte_pieces(L, word->kind, data, e->start, e->end, bytes)
-                           : 0;
-        if (e->piece >= 0 || m > 0) {
-            for (Py_ssize_t b = 0; b < (e->piece >= 0 ? 1 : m); b++)
-                if (int64s_push(out, e->piece >= 0 ? e->piece : bytes[b]) < 0) goto done;
-            last = e->piece >= 0 ? e->piece : bytes[m - 1];
-        } else if (L->unk_id < 0) {
-            status = 1;
-            goto done;
-        } else if (last != L->unk_id || last_end != e->start) {
-            if (int64s_push(out, L->unk_id) < 0) goto done;
-            last = L->unk_id;
-        }
-        last_end = e->end;
-    }
-    status = 0;
-done:
-    PyMem_RawFree(path);
-    scratch_free(&s);
+    CodePoints view = {word->kind, (const char *)word->data + word->start * word->kind, word->length};
+    UnigramPath path = {0};
+    ptrdiff_t unknown_at = 0;
+    int status = unigram_ids(&L->model, &path, &view, out, &unknown_at);
+    unigram_path_free(&path);
     return status;
 }
 

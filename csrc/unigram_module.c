@@ -91,7 +91,7 @@ lattice_dealloc(Lattice *self)
 {
     texts_free(&self->words);
     texts_free(&self->pieces);
-    trie_free(&self->trie);
+    unigram_model_free(&self->model);
     scratch_free(&self->scratch);
     PyMem_Free(self->counts);
     PyMem_Free(self->scores);
@@ -102,19 +102,20 @@ lattice_dealloc(Lattice *self)
 static int
 install(Lattice *L, Texts pieces, double *scores)
 {
-    Trie trie = {0};
-    if (trie_build(&trie, &pieces) < 0) {
+    UnigramTrie trie;
+    if (unigram_trie_build(&trie, pieces.n, pieces.cps, pieces.offset, pieces.length) < 0) {
         texts_free(&pieces);
         PyMem_Free(scores);
+        PyErr_NoMemory();
         return -1;
     }
-    trie_set_scores(&trie, scores);
+    unigram_trie_set_scores(&trie, scores);
     texts_free(&L->pieces);
-    trie_free(&L->trie);
+    unigram_trie_free(&L->model.trie);
     PyMem_Free(L->scores);
     L->pieces = pieces;
     L->scores = scores;
-    L->trie = trie;
+    L->model.trie = trie;
     return 0;
 }
 
@@ -402,7 +403,8 @@ lattice_best_path(Lattice *self, PyObject *text, double unk_score)
         PyErr_NoMemory();
         return -1;
     }
-    best_path(self, &self->scratch, PyUnicode_KIND(text), PyUnicode_DATA(text), n, -1, unk_score);
+    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), n};
+    unigram_best_path(&self->model.trie, &self->scratch.path, &view, -1, (float)unk_score);
     return 0;
 }
 
@@ -413,7 +415,7 @@ lattice_segment(Lattice *self, PyObject *args)
     PyObject *text;
     double unk_score;
     if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score) || lattice_best_path(self, text, unk_score) < 0) return NULL;
-    const Scratch *s = &self->scratch;
+    const UnigramPath *s = &self->scratch.path;
     Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
     for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
     PyObject *result = PyList_New(count);
@@ -448,10 +450,10 @@ lattice_configure(Lattice *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "unk_id %d is not an id of the vocabulary", unk_id);
         return NULL;
     }
-    self->unk_score = unk_score;
-    self->unk_id = unk_id;
-    self->has_bytes = bytes.len != 0;
-    if (self->has_bytes) memcpy(self->byte_ids, bytes.buf, sizeof(self->byte_ids));
+    self->model.unk_score = unk_score;
+    self->model.unk_id = unk_id;
+    self->model.has_bytes = bytes.len != 0;
+    if (self->model.has_bytes) memcpy(self->model.byte_ids, bytes.buf, sizeof(self->model.byte_ids));
     PyBuffer_Release(&bytes);
     Py_RETURN_NONE;
 }
@@ -496,19 +498,20 @@ resolve_edge(const Lattice *L, PyObject *text, int32_t piece, int32_t start, int
         PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
         return -1;
     }
-    if (L->has_bytes) {
+    if (L->model.has_bytes) {
         int32_t *ids = PyMem_Malloc(sizeof(int32_t) * 4 * (size_t)(end - start));
         if (!ids) {
             PyErr_NoMemory();
             return -1;
         }
-        Py_ssize_t n = byte_pieces(L, PyUnicode_KIND(text), PyUnicode_DATA(text), start, end, ids);
+        CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+        Py_ssize_t n = unigram_byte_pieces(&L->model, &view, start, end, ids);
         int rc = 0;
         for (Py_ssize_t k = 0; rc == 0 && k < n; k++) rc = resolved_add(r, ids[k], start, end);
         PyMem_Free(ids);
         if (rc < 0 || n > 0) return rc;
     }
-    if (L->unk_id < 0) {
+    if (L->model.unk_id < 0) {
         PyObject *chars = PyUnicode_Substring(text, start, end);
         if (chars) {
             PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", chars);
@@ -516,20 +519,20 @@ resolve_edge(const Lattice *L, PyObject *text, int32_t piece, int32_t start, int
         }
         return -1;
     }
-    if (r->n && r->ids[r->n - 1] == L->unk_id && r->ends[r->n - 1] == start) { /* unk runs fuse */
+    if (r->n && r->ids[r->n - 1] == L->model.unk_id && r->ends[r->n - 1] == start) { /* unk runs fuse */
         r->ends[r->n - 1] = end;
         return 0;
     }
-    return resolved_add(r, L->unk_id, start, end);
+    return resolved_add(r, L->model.unk_id, start, end);
 }
 
-/* The resolved path as a list of ids, or of (id, start, end) with spans; consumes r. */
+/* The resolved path as a list of (id, start, end); consumes r. */
 static PyObject *
-resolved_list(Resolved *r, int spans)
+resolved_list(Resolved *r)
 {
     PyObject *result = PyList_New(r->n);
     for (Py_ssize_t k = 0; result && k < r->n; k++) {
-        PyObject *item = spans ? Py_BuildValue("(iii)", r->ids[k], r->starts[k], r->ends[k]) : PyLong_FromLong(r->ids[k]);
+        PyObject *item = Py_BuildValue("(iii)", r->ids[k], r->starts[k], r->ends[k]);
         if (!item) Py_CLEAR(result);
         else PyList_SET_ITEM(result, k, item);
     }
@@ -539,12 +542,12 @@ resolved_list(Resolved *r, int spans)
     return result;
 }
 
-/* The best path of text, resolved (see configure). */
+/* spans(word) -> [(id, start, end), ...]: the best segmentation, resolved (see configure) */
 static PyObject *
-lattice_best(Lattice *self, PyObject *text, int spans)
+lattice_spans(Lattice *self, PyObject *text)
 {
-    if (lattice_best_path(self, text, self->unk_score) < 0) return NULL;
-    const Scratch *s = &self->scratch;
+    if (lattice_best_path(self, text, self->model.unk_score) < 0) return NULL;
+    const UnigramPath *s = &self->scratch.path;
     Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
     Resolved r = {0};
     for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
@@ -560,21 +563,40 @@ lattice_best(Lattice *self, PyObject *text, int spans)
         PyMem_Free(r.ends);
         return NULL;
     }
-    return resolved_list(&r, spans);
+    return resolved_list(&r);
 }
 
-/* ids(word) -> [id, ...]: the best segmentation's ids */
+/* ids(word) -> [id, ...]: the best segmentation's ids (csrc/core/unigram_path.h) */
 static PyObject *
 lattice_ids(Lattice *self, PyObject *text)
 {
-    return lattice_best(self, text, 0);
-}
-
-/* spans(word) -> [(id, start, end), ...]: the best segmentation */
-static PyObject *
-lattice_spans(Lattice *self, PyObject *text)
-{
-    return lattice_best(self, text, 1);
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Int64s ids = {0};
+    ptrdiff_t unknown_at = 0;
+    int status = unigram_ids(&self->model, &self->scratch.path, &view, &ids, &unknown_at);
+    PyObject *result = NULL;
+    if (status < 0) {
+        PyErr_NoMemory();
+    } else if (status > 0) {
+        PyObject *c = PyUnicode_Substring(text, unknown_at, unknown_at + 1);
+        if (c) {
+            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
+            Py_DECREF(c);
+        }
+    } else {
+        result = PyList_New(ids.length);
+        for (ptrdiff_t k = 0; result && k < ids.length; k++) {
+            PyObject *id = PyLong_FromLongLong(ids.data[k]);
+            if (!id) Py_CLEAR(result);
+            else PyList_SET_ITEM(result, k, id);
+        }
+    }
+    int64s_free(&ids);
+    return result;
 }
 
 /* resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end), resolved */
@@ -597,7 +619,7 @@ lattice_resolve(Lattice *self, PyObject *args)
         }
         if (resolve_edge(self, text, piece, start, end, &r) < 0) goto failed;
     }
-    return resolved_list(&r, 1);
+    return resolved_list(&r);
 failed:
     PyMem_Free(r.ids);
     PyMem_Free(r.starts);

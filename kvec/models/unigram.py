@@ -80,21 +80,25 @@ class Unigram(SubwordModel):
         self.unk_score = ((min(scores) if scores else 0.0) - UNKNOWN_PENALTY) if unk_score is None else float(unk_score)
         self._explicit_unk_score = unk_score is not None
         self.unmatchable = sorted({int(i) for i in unmatchable})
-        # unknown, byte, empty and unmatchable pieces never match text: they stay out of the lattice
-        excluded = set(self.unmatchable)
-        matchable = [
-            (piece, score) if i != unk_id and piece and not _is_byte_piece(piece) and i not in excluded else ("", 0.0)
-            for i, (piece, score) in enumerate(self.pieces)
-        ]
         self._lattice = Lattice([], [])
-        self._lattice.set_pieces([p for p, _ in matchable], [s for _, s in matchable])
-        byte_ids = [self.vocab.get(f"<0x{b:02X}>") for b in range(256)] if byte_fallback else []
+        pieces, scores, byte_ids = self.lattice_inputs()
+        self._lattice.set_pieces(pieces, scores)
         # unknown characters: byte pieces where every byte has one, else the (fused) unknown token
-        self._lattice.configure(
-            self.unk_score,
-            -1 if unk_id is None else unk_id,
-            array("i", [-1 if i is None else i for i in byte_ids]).tobytes(),
-        )
+        self._lattice.configure(self.unk_score, -1 if unk_id is None else unk_id, array("i", byte_ids).tobytes())
+
+    def lattice_inputs(self) -> tuple[list[str], list[float], list[int]]:
+        """What the best path runs on (``csrc/core/unigram_path.h``): each id's piece as text may match
+        it, ``""`` for those that never do (the unknown, byte, empty and unmatchable pieces), their
+        scores, and the id of each byte's ``<0xNN>`` piece (-1: none; an empty list without byte
+        fallback)."""
+        excluded = set(self.unmatchable)
+        pieces, scores = [], []
+        for i, (piece, score) in enumerate(self.pieces):
+            matchable = i != self.unk_id and piece and not _is_byte_piece(piece) and i not in excluded
+            pieces.append(piece if matchable else "")
+            scores.append(score if matchable else 0.0)
+        byte_ids = [self.vocab.get(f"<0x{b:02X}>", -1) for b in range(256)] if self.byte_fallback else []
+        return pieces, scores, byte_ids
 
     @property
     def sampling(self):
