@@ -594,22 +594,25 @@ class Pipeline:
 
     def _whole_text_parts(self, texts_encoder, texts, n_threads):
         """_native_parts through the model's encoder of whole texts: each part is normalized, then
-        segmented without the GIL, while the other threads do the same with the next parts."""
+        segmented without the GIL, while the other threads do the same with the next parts. Texts
+        holding an added token are left to the full path (encoded as empty texts here)."""
         strs = [_as_str(t) for t in texts]
         _check_strs(strs)
         normalize = self.normalizer.normalize_batch if self.normalizer is not None else None
         prefix, suffix = cast(tuple[list[int], list[int]], self._affixes())
+        added = self.added_vocabulary
 
         def encode(part):
             normalized = part if normalize is None else normalize(part)
-            return normalized, *texts_encoder(normalized, prefix, suffix)
-
-        for start, (normalized, values, row_lengths) in _encoded_parts(encode, strs, n_threads):
             again = []
-            if self.added_vocabulary:  # texts holding an added token are encoded again by the full path
-                part = strs[start : start + len(normalized)]
-                forms = normalized if self.added_vocabulary.normalized_forms else part
-                again = self.added_vocabulary.matching_texts(part, forms)
+            if added:
+                again = added.matching_texts(part, normalized if added.normalized_forms else part)
+                if again:
+                    left = set(again)
+                    normalized = ["" if i in left else text for i, text in enumerate(normalized)]
+            return again, *texts_encoder(normalized, prefix, suffix)
+
+        for start, (again, values, row_lengths) in _encoded_parts(encode, strs, n_threads):
             yield start, values, row_lengths, again
 
     def _segments_whole_texts(self):
