@@ -10,12 +10,13 @@ affixes (its ids around each text), so the ids are the pipeline's own.
 Described today:
 
 * a :class:`kvec.pipeline.Pipeline` with no normalizer or one that works character by character
-  (``Lowercase``, ``StripAccents``... where no character depends on its neighbours), special and added
-  tokens, a pre-tokenizer that cuts words by character class (``BertPreTokenizer``, ``Whitespace``,
-  ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or
-  by GPT-2's or cl100k's expression (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), a WordPiece or
-  BPE model (without dropout; byte-level BPE too), and a post-processor that only puts ids around a
-  text;
+  (``Lowercase``, ``StripAccents``, ``Replace`` of one character... where no character depends on its
+  neighbours; with at most one ``Prepend``), special and added tokens, a pre-tokenizer that cuts words
+  by character class (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``, ``KerasFilters``,
+  ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or by GPT-2's or cl100k's expression
+  (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), or one that leaves the whole text to a Unigram
+  lattice (``SentencePiece``), a WordPiece, BPE (without dropout; byte-level BPE too) or Unigram model
+  (without sampling), and a post-processor that only puts ids around a text;
 * a word splitter (:func:`describe_splitter`): a pre-tokenizer that cuts words as above;
 * a :class:`kvec.Tokenizer` (the legacy Keras one): word level, with ``lower`` as Python's
   ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split`` or
@@ -38,22 +39,26 @@ from __future__ import annotations
 import json
 import struct
 from functools import lru_cache
+from typing import cast
 
 from kvec import serialization
 from kvec.chinese import Jieba
 from kvec.contracts import Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
+from kvec.models.unigram import Unigram
 from kvec.models.wordpiece import WordPiece
+from kvec.normalizers import Prepend
+from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, _word_rule
 
 __all__ = ["NotNativeError", "describe", "describe_splitter"]
 
-VERSION = 1
+VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT = 1, 2, 3, 4  # model kinds
+WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER = 0, 1, 2  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
 
@@ -74,18 +79,30 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
 
 def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes:
     model = pipeline.model
-    if not isinstance(model, (WordPiece, BPE)):
-        raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece, BPE")
+    if not isinstance(model, (WordPiece, BPE, Unigram)):
+        raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece, BPE, Unigram")
     affixes = pipeline._affixes()
     if affixes is None:
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
-    table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
+    if isinstance(model, Unigram) and model.sampling:
+        raise NotNativeError("the Unigram model samples its segmentations: a served model would not be repeatable")
+    if pipeline._segments_whole_texts():  # the model segments each piece between added tokens whole
+        pre_tokenizer = _classes(b"", RUNS, "whole")
+    else:
+        table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
+        pre_tokenizer = _pre_tokenizer(table)
+    if isinstance(model, WordPiece):
+        described = _wordpiece(model)
+    elif isinstance(model, Unigram):
+        described = _unigram(model)
+    else:
+        described = _bpe(model, table.byte_spelling)
     added = pipeline.added_vocabulary
     return _description(
         _normalizer(pipeline.normalizer),
-        _pre_tokenizer(table),
-        _wordpiece(model) if isinstance(model, WordPiece) else _bpe(model, table.byte_spelling),
+        pre_tokenizer,
+        described,
         special=added.special,
         added=added.normalized_ids,
         affixes=affixes,
@@ -113,7 +130,7 @@ def describe_splitter(splitter: PreTokenizer) -> bytes:
     takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
     if isinstance(splitter, Jieba):
         raise NotNativeError("Jieba segments in Python: jieba's algorithm is not in the native core yet")
-    return _description(_u32(NO_NORMALIZER), _pre_tokenizer(_word_table(splitter, spelled_for=None)), _u32(SPLIT))
+    return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), _u32(SPLIT))
 
 
 def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -> WordTable:
@@ -151,7 +168,7 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
         for c in separators:
             table[c] = 0
         classes = _classes(bytes(table), RUNS)
-    normalizer = _python_lowercase() if tokenizer.lower else _u32(NO_NORMALIZER)
+    normalizer = _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
     unknown = -1 if oov_index is None else oov_index
     return _description(normalizer, classes, _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _tokens(lookup))
 
@@ -178,7 +195,7 @@ def _checked_id(token, token_id):
 
 def _classes(table: bytes, default: int, expression: str = "", prefix: str = "") -> bytes:
     """The pre-tokenizer: its class table, the class past it, its expression, its prefix."""
-    expressions = {"": 0, "gpt2": 1, "cl100k": 2}
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3}
     return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + _string(prefix)
 
 
@@ -241,23 +258,65 @@ def _bpe(model: BPE, byte_spelling: str) -> bytes:
     return b"".join(parts)
 
 
+def _unigram(model: Unigram) -> bytes:
+    pieces, scores, byte_ids = model.lattice_inputs()
+    entries = b"".join(
+        _u32(len(p)) + struct.pack(f"<{len(p)}I", *map(ord, p)) + struct.pack("<d", score)
+        for p, score in zip(pieces, scores)
+    )
+    unk_id = -1 if model.unk_id is None else model.unk_id
+    fallback = _u32(1) + struct.pack("<256i", *byte_ids) if byte_ids else _u32(0)
+    return _u32(UNIGRAM) + _u32(len(pieces)) + entries + struct.pack("<dq", model.unk_score, unk_id) + fallback
+
+
 def _normalizer(normalizer: Normalizer | None) -> bytes:
-    if normalizer is None:
-        return _u32(NO_NORMALIZER)
-    document = serialization.component_document("normalizer", normalizer)
-    return _u32(CHARACTER_MAP) + _normalizer_map(json.dumps(document, sort_keys=True))
+    """The normalizer's section: the character map of its stages, then what a ``Prepend`` among them
+    puts before a part (as the stages after it write it)."""
+    stages = normalizer.normalizers if isinstance(normalizer, NormalizerSequence) else [normalizer]
+    stages = [stage for stage in stages if stage is not None]
+    places = [i for i, stage in enumerate(stages) if isinstance(stage, Prepend)]
+    if len(places) > 1:
+        raise NotNativeError("the normalizer has more than one Prepend")
+    prefix = ""
+    if places:
+        place = places[0]
+        before, after = stages[:place], stages[place + 1 :]
+        # a part gets the prefix when the stages before leave it not empty: when it is not empty, if
+        # they never remove a character
+        if before and _removes_a_character(_config(NormalizerSequence(before))):
+            raise NotNativeError("the normalizer may remove every character before its Prepend")
+        prefix = NormalizerSequence(after).normalize_str(cast(Prepend, stages[place]).prepend)
+        stages = before + after
+    if not stages:
+        return _u32(NO_NORMALIZER) + _string(prefix)
+    mapped = stages[0] if len(stages) == 1 else NormalizerSequence(stages)
+    return _u32(CHARACTER_MAP) + _normalizer_map(_config(mapped)) + _string(prefix)
+
+
+def _config(normalizer: Normalizer) -> str:
+    return json.dumps(serialization.component_document("normalizer", normalizer), sort_keys=True)
+
+
+def _rule(config: str):
+    """The character rule of the normalizer serialized as ``config``."""
+    normalizer = serialization.component("normalizer", json.loads(config), "normalizer")
+    rule = normalizer.character_rule()
+    if rule is None:
+        raise NotNativeError(f"the normalizer {type(normalizer).__name__} does not work character by character")
+    return rule, type(normalizer).__name__
+
+
+@lru_cache(maxsize=8)
+def _removes_a_character(config: str) -> bool:
+    rule, _ = _rule(config)
+    return any(rule(chr(c)) == "" for c in range(0x110000))
 
 
 @lru_cache(maxsize=8)
 def _normalizer_map(config: str) -> bytes:
     """The character map of the normalizer serialized as ``config``: what its character rule makes of
     every code point."""
-    normalizer = serialization.component("normalizer", json.loads(config), "normalizer")
-    rule = normalizer.character_rule()
-    name = type(normalizer).__name__
-    if rule is None:
-        raise NotNativeError(f"the normalizer {name} does not work character by character")
-    return _character_map(rule, name)
+    return _character_map(*_rule(config))
 
 
 @lru_cache(maxsize=1)

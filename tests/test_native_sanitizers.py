@@ -15,9 +15,10 @@ from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe, describe_splitter
 from kvec.normalizers import Lowercase
 from kvec.pipeline import Pipeline
-from kvec.presets import keras_subword
+from kvec.presets import keras_subword, sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
 from kvec.processors import TemplateProcessing
+from kvec.trainers import UnigramTrainer
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "csrc" / "core"
@@ -77,6 +78,13 @@ def keras_subword_description():
     return describe(tokenizer)
 
 
+def unigram_description():
+    pipeline = sentencepiece_style(split_digits=True, user_defined_symbols=["<sep>"])
+    trainer = UnigramTrainer(vocab_size=280, byte_fallback=True, special_tokens=["<pad>", "<unk>"])
+    pipeline.train_from_iterator(["low lower lowest 2024 ab", "naïve café 中文 ab"] * 4, trainer)
+    return describe(pipeline)
+
+
 def splitter_description():
     return describe_splitter(ByteLevel())
 
@@ -88,8 +96,8 @@ def block(data):
 @pytest.mark.parametrize(
     "make",
     [description, keras_description, bpe_description, byte_level_description, keras_subword_description]
-    + [splitter_description],
-    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "splitter"],
+    + [unigram_description, splitter_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()

@@ -13,12 +13,12 @@ from kvec import Tokenizer  # noqa: E402
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.interop.huggingface import from_tokenizer_json_str  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
-from kvec.models import WordPiece  # noqa: E402
+from kvec.models import Unigram, WordPiece  # noqa: E402
 from kvec.native_spec import NotNativeError, describe, describe_splitter  # noqa: E402
-from kvec.normalizers import NFKC, BertNormalizer, Lowercase, StripAccents  # noqa: E402
+from kvec.normalizers import NFKC, BertNormalizer, Lowercase, Prepend, Replace, StripAccents  # noqa: E402
 from kvec.normalizers import Sequence as NormalizerSequence  # noqa: E402
 from kvec.pipeline import Pipeline  # noqa: E402
-from kvec.presets import keras_subword  # noqa: E402
+from kvec.presets import keras_subword, sentencepiece_style  # noqa: E402
 from kvec.pretokenizers import (  # noqa: E402
     BertPreTokenizer,
     ByteLevel,
@@ -30,6 +30,7 @@ from kvec.pretokenizers import (  # noqa: E402
 )
 from kvec.pretokenizers import Sequence as PreTokenizerSequence  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
+from kvec.trainers import UnigramTrainer  # noqa: E402
 from tests.support import hf_llama3, hf_trained, small_bpe  # noqa: E402
 
 LIBRARY = op_library.load()
@@ -230,6 +231,81 @@ def test_the_op_gives_a_keras_tokenizers_subword_indices(make, texts):
     tokenizer = make()
     tokenizer.fit_on_texts(KERAS_TRAIN * 2 + ["the cat sat on the mat", "naïve café ab abc"])
     assert op_ids(tokenizer, [t.encode("utf-8", "surrogatepass") for t in texts]) == tokenizer.texts_to_sequences(texts)
+
+
+UNIGRAM_TRAIN = ["low lower lowest 2024 ab", "naïve café ▁x 中文 中文", "Hello world's 12345"] * 5
+UNIGRAM_TEXT = st.text(st.sampled_from("lowerst abc 2049 ▁\ufdd0中文éÉ😀\t\n<pad><sep>x"), max_size=25)
+
+
+def unigram_pipelines():
+    """Unigram pipelines: sentencepiece's way of reading text (the whole text one lattice, spaces as
+    ``▁`` by Prepend and Replace normalizers), with user-defined symbols and split digits, without the
+    dummy prefix; and a Unigram model on words cut by a pre-tokenizer, with an unknown token."""
+    made = {}
+    for name, options in {
+        "sentencepiece_style": {"user_defined_symbols": ["<sep>"]},
+        "split_digits_lowercase": {"split_digits": True, "normalizer": Lowercase()},
+        "no_dummy_prefix": {"add_dummy_prefix": False},
+    }.items():
+        pipeline = sentencepiece_style(**options)
+        trainer = UnigramTrainer(vocab_size=296, byte_fallback=True, special_tokens=["<pad>", "<unk>"])
+        pipeline.train_from_iterator(UNIGRAM_TRAIN, trainer)
+        made[name] = pipeline
+    vocab = [("<unk>", 0.0), ("l", -2.0), ("o", -2.0), ("lo", -2.5), ("low", -3.0), ("w", -2.0), ("e", -2.0)]
+    vocab += [("er", -2.5), ("r", -2.2), ("s", -2.0), ("t", -2.0), ("est", -3.5), ("中", -4.0)]
+    words = Pipeline(Unigram(vocab, unk_id=0), normalizer=Lowercase(), pre_tokenizer=Whitespace())
+    words.add_special_tokens(["<pad>"])
+    made["words_unk"] = words
+    return made
+
+
+UNIGRAMS = unigram_pipelines()
+
+
+@pytest.mark.parametrize("name", sorted(UNIGRAMS))
+@given(texts=st.lists(UNIGRAM_TEXT, max_size=5))
+def test_the_op_gives_unigram_pipelines_ids(name, texts):
+    pipeline = UNIGRAMS[name]
+    raw = [t.encode("utf-8") for t in texts]
+    assert op_ids(pipeline, raw) == [e.ids for e in pipeline.encode_batch(texts)]
+
+
+def test_the_op_gives_a_keras_tokenizers_unigram_indices():
+    tokenizer = Tokenizer(subword="unigram", vocab_size=300, num_words=200, oov_token="<unk>")
+    tokenizer.fit_on_texts(UNIGRAM_TRAIN)
+    texts = ["lower 2024 中文", "", "zzz ▁ ab", "low<pad>est"]
+    assert op_ids(tokenizer, [t.encode() for t in texts]) == tokenizer.texts_to_sequences(texts)
+
+
+def test_a_unigram_character_without_an_id_is_an_error_and_sampling_is_refused():
+    pipeline = Pipeline(Unigram([("a", -1.0), ("b", -1.0)]), pre_tokenizer=Whitespace())
+    assert op_ids(pipeline, [b"ab ba"]) == [e.ids for e in pipeline.encode_batch(["ab ba"])]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="text 1 has a word that matches no piece"):
+        op_ids(pipeline, [b"a", b"ab q"])
+    with pytest.raises(NotNativeError, match="samples its segmentations"):
+        describe(Pipeline(Unigram([("a", -1.0)], nbest_size=-1), pre_tokenizer=Whitespace()))
+
+
+@pytest.mark.parametrize(
+    "normalizer, stage",
+    [
+        (NormalizerSequence([Prepend("▁"), Prepend("x")]), "more than one Prepend"),
+        (NormalizerSequence([Replace("a", ""), Prepend("▁")]), "may remove every character before its Prepend"),
+    ],
+)
+def test_normalizers_with_a_prepend_that_cannot_be_described_say_why(normalizer, stage):
+    with pytest.raises(NotNativeError, match=stage):
+        describe(Pipeline(Unigram([("a", -1.0)], unk_id=0), normalizer=normalizer))
+
+
+def test_a_prepend_is_put_before_each_part_between_special_tokens_as_the_stages_after_it_write_it():
+    # Replace after the Prepend writes its "_" as "-"; the parts around [PAD] each get one, an empty one none
+    normalizer = NormalizerSequence([Lowercase(), Prepend("_ "), Replace(" ", "-")])
+    model = Unigram([("a", -1.0), ("_", -1.0), ("-", -1.0), ("[PAD]", 0.0)])
+    pipeline = Pipeline(model, normalizer=normalizer)
+    pipeline.add_special_tokens(["[PAD]"])
+    texts = ["A a", "[PAD]", "a[PAD]A", "", "[PAD]a[PAD]"]
+    assert op_ids(pipeline, [t.encode() for t in texts]) == [e.ids for e in pipeline.encode_batch(texts)]
 
 
 SPLITTERS = {

@@ -89,6 +89,20 @@ read_string(Reader *r, uint32_t *length)
     return s;
 }
 
+/* u32 length, then that many code points (none: NULL) */
+static uint32_t *
+read_code_points(Reader *r, ptrdiff_t *length)
+{
+    uint32_t n = read_u32(r);
+    *length = 0;
+    if (r->error || n == 0) return NULL;
+    uint32_t *s = read_u32s(r, n);
+    for (uint32_t i = 0; s && i < n; i++)
+        if (s[i] > 0x10FFFF && !r->error) r->error = "a prefix holds a value past U+10FFFF";
+    if (s) *length = n;
+    return s; /* freed by spec_encoder_free, error or not */
+}
+
 static int64_t
 read_id(Reader *r)
 {
@@ -308,6 +322,52 @@ read_bpe(Reader *r, SpecEncoder *e)
     }
 }
 
+/* Unigram: the pieces, their scores and the unknown characters' rules (see spec_encoder.h) */
+static void
+read_unigram(Reader *r, SpecEncoder *e)
+{
+    uint32_t n = read_count(r, 12);
+    if (r->error) return;
+    uint32_t *cps = NULL;
+    ptrdiff_t *offset = malloc(sizeof(ptrdiff_t) * (n ? n : 1)), *length = malloc(sizeof(ptrdiff_t) * (n ? n : 1));
+    double *scores = malloc(sizeof(double) * (n ? n : 1));
+    ptrdiff_t total = 0, capacity = 0;
+    if (!offset || !length || !scores) r->error = "out of memory";
+    for (uint32_t p = 0; p < n && !r->error; p++) {
+        uint32_t size = read_count(r, 4);
+        if (!r->error && code_points_reserve(&cps, &capacity, total + size) < 0) r->error = "out of memory";
+        for (uint32_t k = 0; k < size && !r->error; k++) {
+            cps[total + k] = read_u32(r);
+            if (cps[total + k] > 0x10FFFF && !r->error) r->error = "a piece holds a value past U+10FFFF";
+        }
+        offset[p] = total;
+        length[p] = size;
+        total += size;
+        uint64_t bits = (uint64_t)read_i64(r);
+        memcpy(&scores[p], &bits, sizeof(double));
+    }
+    UnigramModel *m = &e->unigram;
+    if (!r->error && unigram_trie_build(&m->trie, n, cps, offset, length) < 0) r->error = "out of memory";
+    if (!r->error) {
+        e->model_kind = SPEC_MODEL_UNIGRAM;
+        unigram_trie_set_scores(&m->trie, scores);
+        uint64_t bits = (uint64_t)read_i64(r);
+        memcpy(&m->unk_score, &bits, sizeof(double));
+        int64_t unk = read_i64(r);
+        if (!r->error && (unk < -1 || unk >= (int64_t)n)) r->error = "the unk id is out of range";
+        m->unk_id = (int32_t)unk;
+        m->has_bytes = read_u32(r) != 0;
+        for (int b = 0; m->has_bytes && b < 256 && !r->error; b++) {
+            m->byte_ids[b] = (int32_t)read_u32(r);
+            if ((m->byte_ids[b] < -1 || m->byte_ids[b] >= (int64_t)n) && !r->error) r->error = "a byte id is out of range";
+        }
+    }
+    free(cps);
+    free(offset);
+    free(length);
+    free(scores);
+}
+
 const char *
 spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
 {
@@ -315,7 +375,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     Reader r = {bytes, bytes + n, NULL};
     if (!has(&r, 4) || memcmp(r.at, "KVEC", 4) != 0) return "not a kvec pipeline description";
     r.at += 4;
-    if (read_u32(&r) != 1 && !r.error) r.error = "a description of another version";
+    if (read_u32(&r) != SPEC_VERSION && !r.error) r.error = "a description of another version";
     uint32_t normalizer = read_u32(&r);
     if (!r.error && normalizer > 2) r.error = "an unknown normalizer kind";
     if (!r.error && normalizer >= 1) {
@@ -323,6 +383,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
         e->map.final_sigma = normalizer == 2;
         read_char_map(&r, &e->map);
     }
+    e->part_prefix = read_code_points(&r, &e->part_prefix_length);
     read_tokens(&r, &e->special);
     read_tokens(&r, &e->added);
     uint32_t n_classes = read_u32(&r);
@@ -338,21 +399,18 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && default_class > 255) r.error = "a character class is out of range";
     e->classes.default_class = (int)default_class;
     uint32_t expression = read_u32(&r);
-    if (!r.error && expression > EXPRESSION_CL100K) r.error = "an unknown expression";
+    if (!r.error && expression > SPEC_WHOLE_PIECES) r.error = "an unknown expression";
     e->expression = (int)expression;
-    uint32_t prefix_length = read_u32(&r);
-    if (!r.error && prefix_length) {
-        e->piece_prefix = read_u32s(&r, prefix_length);
-        e->piece_prefix_length = prefix_length;
-        for (uint32_t k = 0; e->piece_prefix && k < prefix_length; k++)
-            if (e->piece_prefix[k] > 0x10FFFF && !r.error) r.error = "the prefix holds a value past U+10FFFF";
-    }
+    e->piece_prefix = read_code_points(&r, &e->piece_prefix_length);
     uint32_t model = read_u32(&r);
-    if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_SPLIT)) r.error = "an unknown model kind";
+    if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_UNIGRAM)) r.error = "an unknown model kind";
     if (!r.error && model == SPEC_MODEL_SPLIT) e->model_kind = SPEC_MODEL_SPLIT;
     if (!r.error && model == SPEC_MODEL_WORDPIECE) read_wordpiece(&r, e);
     if (!r.error && model == SPEC_MODEL_WORDS) read_words(&r, e);
     if (!r.error && model == SPEC_MODEL_BPE) read_bpe(&r, e);
+    if (!r.error && model == SPEC_MODEL_UNIGRAM) read_unigram(&r, e);
+    if (!r.error && e->expression == SPEC_WHOLE_PIECES && e->model_kind != SPEC_MODEL_UNIGRAM)
+        r.error = "whole pieces are words of a Unigram model only";
     read_ids(&r, &e->prefix);
     read_ids(&r, &e->suffix);
     e->has_id_map = read_u32(&r) != 0;
@@ -382,8 +440,10 @@ spec_encoder_free(SpecEncoder *e)
     token_matcher_free(&e->added);
     free(e->class_bytes);
     free(e->piece_prefix);
+    free(e->part_prefix);
     if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
     if (e->model_kind == SPEC_MODEL_WORDS) piece_map_free(&e->words);
+    if (e->model_kind == SPEC_MODEL_UNIGRAM) unigram_model_free(&e->unigram);
     if (e->model_kind == SPEC_MODEL_BPE) {
         PAIRMAP_FREE(e->ranks.slots);
         bpe_words_free(&e->bpe);
@@ -403,6 +463,7 @@ spec_scratch_free(SpecScratch *s)
     free(s->prefixed);
     free(s->utf8);
     int64s_free(&s->slots);
+    unigram_path_free(&s->path);
     if (s->cache_ready) piece_map_free(&s->words);
     int64s_free(&s->word_ids);
     memset(s, 0, sizeof(*s));
@@ -470,7 +531,12 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
         for (int64_t k = 1; k <= record[0]; k++) out->data[out->length++] = record[k];
         return 0;
     }
-    ptrdiff_t first = out->length;
+    ptrdiff_t first = out->length, unknown_at;
+    if (e->model_kind == SPEC_MODEL_UNIGRAM) {
+        int status = unigram_ids(&e->unigram, &s->path, word, out, &unknown_at);
+        if (status) return status;
+        return remember(s, word, h, out, first);
+    }
     if (e->model_kind == SPEC_MODEL_BPE) {
         int status = bpe_word_ids(&e->bpe, &e->ranks, NULL, word, out);
         if (status) return status;
@@ -513,6 +579,10 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
     cps = prefixed(e, cps, &n, s);
     if (!cps) return -1;
     CodePoints text = {4, cps, n};
+    if (e->expression == SPEC_WHOLE_PIECES) { /* one word: a whole text is rarely seen again, so not cached */
+        ptrdiff_t unknown_at;
+        return n == 0 ? 0 : unigram_ids(&e->unigram, &s->path, &text, out, &unknown_at);
+    }
     if (e->expression) {
         ExpressionText view = {e->classes.classes, e->classes.n_classes, 4, cps, n};
         for (ptrdiff_t i = 0; i < n;) {
@@ -557,10 +627,19 @@ encode_around(const SpecEncoder *e, const TokenMatcher *matcher, const uint32_t 
 static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
+    ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
     if (e->has_map) {
         n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;
+    }
+    if (before > 0) { /* the prefix, then the mapped part, in s->normalized */
+        int mapped = e->has_map;
+        if (code_points_reserve(&s->normalized, &s->normalized_capacity, before + n) < 0) return -1;
+        memmove(s->normalized + before, mapped ? s->normalized : cps, sizeof(uint32_t) * (size_t)n);
+        memcpy(s->normalized, e->part_prefix, sizeof(uint32_t) * (size_t)before);
+        cps = s->normalized;
+        n += before;
     }
     return encode_around(e, &e->added, cps, n, out, s, encode_words);
 }

@@ -2,16 +2,18 @@
  * checked, and run over UTF-8 texts without Python: the TensorFlow kernels' encoder (csrc/tf/).
  *
  * The description, little-endian throughout (u32, i64; code points as u32):
- *   "KVEC" u32 version (1)
+ *   "KVEC" u32 version (2)
  *   normalizer   u32 kind: 0 none; 1 a character map (csrc/core/char_map.h):
  *                u32 n_pages, u32 page_of[0x1100], u32 entries[n_pages * 256], u32 pool_length, u32 pool[];
  *                2 the same, then Python's final sigma rule: u32 n, n [first, last] u32 pairs of cased
- *                code points, u32 n, n pairs of case-ignorable ones
+ *                code points, u32 n, n pairs of case-ignorable ones;
+ *                then u32 length, u32 code points[]: put before each part that is not empty, after it is
+ *                mapped (a Prepend normalizer)
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
  *   added        the same (matched in each normalized part between special tokens)
  *   pre-tokenizer u32 n_classes, u8 classes[n_classes], u32 the class of code points past the table
  *                (csrc/core/class_runs.h); u32 expression: 0 words are class runs, 1 GPT-2's, 2 cl100k's
- *                (csrc/core/expressions.h); u32 length, u32 code points[]: a prefix put before each
+ *                (csrc/core/expressions.h), 3 each piece is one word (a model that segments whole texts); u32 length, u32 code points[]: a prefix put before each
  *                piece between added tokens that does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
  *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id;
@@ -25,7 +27,10 @@
  *                ids[1024]: words are spelled byte by byte, kind * 256 + byte); u32 ignore_merges (0, or
  *                1 then u32 n, n times u32 length, u32 code points[], i64 id: the vocabulary, then, for
  *                spelled words, u32 spelling[256])
- *                4 none: the words themselves are the output (a word splitter; see spec_encode)
+ *                4 none: the words themselves are the output (a word splitter; see spec_encode);
+ *                5 Unigram (csrc/core/unigram_path.h): u32 n_pieces, then n_pieces times u32 length, u32
+ *                code points[] (none: never matched), f64 score; f64 the unknown score; i64 unk id (-1:
+ *                none); u32 byte fallback (0, or 1 then i32 byte_ids[256], -1 for missing)
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  *   id map       u32 0, or 1 then i64 the id of ids past the map, u32 n, i64 map[n]: each id of a text
  *                becomes map[id] (-1: dropped), as the Keras Tokenizer indexes a subword analyzer's tokens
@@ -41,17 +46,23 @@
 #include "expressions.h"
 #include "bpe.h"
 #include "token_matcher.h"
+#include "unigram_path.h"
 #include "wordpiece.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_MODEL_SPLIT = 4 };
+#define SPEC_VERSION 2
+
+enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_MODEL_SPLIT = 4, SPEC_MODEL_UNIGRAM = 5 };
+enum { SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1 }; /* the expression that keeps each piece one word */
 
 typedef struct {
     int has_map;
     CharMap map;
+    uint32_t *part_prefix; /* put before each part that is not empty, once mapped; NULL: none */
+    ptrdiff_t part_prefix_length;
     TokenMatcher special, added;
     unsigned char *class_bytes;
     ClassTable classes;
@@ -64,6 +75,7 @@ typedef struct {
     PieceMap words;     /* the word lookup: word -> id */
     PairMap ranks;      /* BPE's merges */
     BpeWords bpe;       /* BPE's first symbols */
+    UnigramModel unigram;
     int64_t unk;        /* WordPiece: -1 none (an error); the word lookup: -1 unknown words are dropped */
     Int64s prefix, suffix;
     int has_id_map;
@@ -81,6 +93,7 @@ typedef struct {
     uint32_t *text, *normalized, *prefixed;
     ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity;
     Int64s slots;
+    UnigramPath path;
     int cache_ready;
     PieceMap words;   /* word -> its place in word_ids */
     Int64s word_ids;  /* at each place: the word's id count, then its ids */
