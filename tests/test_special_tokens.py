@@ -6,8 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import decoders, normalizers
-from kvec.models import WordPiece
+from kvec.models import Unigram, WordPiece
 from kvec.pipeline import Tokenizer
+from kvec.presets import sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
 from kvec.processors import TemplateProcessing
 from kvec.trainers import BpeTrainer
@@ -92,3 +93,14 @@ def test_special_tokens_and_template_survive_save_and_load(tmp_path):
     for first, second in (("ab [MASK] c", "b"), ("<|endoftext|>a", None)):
         assert view(loaded.encode(first, second)) == view(ours.encode(first, second))
     assert loaded.get_vocab() == ours.get_vocab()
+
+
+def test_a_whole_text_model_encodes_texts_of_special_tokens_in_a_batch_as_one_by_one():
+    # the special token matches no text as a piece and there is no unk_id: only the full path, which
+    # cuts the special token out first, can encode these texts
+    model = Unigram([("▁", -1.0), ("a", -1.0), ("▁a", -1.5), ("<pad>", 0.0)], unmatchable=[3])
+    pipeline = sentencepiece_style(model)
+    pipeline.add_special_tokens(["<pad>"])
+    texts = ["<pad>", "a<pad>a", "a a", ""]
+    assert [e.ids for e in pipeline.encode_batch(texts)] == [[3], [2, 3, 2], [2, 2], []]
+    assert [e.ids for e in pipeline.encode_batch(texts)] == [pipeline.encode(t).ids for t in texts]
