@@ -486,6 +486,8 @@ remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, 
         if (piece_map_init(&s->words, 4096) < 0) return -1;
         s->cache_ready = 1;
     }
+    if (count == 1) /* one id (most words): kept in the map itself, as -1 - id */
+        return piece_map_add(&s->words, word, h, -1 - out->data[first]) < 0 ? -1 : 0;
     ptrdiff_t at = s->word_ids.length;
     if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
     s->word_ids.data[s->word_ids.length++] = count;
@@ -525,6 +527,7 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
         return e->unk < 0 ? 0 : int64s_push(out, e->unk);
     }
     const int64_t *place = s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
+    if (place && *place < 0) return int64s_push(out, -1 - *place);
     if (place) {
         const int64_t *record = s->word_ids.data + *place;
         if (int64s_reserve(out, record[0]) < 0) return -1;

@@ -95,7 +95,7 @@ typedef struct {
     Int64s slots;
     UnigramPath path;
     int cache_ready;
-    PieceMap words;   /* word -> its place in word_ids */
+    PieceMap words;   /* word -> its place in word_ids, or -1 - its id when it has one id */
     Int64s word_ids;  /* at each place: the word's id count, then its ids */
     unsigned char *utf8; /* a word splitter's words, back to back */
     ptrdiff_t utf8_length, utf8_capacity;
