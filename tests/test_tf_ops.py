@@ -139,6 +139,31 @@ def test_a_large_batch_is_encoded_in_parts_with_the_same_ids():
         assert op_ids(pipeline, [t.encode() for t in texts]) == expected  # again, with warm word caches
 
 
+def test_passes_over_datasets_of_many_descriptions_each_keep_their_own_ids():
+    # tf.data builds a map's kernels again for every pass; the kernels of one description share one
+    # encoder, and more descriptions than the library keeps built must not take each other's
+    texts = ["ab abc ß 中文 x12, [PAD]!", "ABC é İi x0", "", "abcabc \u3000 12 x1 x2"]
+    described = dict(PIPELINES)
+    for n in range(3):
+        extra = Pipeline(WordPiece({**VOCAB, f"x{n}": 200 + n}), pre_tokenizer=Whitespace())
+        described[f"extra{n}"] = extra
+
+    def encoded(spec):
+        return (
+            tf.data.Dataset.from_tensor_slices(texts)
+            .batch(3)
+            .map(lambda batch: LIBRARY.kvec_encode(batch, spec=spec)[0], num_parallel_calls=2)
+        )
+
+    datasets = {name: encoded(describe(pipeline)) for name, pipeline in described.items()}
+    assert len(datasets) > 4  # more than the library keeps built when no kernel holds them
+    for _ in range(2):
+        for name, dataset in datasets.items():
+            expected = [encoding.ids for encoding in described[name].encode_batch(texts)]
+            flat = [i for ids in expected for i in ids]
+            assert [i for batch in dataset for i in batch.numpy().tolist()] == flat
+
+
 KERAS_ALPHABET = "abAB \t\n.,!'ΣσςΑΟΔİIıẞß\u0345\u0301\u00ad'·:中文😀\u3000-"
 KERAS_CONFIGS = [
     {},

@@ -10,8 +10,16 @@
 // The kernels hold no rule of their own: they check the description once, when the op is built, and
 // run the core's encoder (csrc/core/) over the texts, the code kvec's Python extensions run. The
 // description is an attribute, so a SavedModel holds the whole tokenizer in its graph.
+//
+// tf.data builds a map function's kernels afresh for every iterator, so every pass over a dataset
+// builds them again. One encoder per description is therefore shared by every kernel built from it,
+// and the last kKeptEncoders described stay built when no kernel holds them: a later pass finds its
+// encoder, with the word caches of the passes before it.
 #include <algorithm>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -62,31 +70,109 @@ REGISTER_OP("KvecSplit")
     .SetShapeFn(RaggedShape)
     .Doc("The words of each UTF-8 text by the kvec word splitter described in spec, as a ragged row.");
 
-// What both kernels share: the checked description, and the encoding of a batch in parts of at least
-// kTextsPerPart texts on TensorFlow's intra-op threads. Compute may run on several threads at once: the
-// encoder is only read, and each part takes a scratch of its own from a pool, which keeps its word
-// cache for later calls.
-class SpecKernel : public OpKernel {
+// A built encoder and the scratches no call holds, each with its word cache. The encoder is only read,
+// so calls on several threads share it; each part of a call takes a scratch of its own.
+class SharedEncoder {
  public:
-  explicit SpecKernel(OpKernelConstruction* context, bool splits_words) : OpKernel(context) {
-    std::string spec;
-    OP_REQUIRES_OK(context, context->GetAttr("spec", &spec));
-    const char* error =
-        spec_encoder_init(&encoder_, reinterpret_cast<const unsigned char*>(spec.data()), spec.size());
-    OP_REQUIRES(context, error == nullptr,
-                absl::InvalidArgumentError(std::string("kvec: the pipeline description is wrong: ") + error));
-    ready_ = true;
-    OP_REQUIRES(context, (encoder_.model_kind == SPEC_MODEL_SPLIT) == splits_words,
-                absl::InvalidArgumentError(splits_words ? "kvec: KvecSplit needs a word splitter's description"
-                                                        : "kvec: KvecEncode needs a tokenizer's description"));
-  }
+  SharedEncoder() = default;
+  SharedEncoder(const SharedEncoder&) = delete;
+  SharedEncoder& operator=(const SharedEncoder&) = delete;
 
-  ~SpecKernel() override {
+  ~SharedEncoder() {
     for (SpecScratch* scratch : idle_) {
       spec_scratch_free(scratch);
       delete scratch;
     }
     if (ready_) spec_encoder_free(&encoder_);
+  }
+
+  // nullptr once built, else what is wrong with the description
+  const char* Build(const std::string& spec) {
+    const char* error =
+        spec_encoder_init(&encoder_, reinterpret_cast<const unsigned char*>(spec.data()), spec.size());
+    ready_ = error == nullptr;
+    return error;
+  }
+
+  const SpecEncoder* encoder() const { return &encoder_; }
+
+  SpecScratch* TakeScratch() {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (idle_.empty()) return new SpecScratch();  // value-initialized: zeroed, ready
+    SpecScratch* scratch = idle_.back();
+    idle_.pop_back();
+    return scratch;
+  }
+
+  void GiveBack(SpecScratch* scratch) {
+    if (scratch == nullptr) return;
+    std::lock_guard<std::mutex> hold(lock_);
+    idle_.push_back(scratch);
+  }
+
+ private:
+  SpecEncoder encoder_;
+  bool ready_ = false;
+  std::mutex lock_;
+  std::vector<SpecScratch*> idle_;
+};
+
+// The process's encoders by description: the one a live kernel holds, or one of the last kKeptEncoders
+// built or found, else a new one.
+class Encoders {
+ public:
+  static constexpr size_t kKeptEncoders = 4;
+
+  static absl::Status Find(const std::string& spec, std::shared_ptr<SharedEncoder>* found) {
+    static Encoders* encoders = new Encoders();  // never destroyed: kernels may outlive static destructors
+    return encoders->FindOrBuild(spec, found);
+  }
+
+ private:
+  absl::Status FindOrBuild(const std::string& spec, std::shared_ptr<SharedEncoder>* found) {
+    std::lock_guard<std::mutex> hold(lock_);
+    for (auto entry = live_.begin(); entry != live_.end();) {  // forget the encoders no one holds
+      entry = entry->second.expired() ? live_.erase(entry) : std::next(entry);
+    }
+    auto entry = live_.find(spec);
+    if (entry != live_.end()) *found = entry->second.lock();
+    if (*found == nullptr) {
+      auto built = std::make_shared<SharedEncoder>();
+      const char* error = built->Build(spec);
+      if (error != nullptr) {
+        return absl::InvalidArgumentError(std::string("kvec: the pipeline description is wrong: ") + error);
+      }
+      live_[spec] = built;
+      *found = built;
+    }
+    for (auto kept = kept_.begin(); kept != kept_.end(); ++kept) {
+      if (*kept == *found) {
+        kept_.erase(kept);
+        break;
+      }
+    }
+    kept_.push_front(*found);
+    if (kept_.size() > kKeptEncoders) kept_.pop_back();
+    return absl::OkStatus();
+  }
+
+  std::mutex lock_;
+  std::map<std::string, std::weak_ptr<SharedEncoder>> live_;
+  std::deque<std::shared_ptr<SharedEncoder>> kept_;  // the newest first
+};
+
+// What both kernels share: the checked description's encoder, and the encoding of a batch in parts of
+// at least kTextsPerPart texts on TensorFlow's intra-op threads. Compute may run on several threads at
+// once.
+class SpecKernel : public OpKernel {
+ public:
+  explicit SpecKernel(OpKernelConstruction* context, bool splits_words) : OpKernel(context) {
+    std::string spec;
+    OP_REQUIRES_OK(context, context->GetAttr("spec", &spec));
+    OP_REQUIRES_OK(context, Encoders::Find(spec, &shared_));
+    OP_REQUIRES(context, (shared_->encoder()->model_kind == SPEC_MODEL_SPLIT) == splits_words,
+                absl::InvalidArgumentError(splits_words ? "kvec: KvecSplit needs a word splitter's description"
+                                                        : "kvec: KvecEncode needs a tokenizer's description"));
   }
 
  protected:
@@ -164,17 +250,18 @@ class SpecKernel : public OpKernel {
   void ReleaseParts(std::vector<Part>* parts) {
     for (Part& part : *parts) {
       int64s_free(&part.values);
-      GiveBack(part.scratch);
+      shared_->GiveBack(part.scratch);
     }
   }
 
  private:
   void EncodePart(const Texts& flat, int64_t* splits, Part* part) {
-    part->scratch = TakeScratch();
+    const SpecEncoder* encoder = shared_->encoder();
+    part->scratch = shared_->TakeScratch();
     part->scratch->utf8_length = 0;
     for (int64_t i = part->first; i < part->last && part->status == 0; i++) {
       const tensorflow::tstring& text = flat(i);
-      part->status = spec_encode(&encoder_, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
+      part->status = spec_encode(encoder, reinterpret_cast<const unsigned char*>(text.data()), text.size(),
                                  &part->values, part->scratch);
       splits[i + 1] = part->values.length;
       part->failed_text = i;
@@ -188,27 +275,7 @@ class SpecKernel : public OpKernel {
                                       "unknown token");
   }
 
-  SpecScratch* TakeScratch() {
-    std::lock_guard<std::mutex> hold(lock_);
-    if (idle_.empty()) return new SpecScratch();  // value-initialized: zeroed, ready
-    SpecScratch* scratch = idle_.back();
-    idle_.pop_back();
-    return scratch;
-  }
-
-  void GiveBack(SpecScratch* scratch) {
-    if (scratch == nullptr) return;
-    std::lock_guard<std::mutex> hold(lock_);
-    idle_.push_back(scratch);
-  }
-
- protected:
-  SpecEncoder encoder_;
-  bool ready_ = false;
-
- private:
-  std::mutex lock_;
-  std::vector<SpecScratch*> idle_;  // scratches no call holds, each with its word cache
+  std::shared_ptr<SharedEncoder> shared_;
 };
 
 class KvecEncodeOp : public SpecKernel {
