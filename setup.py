@@ -61,6 +61,15 @@ setup(
             "core/unigram_trie",
             "core/unigram_path",
         ),
+        extension(
+            "_jieba",
+            "jieba_module",
+            "jieba_dictionary",
+            "jieba_cutter",
+            "core/jieba_dict",
+            "core/jieba_hmm",
+            "core/jieba_cut",
+        ),
         extension("_encoder", "word_encoder", "core/expressions", "char_rules", "id_rows", "piece_table"),
     ],
 )

@@ -1,6 +1,7 @@
 """The native core's entry points under AddressSanitizer and UBSan: the pipeline description decoder
 and encoder of the TensorFlow kernels (``csrc/core/spec_encoder.c``), fed valid, cut and corrupted
-descriptions with arbitrary bytes as text."""
+descriptions with arbitrary bytes as text; and jieba's segmentation (``csrc/core/jieba_cut.c``) over
+random dictionaries and texts."""
 
 import random
 import shutil
@@ -24,21 +25,26 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "csrc" / "core"
 
 
-@pytest.fixture(scope="module")
-def driver(tmp_path_factory):
+def sanitized(tmp_path_factory, name):
+    """tests/native/<name>.c and the core built with AddressSanitizer and UBSan."""
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
         pytest.skip("no C compiler")
-    binary = tmp_path_factory.mktemp("sanitized") / "spec_encoder_driver"
-    sources = [str(path) for path in sorted(CORE.glob("*.c"))] + [
-        str(ROOT / "tests" / "native" / "spec_encoder_driver.c")
-    ]
+    binary = tmp_path_factory.mktemp("sanitized") / name
+    sources = [str(path) for path in sorted(CORE.glob("*.c"))] + [str(ROOT / "tests" / "native" / f"{name}.c")]
     flags = ["-std=c11", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Wextra"]
-    build = subprocess.run([compiler, *flags, f"-I{CORE}", *sources, "-o", str(binary)], capture_output=True, text=True)
+    build = subprocess.run(
+        [compiler, *flags, f"-I{CORE}", *sources, "-lm", "-o", str(binary)], capture_output=True, text=True
+    )
     if build.returncode != 0 and "sanitize" in build.stderr:
         pytest.skip(f"this compiler has no sanitizers: {build.stderr[-300:]}")
     assert build.returncode == 0, build.stderr
     return binary
+
+
+@pytest.fixture(scope="module")
+def driver(tmp_path_factory):
+    return sanitized(tmp_path_factory, "spec_encoder_driver")
 
 
 def description():
@@ -120,3 +126,33 @@ def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     accepted, refused = map(int, run.stdout.split())
     assert accepted + refused == len(cases)
     assert accepted >= len(texts) and refused >= 300  # the valid ones ran, and the cut ones were refused
+
+
+def code_points(text):
+    return struct.pack(f"<I{len(text)}I", len(text), *map(ord, text))
+
+
+def words_block(words):
+    return struct.pack("<I", len(words)) + b"".join(code_points(w) + struct.pack("<q", count) for w, count in words)
+
+
+def test_jieba_segmentation_runs_clean_under_the_sanitizers(tmp_path_factory):
+    binary = sanitized(tmp_path_factory, "jieba_driver")
+    rng = random.Random(5)
+    han = "中国人民大学生活北京天安门的了是我爱一二三丨乂"
+    alphabet = han + "abcXYZ019+#&._%-，。！ \t\r\n\u3000\u00a0😀㐀\U00020000"
+
+    def text(size):
+        return "".join(rng.choice(alphabet) for _ in range(size))
+
+    dictionary = [
+        ("".join(rng.choice(han) for _ in range(rng.randrange(1, 5))), rng.randrange(0, 50)) for _ in range(300)
+    ]
+    dictionary += [("AT&T", 3), ("T恤", 5), ("1.5", 2), ("big", 1 << 60)]
+    user = [(text(rng.randrange(1, 6)), rng.choice([0, 1, 7, 1000])) for _ in range(40)] + [("", 3)]
+    texts = ["", " ", "\r\n", "aT恤b x1.5%中国", "\U0010ffff中"] + [text(rng.randrange(60)) for _ in range(300)]
+    stdin = words_block(dictionary) + words_block(user) + b"".join(b"\x01" + code_points(t) for t in texts)
+    run = subprocess.run([str(binary)], input=stdin, capture_output=True, timeout=600)
+    assert run.returncode == 0, run.stderr.decode(errors="replace")[-3000:]
+    n_texts, n_words = map(int, run.stdout.split())
+    assert n_texts == len(texts) and n_words > 10 * len(texts)
