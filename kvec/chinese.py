@@ -1,22 +1,29 @@
-"""Chinese word segmentation with jieba, as a pipeline pre-tokenizer and as a Keras ``analyzer``.
+"""Chinese word segmentation: jieba's algorithm in kvec's native code, as a pipeline pre-tokenizer and
+as a Keras ``analyzer``.
 
-Each :class:`Jieba` owns a private ``jieba.Tokenizer``: user words added to one never reach another or
-jieba's global tokenizer, and its dictionary cache is written only to ``cache_dir``. The tokenizer is
-built on first use (jieba loads its dictionary then, about a second) and again in each worker process,
-so a pipeline with a Jieba pre-tokenizer counts words in ``n_jobs`` processes.
+:class:`Jieba` cuts text exactly as ``jieba`` 0.42.1 does (``lcut``, ``lcut(HMM=False)``,
+``lcut_for_search``, ``lcut(cut_all=True)``), from jieba's own data read from the installed package:
+its prefix dictionary (``dict.txt``) and its HMM's start, transition and emission probabilities. The
+segmentation itself runs in C (``csrc/core/jieba_cut.c``) without the GIL.
+
+The dictionary is built once per process and shared by every :class:`Jieba`; the built form is cached
+in ``cache_dir`` (default :func:`default_cache_dir`), so a later process loads it in milliseconds. User
+words belong to one :class:`Jieba`: they never reach another one, nor jieba's global tokenizer.
 """
 
 from __future__ import annotations
 
-import gc
-import multiprocessing
+import hashlib
+import importlib.util
 import os
 import re
-import sys
+import threading
 from array import array
 from collections.abc import Iterable
 from typing import Any
 
+from kvec._jieba import Cutter, Dictionary
+from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer
 from kvec.user_cache import default_cache_dir
 
@@ -27,10 +34,16 @@ MODES = ("accurate", "search", "full")
 _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 # what jieba's segmenter keeps together; a user word with anything else is matched before jieba runs
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
+_DUMP_FORMAT = "kvec-jieba-1"  # changes when the dump of csrc/jieba_dictionary.c changes
+_HAN_FIRST, _HAN_LAST = 0x4E00, 0x9FD5  # the code points of the HMM's emission table
+_MIN_FLOAT = -3.14e100  # jieba's log-probability of what its HMM never saw
+
+_dictionaries: dict[str, Any] = {}  # cache file -> the loaded dictionary, shared in the process
+_dictionaries_lock = threading.Lock()
 
 
 class Jieba(PreTokenizer):
-    """Words of Chinese (and mixed) text by jieba; whitespace is dropped.
+    """Words of Chinese (and mixed) text by jieba's algorithm; whitespace is dropped.
 
     Args:
         mode: ``"accurate"`` (jieba's default cut), ``"search"`` (also the shorter words inside long
@@ -38,7 +51,7 @@ class Jieba(PreTokenizer):
         hmm: let jieba's HMM join characters into words its dictionary lacks.
         user_dict: a jieba user dictionary file (``word [count] [tag]`` per line) or a list of words
             or ``(word, count)`` pairs. Words may hold spaces or digits: each becomes one token.
-        cache_dir: where jieba caches its prefix dictionary (default :func:`default_cache_dir`).
+        cache_dir: where the built dictionary is cached (default :func:`default_cache_dir`).
 
     Example:
         >>> segmenter = Jieba(user_dict=["自然语言处理", "New York"])
@@ -59,55 +72,39 @@ class Jieba(PreTokenizer):
         self.hmm = bool(hmm)
         self.user_words = _user_words(user_dict)
         self.cache_dir = cache_dir
-        self._tokenizer = None
+        self._cutter = None
         unusual = sorted({w for w, _ in self.user_words if not _JIEBA_BLOCK.fullmatch(w)}, key=len, reverse=True)
         self._unusual = re.compile("|".join(map(re.escape, unusual))) if unusual else None
 
     def get_config(self):
         return {"mode": self.mode, "hmm": self.hmm, "user_dict": [list(entry) for entry in self.user_words]}
 
-    def __getstate__(self):  # the jieba tokenizer holds a lock: rebuilt in the other process
+    def __getstate__(self):  # the native segmenter is rebuilt in the other process
         state = dict(self.__dict__)
-        state["_tokenizer"] = None
+        state["_cutter"] = None
         return state
 
-    def _jieba(self):
-        if self._tokenizer is None:
-            import jieba
-
-            tokenizer = jieba.Tokenizer()
-            tokenizer.tmp_dir = self.cache_dir or default_cache_dir()
-            os.makedirs(tokenizer.tmp_dir, exist_ok=True)
-            tokenizer.initialize()
+    def _native(self):
+        """The native segmenter, made on first use with the user words added in order, as jieba's
+        ``add_word`` adds them (a word without a count gets jieba's suggested count)."""
+        if self._cutter is None:
+            cutter = Cutter(_dictionary(self.cache_dir), MODES.index(self.mode), self.hmm)
             for word, count in self.user_words:
-                tokenizer.add_word(word, count)
-            self._tokenizer = tokenizer
-        return self._tokenizer
+                cutter.add_word(word, cutter.suggested_count(word) if count is None else count)
+            self._cutter = cutter
+        return self._cutter
 
     def _spans(self, text):
         """``(word, start)`` for every word of ``text``, whitespace left out."""
+        cutter = self._native()
         if self._unusual is None:
-            return self._jieba_spans(text, 0)
+            return cutter.spans(text)
         spans, position = [], 0
         for match in self._unusual.finditer(text):
-            spans += self._jieba_spans(text[position : match.start()], position)
+            spans += [(word, start + position) for word, start in cutter.spans(text[position : match.start()])]
             spans.append((match.group(), match.start()))
             position = match.end()
-        return spans + self._jieba_spans(text[position:], position)
-
-    def _jieba_spans(self, text, shift):
-        if not text:
-            return []
-        tokenizer = self._jieba()
-        if self.mode == "full":
-            spans, start = [], 0
-            for word in tokenizer.cut(text, cut_all=True, HMM=self.hmm):
-                start = text.find(word, start) if word else start  # words come in order of their starts
-                spans.append((word, start + shift))
-        else:
-            mode = "search" if self.mode == "search" else "default"
-            spans = [(word, start + shift) for word, start, _ in tokenizer.tokenize(text, mode=mode, HMM=self.hmm)]
-        return [(word, start) for word, start in spans if word and not word.isspace()]
+        return spans + [(word, start + position) for word, start in cutter.spans(text[position:])]
 
     # ---- the pre-tokenizer interface ----
 
@@ -115,11 +112,9 @@ class Jieba(PreTokenizer):
         return [Piece(word, start) for word, start in self._spans(text)]
 
     def split_words(self, text, first=True):
-        if self._unusual is not None or self.mode == "full":
+        if self._unusual is not None:
             return [word for word, _ in self._spans(text)]
-        tokenizer = self._jieba()  # no offsets needed: jieba's plain cut is quicker
-        cut = tokenizer.cut_for_search if self.mode == "search" else tokenizer.cut
-        return [word for word in cut(text, HMM=self.hmm) if word and not word.isspace()]
+        return self._native().words(text)
 
     def __call__(self, text):
         """The words of ``text``: a Jieba is an ``analyzer`` for :class:`kvec.Tokenizer`."""
@@ -127,11 +122,11 @@ class Jieba(PreTokenizer):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         return self.split_words(text)
 
-    def segment(self, texts: Iterable[str], n_jobs: int = 1, chunk_size: int = 500) -> list[list[str]]:
-        """The words of every text, in order, segmented in ``n_jobs`` processes (-1: one per CPU).
+    def segment(self, texts: Iterable[str], n_jobs: int = 1) -> list[list[str]]:
+        """The words of every text, in order, cut on ``n_jobs`` threads (-1: one per CPU).
 
-        On Linux the workers are forked after the dictionary is loaded here, so they start at once; the
-        result is the same for every ``n_jobs``.
+        The threads cut without the GIL while this one makes the lists; the result is the same for
+        every ``n_jobs``.
 
         Example:
             >>> Jieba().segment(["我爱北京", "自然语言"], n_jobs=2)
@@ -145,56 +140,66 @@ class Jieba(PreTokenizer):
             n_jobs = os.cpu_count() or 1
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
             raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
-        chunks = [texts[i : i + chunk_size] for i in range(0, len(texts), chunk_size)]
-        if n_jobs == 1 or len(chunks) < 2:
+        if self._unusual is not None:
             return [self.split_words(text) for text in texts]
-        global _WORKER_SEGMENTER
-        self._jieba()  # loaded once, here: forked workers inherit it
-        fork = sys.platform.startswith("linux")
-        context = multiprocessing.get_context("fork" if fork else "spawn")
-        # workers send each chunk back packed; this process unpacks while they go on
-        _WORKER_SEGMENTER = self
-        collecting = gc.isenabled()
-        gc.disable()  # the word lists make no cycles; collections would rescan them again and again
-        words = []
-        try:
-            initializer = None if fork else _set_worker_segmenter
-            with context.Pool(n_jobs, initializer=initializer, initargs=() if fork else (self,)) as pool:
-                for packed in pool.imap(_segment_chunk, chunks):
-                    words += _unpack(*packed)
-        finally:
-            _WORKER_SEGMENTER = None
-            if collecting:
-                gc.enable()
-        return words
+        return self._native().segment(texts, min(n_jobs, 256))
 
 
-_WORKER_SEGMENTER: Jieba | None = None  # the Jieba a worker process segments with
+def _jieba_files():
+    """The installed jieba's dictionary and HMM files (found without importing jieba)."""
+    spec = importlib.util.find_spec("jieba")
+    if spec is None or spec.origin is None:
+        raise ImportError("kvec.chinese needs the jieba package (pip install jieba)")
+    folder = os.path.dirname(spec.origin)
+    hmm = [os.path.join(folder, "finalseg", f"prob_{name}.py") for name in ("start", "trans", "emit")]
+    return os.path.join(folder, "dict.txt"), hmm
 
 
-def _set_worker_segmenter(segmenter):
-    global _WORKER_SEGMENTER
-    _WORKER_SEGMENTER = segmenter
+def _dictionary(cache_dir):
+    """jieba's dictionary and HMM, built once per process; the built form is cached in ``cache_dir``
+    under a name that changes with jieba's files (their paths, sizes and times) and kvec's format."""
+    dictionary_file, hmm_files = _jieba_files()
+    key = hashlib.sha256(_DUMP_FORMAT.encode())
+    for path in (dictionary_file, *hmm_files):
+        info = os.stat(path)
+        key.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
+    folder = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir()
+    cache_file = os.path.join(folder, f"jieba-{key.hexdigest()[:20]}.kvec")
+    with _dictionaries_lock:
+        if cache_file not in _dictionaries:
+            _dictionaries[cache_file] = _load_or_build(cache_file, dictionary_file)
+        return _dictionaries[cache_file]
 
 
-def _segment_chunk(texts):
-    """A chunk's words packed as one string and two arrays of lengths: cheap to send back."""
-    gc.disable()  # as in the parent
-    words = [_WORKER_SEGMENTER.split_words(text) for text in texts]
-    flat = [w for line in words for w in line]
-    return "".join(flat), array("L", map(len, flat)), array("L", map(len, words))
+def _load_or_build(cache_file, dictionary_file):
+    try:
+        with open(cache_file, "rb") as f:
+            return Dictionary.load(f.read(), cache_file)
+    except (OSError, ValueError):
+        pass  # not cached yet, or corrupt: built again below
+    with open(dictionary_file, "rb") as f:
+        dictionary = Dictionary(f.read(), _hmm_tables(), dictionary_file)
+    try:
+        os.makedirs(os.path.dirname(cache_file), exist_ok=True)
+        with atomic_write(cache_file, binary=True) as f:
+            f.write(dictionary.dump())
+    except OSError:
+        pass  # a folder that cannot be written: the dictionary is built again in the next process
+    return dictionary
 
 
-def _unpack(joined, word_lengths, line_lengths):
-    words, position = [], 0
-    for length in word_lengths:
-        words.append(joined[position : position + length])
-        position += length
-    lines, start = [], 0
-    for count in line_lengths:
-        lines.append(words[start : start + count])
-        start += count
-    return lines
+def _hmm_tables():
+    """jieba's HMM as float64 bytes: start (B, E, M, S), transitions (from, to), then emissions (state,
+    code point from U+4E00 to U+9FD5); jieba's MIN_FLOAT where it has no value."""
+    from jieba.finalseg import emit_P, start_P, trans_P  # noqa: PLC0415 (only when the cache is built)
+
+    states = "BEMS"
+    values = array("d", [start_P.get(y, _MIN_FLOAT) for y in states])
+    values.extend(trans_P[y].get(z, _MIN_FLOAT) for y in states for z in states)
+    for y in states:
+        emit = emit_P[y]
+        values.extend(emit.get(chr(c), _MIN_FLOAT) for c in range(_HAN_FIRST, _HAN_LAST + 1))
+    return values.tobytes()
 
 
 def _user_words(user_dict):

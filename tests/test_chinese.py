@@ -1,43 +1,23 @@
 """jieba segmentation: jieba's own words, private user dictionaries, the cache folder, pipelines."""
 
 import ast
+import os
 import pickle
+import subprocess
+import sys
 
 import jieba
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvec import decoders
+from kvec import _jieba, chinese, decoders
 from kvec.chinese import Jieba
 from kvec.models import WordPiece
 from kvec.pipeline import Pipeline, Tokenizer
 from kvec.trainers import UnigramTrainer, WordPieceTrainer
 from tests.support import load_demo
 from tests.test_demo import _section
-
-TEXT = st.lists(
-    st.sampled_from(
-        [
-            "我爱",
-            "北京",
-            "天安门",
-            "自然语言处理",
-            "，",
-            "。",
-            " ",
-            "hello",
-            "2024",
-            "年",
-            "机器学习",
-            "很",
-            "有趣",
-            "！",
-            "Ω",
-        ]
-    ),
-    max_size=10,
-).map("".join)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +27,6 @@ def cache_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def segmenters(cache_dir):
-    # jieba loads its dictionary once per segmenter (about a second): these serve every example
     return {
         (mode, hmm): Jieba(mode=mode, hmm=hmm, cache_dir=cache_dir)
         for mode in ("accurate", "search", "full")
@@ -55,20 +34,121 @@ def segmenters(cache_dir):
     }
 
 
-@given(text=TEXT)
-def test_words_and_offsets_are_jiebas(segmenters, text):
+@pytest.fixture(scope="module")
+def oracle(cache_dir):
+    """A private jieba tokenizer (its cache in the test's folder), loaded once."""
+    tokenizer = jieba.Tokenizer()
+    tokenizer.tmp_dir = cache_dir
+    tokenizer.initialize()
+    return tokenizer
+
+
+def with_user_words(oracle, words):
+    """A copy of the oracle with jieba's add_word applied to each (word, count or None), in order."""
+    tokenizer = jieba.Tokenizer()
+    tokenizer.FREQ, tokenizer.total, tokenizer.initialized = dict(oracle.FREQ), oracle.total, True
+    for word, count in words:
+        tokenizer.add_word(word, count)
+    return tokenizer
+
+
+# Han words of the dictionary and rare Han (in and past jieba's U+4E00..U+9FD5 range, extension A and B),
+# Latin, digits and decimals, the symbols jieba keeps in its blocks, full-width forms and CJK punctuation,
+# emoji, and whitespace runs
+MIXED = st.lists(
+    st.sampled_from(
+        [
+            "我爱",
+            "北京",
+            "天安门",
+            "自然语言处理",
+            "的",
+            "了",
+            "机器学习",
+            "中华人民共和国",
+            "研究生命起源",
+            "乒乓球拍卖完了",
+        ]
+        + ["丨", "乂", "亍", "鿕", "鿖", "㐀", "𠀀", "龘", "靐", "囧"]
+        + ["hello", "iPhone", "T恤", "AT&T", "x", "2024", "1.5%", "3.14", "1.", "C++", "C#", "a_b", "50%", "-", "."]
+        + ["ＡＢＣ", "１２３", "，", "。", "！", "「", "」", "《", "》", "…", "、", "：", "😀", "👍🏽", "Ω", "é"]
+        + [" ", "  ", "\t", "\r\n", "\n", "\r", "\u3000", "\u00a0", "\u2028", "\x1c"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+def without_whitespace(items, word=lambda item: item):
+    return [item for item in items if word(item) and not word(item).isspace()]
+
+
+def check_against(oracle, segmenters_of, text):
+    """Words and offsets of every mode equal the oracle's on text."""
     for hmm in (True, False):
-        expected = {
-            "accurate": jieba.lcut(text, HMM=hmm),
-            "search": jieba.lcut_for_search(text, HMM=hmm),
-            "full": jieba.lcut(text, cut_all=True, HMM=hmm),
-        }
-        for mode, words in expected.items():
-            pieces = segmenters[mode, hmm].pre_tokenize(text)
-            assert [p.text for p in pieces] == [w for w in words if w and not w.isspace()]
-            for piece in pieces:
-                start, end = piece.offsets(0, len(piece.text))
-                assert text[start:end] == piece.text
+        for mode, jieba_mode in (("accurate", "default"), ("search", "search")):
+            expected = without_whitespace(oracle.tokenize(text, mode=jieba_mode, HMM=hmm), lambda t: t[0])
+            pieces = segmenters_of(mode, hmm).pre_tokenize(text)
+            assert [(p.text, p.offsets(0, len(p.text))[0]) for p in pieces] == [(w, a) for w, a, _ in expected]
+        pieces = segmenters_of("full", hmm).pre_tokenize(text)
+        assert [p.text for p in pieces] == without_whitespace(oracle.lcut(text, cut_all=True, HMM=hmm))
+        for piece in pieces:
+            start = piece.offsets(0, len(piece.text))[0]
+            # a word of full mode starts where it is found; one jieba joins from letters apart is ASCII
+            assert text.startswith(piece.text, start) or (text[start] == piece.text[0] and piece.text.isascii())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=MIXED)
+def test_words_and_offsets_are_jiebas(segmenters, oracle, text):
+    check_against(oracle, lambda mode, hmm: segmenters[mode, hmm], text)
+
+
+@pytest.mark.parametrize("text", ["aT恤b", "ab T恤 x1.5.3%y", "AT&T是T恤", "x中华人民共和国y", "研究生命起源" * 30])
+def test_full_mode_joins_letters_as_jieba_does(segmenters, oracle, text):
+    check_against(oracle, lambda mode, hmm: segmenters[mode, hmm], text)
+
+
+USER_WORDS = [
+    ("自然语言处理", None),
+    ("深度学习框架", 10),
+    ("云计算", None),
+    ("5G网络", 3),
+    ("iPhone13", None),
+    ("北京大学生", 0),  # count 0: jieba splits it even where its HMM would join it
+    ("天安门", 1),  # a dictionary word given a count of its own
+    ("乒乓", None),
+]
+
+
+@settings(max_examples=100, deadline=None)
+@given(text=MIXED.map(lambda t: t + "北京大学生在云计算和5G网络上用iPhone13做自然语言处理与深度学习框架"))
+def test_user_words_cut_as_jiebas_add_word_makes_them(user_segmenters, user_oracle, text):
+    check_against(user_oracle, lambda mode, hmm: user_segmenters[mode, hmm], text)
+
+
+@pytest.fixture(scope="module")
+def user_oracle(oracle):
+    from jieba import finalseg
+
+    tokenizer = with_user_words(oracle, USER_WORDS)
+    yield tokenizer
+    finalseg.Force_Split_Words.discard("北京大学生")  # jieba's add_word(word, 0) marks it process-wide
+
+
+@pytest.fixture(scope="module")
+def user_segmenters(cache_dir):
+    return {
+        (mode, hmm): Jieba(mode=mode, hmm=hmm, user_dict=USER_WORDS, cache_dir=cache_dir)
+        for mode in ("accurate", "search", "full")
+        for hmm in (True, False)
+    }
+
+
+def test_user_words_without_a_count_get_jiebas_suggested_count(user_segmenters, user_oracle):
+    cutter = user_segmenters["accurate", True]._native()
+    for word, _ in USER_WORDS + [("乒乓球", None), ("不在词典里的词", None), ("中", None)]:
+        assert cutter.count(word) == user_oracle.FREQ.get(word)
+    assert cutter.total == user_oracle.total
 
 
 def test_user_words_stay_private_and_whole(cache_dir, tmp_path):
@@ -85,12 +165,41 @@ def test_user_words_stay_private_and_whole(cache_dir, tmp_path):
             "和",
             "深度学习框架",
         ]
-    assert "深度学习框架" not in jieba.lcut("深度学习框架")  # jieba's global tokenizer never saw them
+    assert "深度学习框架" not in Jieba(cache_dir=cache_dir)("深度学习框架")  # another Jieba never saw them
+    assert "深度学习框架" not in jieba.lcut("深度学习框架")  # nor jieba's global tokenizer
 
 
-def test_cache_is_written_in_the_cache_dir_only(tmp_path):
-    Jieba(cache_dir=str(tmp_path / "cache"))("我爱北京")
-    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["jieba.cache"]
+def test_the_built_dictionary_is_cached_in_the_cache_dir_only_and_rebuilt_when_corrupt(tmp_path):
+    folder = tmp_path / "cache"
+    expected = Jieba(cache_dir=str(folder))("我爱北京天安门")
+    (cached,) = folder.iterdir()
+    assert cached.name.startswith("jieba-") and cached.suffix == ".kvec"
+    with pytest.raises(ValueError, match=f"{cached} is not a kvec jieba dictionary, or it is corrupt"):
+        _jieba.Dictionary.load(cached.read_bytes()[:-5], str(cached))
+    data = bytearray(cached.read_bytes())
+    data[40:48] = b"\xff" * 8  # a node count past the end
+    cached.write_bytes(bytes(data))
+    chinese._dictionaries.clear()  # as a new process
+    assert Jieba(cache_dir=str(folder))("我爱北京天安门") == expected
+    assert cached.read_bytes() != bytes(data)  # built again and written back
+
+
+def test_segmentation_is_the_same_for_every_hash_seed_and_thread_count(tmp_path):
+    script = (
+        "import json, sys; from kvec.chinese import Jieba\n"
+        "texts = ['我爱北京天安门，iPhone 1.5%%', '研究生命起源' * 50, '', ' \\r\\n中文'] * 300\n"
+        "cutters = [Jieba(mode=m, cache_dir=sys.argv[1]) for m in ('accurate', 'full')]\n"
+        "out = [cutter.segment(texts, n_jobs=n) for cutter in cutters for n in (1, 2)]\n"
+        "assert out[0] == out[1] and out[2] == out[3]\n"
+        "print(json.dumps(out[0] + out[2]))\n"
+    )
+    outputs = set()
+    for seed in ("0", "123"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True, env=env)
+        assert run.returncode == 0, run.stderr
+        outputs.add(run.stdout)
+    assert len(outputs) == 1
 
 
 def test_bad_arguments():
@@ -170,7 +279,7 @@ def test_parallel_segmentation_equals_serial(segmenters):
     texts = [f"我爱北京天安门{i}，自然语言处理 hello {i % 7}" for i in range(1200)]
     segmenter = segmenters["accurate", True]
     serial = [segmenter(t) for t in texts]
-    assert segmenter.segment(texts, n_jobs=2, chunk_size=100) == serial
+    assert segmenter.segment(texts, n_jobs=2) == serial
     assert segmenter.segment(texts) == serial
     with pytest.raises(ValueError, match="n_jobs must be a positive int or -1, got 0"):
         segmenter.segment(texts, n_jobs=0)
