@@ -6,7 +6,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Text i is cps[offset[i] : offset[i] + length[i]]. */
+/* Text i is cps[offset[i] : offset[i] + length[i]]. Texts laid out by texts_init_separated are each
+ * followed by a 0, so cps is also the texts joined by NULs (as a suffix array reads them). */
 typedef struct {
     uint32_t *cps;
     Py_ssize_t *offset, *length;
@@ -22,8 +23,23 @@ texts_free(Texts *t)
     memset(t, 0, sizeof(*t));
 }
 
+static inline int texts_init_gapped(Texts *t, PyObject *list, const char *name, Py_ssize_t gap);
+
 static inline int
 texts_init(Texts *t, PyObject *list, const char *name)
+{
+    return texts_init_gapped(t, list, name, 0);
+}
+
+static inline int
+texts_init_separated(Texts *t, PyObject *list, const char *name)
+{
+    return texts_init_gapped(t, list, name, 1);
+}
+
+/* The texts, each followed by `gap` zeros. */
+static inline int
+texts_init_gapped(Texts *t, PyObject *list, const char *name, Py_ssize_t gap)
 {
     memset(t, 0, sizeof(*t));
     if (!PyList_Check(list)) {
@@ -37,7 +53,7 @@ texts_init(Texts *t, PyObject *list, const char *name)
             PyErr_Format(PyExc_TypeError, "%s[%zd] must be a str, got %.100s", name, i, Py_TYPE(s)->tp_name);
             return -1;
         }
-        total += PyUnicode_GET_LENGTH(s);
+        total += PyUnicode_GET_LENGTH(s) + gap;
     }
     t->cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
     t->offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
@@ -57,6 +73,7 @@ texts_init(Texts *t, PyObject *list, const char *name)
         t->length[i] = len;
         if (len > t->longest) t->longest = len;
         for (Py_ssize_t k = 0; k < len; k++) t->cps[at++] = PyUnicode_READ(kind, data, k);
+        for (Py_ssize_t k = 0; k < gap; k++) t->cps[at++] = 0;
     }
     t->n = n;
     return 0;

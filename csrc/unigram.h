@@ -12,6 +12,14 @@
 
 #define FIXED_ONE 16777216.0 /* counts are summed as integers in units of 2^-24 */
 
+/* The vocabulary: piece p is cps[at[p], at[p] + length[p]). */
+typedef struct {
+    const uint32_t *cps; /* the lattice's piece_chars, or its words.cps */
+    uint32_t *at;
+    uint16_t *length;
+    Py_ssize_t n, longest;
+} Pieces;
+
 /* the work run_jobs shares between threads */
 enum { EXPECTED, BEST_PATHS, ALTERNATIVES };
 
@@ -23,7 +31,7 @@ typedef struct {
 
 typedef struct {
     int64_t score; /* frequency x length */
-    int32_t at;    /* where the substring starts in the seed text */
+    int32_t at;    /* where the substring starts in words.cps */
     int32_t length;
 } Seed;
 
@@ -35,7 +43,7 @@ typedef struct {
 
 int classes_init(Classes *c, PyObject *map);
 int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, uint32_t **text_out, Seeds *seeds);
+               int64_t prefix_char, Seeds *seeds);
 
 /* One thread's working memory (raw allocations: threads run without the GIL): the best path's
  * (csrc/core/unigram_path.h), and the edges and forward-backward sums of a lattice. */
@@ -50,9 +58,10 @@ typedef struct {
 
 typedef struct {
     PyObject_HEAD
-    Texts words;
+    Texts words; /* separated (texts.h): words.cps is the seed search's text */
     int64_t *counts;
-    Texts pieces;
+    Pieces pieces;         /* in piece_chars, or in words.cps for seeds (substrings of the words) */
+    uint32_t *piece_chars; /* the pieces' own code points (set_pieces), or NULL */
     double *scores;
     UnigramModel model; /* the pieces' trie, and how encoding resolves unknown characters (configure) */
     Scratch scratch;    /* for calls on one text */

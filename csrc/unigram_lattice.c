@@ -77,13 +77,12 @@ build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int
 {
     Py_ssize_t count = 0;
     for (Py_ssize_t start = 0; start < n; start++) {
-        int32_t node = 0;
+        UnigramWalk walk = UNIGRAM_WALK_START;
         Py_ssize_t stop = start + L->model.trie.longest < n ? start + L->model.trie.longest : n, first = count;
         int single = 0;
         for (Py_ssize_t end = start + 1; end <= stop; end++) {
-            node = unigram_trie_child(&L->model.trie, node, cps[end - 1]);
-            if (node < 0) break;
-            int32_t piece = L->model.trie.nodes[node].piece;
+            int32_t piece = unigram_trie_step(&L->model.trie, &walk, cps[end - 1]);
+            if (piece == UNIGRAM_DEAD_END) break;
             if (piece < 0) continue;
             if (end == start + 1) single = 1;
             if (piece == skip_piece && start == 0 && end == n) continue;
@@ -185,7 +184,7 @@ alternative_of(Job *job, Scratch *s, Py_ssize_t p)
     job->alt_length[p] = 0;
     job->alt_score[p] = NAN;
     if (n <= 1) return; /* nothing else spells one character */
-    job->alt_score[p] = best_path(L, s, L->pieces.cps + L->pieces.offset[p], n, (int32_t)p, job->unk_score);
+    job->alt_score[p] = best_path(L, s, L->pieces.cps + L->pieces.at[p], n, (int32_t)p, job->unk_score);
     int32_t *ids = job->alt_ids + p * L->pieces.longest, length = 0;
     for (Py_ssize_t q = n; q > 0; q = s->path.from[q]) length++;
     job->alt_length[p] = length;

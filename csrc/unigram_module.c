@@ -74,7 +74,7 @@ lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
         return -1;
     }
-    if (texts_init(&self->words, words, "words") < 0) return -1;
+    if (texts_init_separated(&self->words, words, "words") < 0) return -1;
     self->counts = int64_array(counts, self->words.n, "counts");
     if (!self->counts) return -1;
     for (Py_ssize_t w = 0; w < self->words.n; w++) {
@@ -86,11 +86,22 @@ lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
     return 0;
 }
 
+/* The pieces' offsets and lengths, and their own code points where they have them. */
+static void
+pieces_free(Lattice *L)
+{
+    PyMem_Free(L->pieces.at);
+    PyMem_Free(L->pieces.length);
+    PyMem_Free(L->piece_chars);
+    memset(&L->pieces, 0, sizeof(L->pieces));
+    L->piece_chars = NULL;
+}
+
 static void
 lattice_dealloc(Lattice *self)
 {
     texts_free(&self->words);
-    texts_free(&self->pieces);
+    pieces_free(self);
     unigram_model_free(&self->model);
     scratch_free(&self->scratch);
     PyMem_Free(self->counts);
@@ -98,22 +109,32 @@ lattice_dealloc(Lattice *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Install pieces and scores (both taken over) and their trie. */
+/* Install pieces, their code points and scores (all taken over; `chars` may be the lattice's own
+ * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. */
 static int
-install(Lattice *L, Texts pieces, double *scores)
+install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
 {
     UnigramTrie trie;
-    if (unigram_trie_build(&trie, pieces.n, pieces.cps, pieces.offset, pieces.length) < 0) {
-        texts_free(&pieces);
+    pieces.cps = chars ? chars : L->words.cps;
+    int built = unigram_trie_build(&trie, pieces.n, pieces.cps, pieces.at, pieces.length);
+    if (built < 0) {
+        PyMem_Free(pieces.at);
+        PyMem_Free(pieces.length);
+        if (chars != L->piece_chars) PyMem_Free(chars);
         PyMem_Free(scores);
-        PyErr_NoMemory();
+        if (built == -1) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
         return -1;
     }
     unigram_trie_set_scores(&trie, scores);
-    texts_free(&L->pieces);
+    uint32_t *old_chars = L->piece_chars;
+    L->piece_chars = NULL; /* kept when the new pieces lie in them too */
+    pieces_free(L);
+    if (old_chars != chars) PyMem_Free(old_chars);
     unigram_trie_free(&L->model.trie);
     PyMem_Free(L->scores);
     L->pieces = pieces;
+    L->piece_chars = chars;
     L->scores = scores;
     L->model.trie = trie;
     return 0;
@@ -134,26 +155,71 @@ lattice_set_pieces(Lattice *self, PyObject *args)
     }
     Texts texts;
     if (texts_init(&texts, pieces, "pieces") < 0) return NULL;
+    Pieces spans = {NULL, PyMem_Malloc((texts.n + 1) * sizeof(uint32_t)), PyMem_Malloc((texts.n + 1) * sizeof(uint16_t)),
+                    texts.n, texts.longest};
     double *values = PyMem_Malloc((texts.n + 1) * sizeof(double));
-    if (!values) {
-        texts_free(&texts);
-        return PyErr_NoMemory();
+    if (!spans.at || !spans.length || !values) {
+        PyErr_NoMemory();
+        goto failed;
     }
     for (Py_ssize_t p = 0; p < texts.n; p++) {
+        if (texts.length[p] > UNIGRAM_LONGEST_PIECE || texts.offset[p] + texts.length[p] > (Py_ssize_t)UINT32_MAX) {
+            PyErr_Format(PyExc_ValueError, "pieces[%zd] is longer than %d characters, or the pieces hold more than "
+                         "2^32 - 1", p, UNIGRAM_LONGEST_PIECE);
+            goto failed;
+        }
+        spans.at[p] = (uint32_t)texts.offset[p];
+        spans.length[p] = (uint16_t)texts.length[p];
         values[p] = PyFloat_AsDouble(PyList_GET_ITEM(scores, p));
-        if (values[p] == -1.0 && PyErr_Occurred()) {
-            texts_free(&texts);
-            PyMem_Free(values);
-            return NULL;
+        if (values[p] == -1.0 && PyErr_Occurred()) goto failed;
+    }
+    PyMem_Free(texts.offset);
+    PyMem_Free(texts.length);
+    if (install(self, spans, texts.cps, values) < 0) return NULL;
+    Py_RETURN_NONE;
+failed:
+    texts_free(&texts);
+    PyMem_Free(spans.at);
+    PyMem_Free(spans.length);
+    PyMem_Free(values);
+    return NULL;
+}
+
+/* Where each of the n sorted code points first occurs in the words (-1: nowhere). */
+static Py_ssize_t *
+first_occurrences(const Texts *words, const uint32_t *sorted, Py_ssize_t n)
+{
+    Py_ssize_t *at = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t)), missing = n;
+    if (!at) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) at[k] = -1;
+    for (Py_ssize_t w = 0; w < words->n && missing > 0; w++) {
+        for (Py_ssize_t i = words->offset[w]; i < words->offset[w] + words->length[w]; i++) {
+            Py_ssize_t lo = 0, hi = n;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                if (sorted[mid] < words->cps[i]) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < n && sorted[lo] == words->cps[i] && at[lo] < 0) {
+                at[lo] = i;
+                missing--;
+            }
         }
     }
-    if (install(self, texts, values) < 0) return NULL;
-    Py_RETURN_NONE;
+    return at;
+}
+
+static int
+compare_code_points(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
 }
 
 /* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
  * substrings of the words, seed_size pieces at most, scored as log probabilities of their
- * frequency x length (a character's score is its count). */
+ * frequency x length (a character's score is its count). Every character must occur in the words: the
+ * pieces are read where they occur there, with no copy. */
 static PyObject *
 lattice_seed(Lattice *self, PyObject *args)
 {
@@ -163,6 +229,10 @@ lattice_seed(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!nO!Ln", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
                           &PyDict_Type, &class_map, &prefix_char, &seed_size))
         return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
     Py_ssize_t n_chars = PyList_GET_SIZE(chars);
     if (PyList_GET_SIZE(char_counts) != n_chars) {
         PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
@@ -170,10 +240,29 @@ lattice_seed(Lattice *self, PyObject *args)
     }
     Classes classes = {0};
     Seeds seeds = {0};
-    uint32_t *text = NULL;
-    Texts pieces = {0};
+    Pieces pieces = {0};
     double *scores = NULL;
+    uint32_t *sorted = PyMem_Malloc((n_chars + 1) * sizeof(uint32_t));
+    Py_ssize_t *char_at = NULL;
     PyObject *result = NULL;
+    if (!sorted) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_chars; k++) {
+        PyObject *c = PyList_GET_ITEM(chars, k);
+        if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
+            PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
+            goto done;
+        }
+        sorted[k] = PyUnicode_READ_CHAR(c, 0);
+    }
+    qsort(sorted, n_chars, sizeof(uint32_t), compare_code_points);
+    char_at = first_occurrences(&self->words, sorted, n_chars);
+    if (!char_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
     seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
     seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
     if (!seeds.items) {
@@ -181,38 +270,35 @@ lattice_seed(Lattice *self, PyObject *args)
         goto done;
     }
     if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, &text, &seeds) < 0)
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, &seeds) < 0)
         goto done;
     Py_ssize_t n_seeds = seeds.n;
-    Py_ssize_t n = n_chars + n_seeds, total = n_chars;
-    for (Py_ssize_t k = 0; k < n_seeds; k++) total += seeds.items[k].length;
-    pieces.cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
-    pieces.offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    pieces.length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    Py_ssize_t n = n_chars + n_seeds;
+    pieces.at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
+    pieces.length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
     scores = PyMem_Malloc((n + 1) * sizeof(double));
-    if (!pieces.cps || !pieces.offset || !pieces.length || !scores) {
+    if (!pieces.at || !pieces.length || !scores) {
         PyErr_NoMemory();
         goto done;
     }
     double sum = 0.0;
-    Py_ssize_t at = 0;
     for (Py_ssize_t k = 0; k < n; k++) {
-        pieces.offset[k] = at;
         if (k < n_chars) {
-            PyObject *c = PyList_GET_ITEM(chars, k);
-            if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
-                PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
+            uint32_t cp = PyUnicode_READ_CHAR(PyList_GET_ITEM(chars, k), 0);
+            const uint32_t *found = bsearch(&cp, sorted, n_chars, sizeof(uint32_t), compare_code_points);
+            Py_ssize_t at = char_at[found - sorted];
+            if (at < 0) {
+                PyErr_Format(PyExc_ValueError, "chars[%zd] does not occur in the words", k);
                 goto done;
             }
-            pieces.cps[at++] = PyUnicode_READ_CHAR(c, 0);
+            pieces.at[k] = (uint32_t)at;
             pieces.length[k] = 1;
             scores[k] = (double)PyLong_AsLongLong(PyList_GET_ITEM(char_counts, k));
             if (scores[k] == -1.0 && PyErr_Occurred()) goto done;
         } else {
             const Seed *seed = &seeds.items[k - n_chars];
-            memcpy(pieces.cps + at, text + seed->at, seed->length * sizeof(uint32_t));
-            at += seed->length;
-            pieces.length[k] = seed->length;
+            pieces.at[k] = (uint32_t)seed->at;
+            pieces.length[k] = (uint16_t)seed->length;
             scores[k] = (double)seed->score;
         }
         if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
@@ -220,7 +306,9 @@ lattice_seed(Lattice *self, PyObject *args)
     }
     pieces.n = n;
     for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
-    if (install(self, pieces, scores) < 0) {
+    PyMem_Free(seeds.items); /* before the trie is built: the peak of training */
+    seeds.items = NULL;
+    if (install(self, pieces, NULL, scores) < 0) {
         memset(&pieces, 0, sizeof(pieces));
         scores = NULL;
         goto done;
@@ -232,8 +320,10 @@ done:
     PyMem_Free(classes.cp);
     PyMem_Free(classes.cls);
     PyMem_Free(seeds.items);
-    PyMem_Free(text);
-    texts_free(&pieces);
+    PyMem_Free(sorted);
+    PyMem_Free(char_at);
+    PyMem_Free(pieces.at);
+    PyMem_Free(pieces.length);
     PyMem_Free(scores);
     return result;
 }
@@ -246,10 +336,14 @@ lattice_retain(Lattice *self, PyObject *args)
     Py_buffer indices, values;
     if (!PyArg_ParseTuple(args, "y*y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t), total = 0;
+    Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
     const int64_t *keep = indices.buf;
-    Texts pieces = {0};
+    Pieces pieces = {0};
     double *scores = NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        goto done;
+    }
     if (values.len != n * (Py_ssize_t)sizeof(double)) {
         PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
         goto done;
@@ -259,33 +353,28 @@ lattice_retain(Lattice *self, PyObject *args)
             PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)keep[k]);
             goto done;
         }
-        total += self->pieces.length[keep[k]];
     }
-    pieces.cps = PyMem_Malloc((total + 1) * sizeof(uint32_t));
-    pieces.offset = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
-    pieces.length = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t));
+    pieces.at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
+    pieces.length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
     scores = PyMem_Malloc((n + 1) * sizeof(double));
-    if (!pieces.cps || !pieces.offset || !pieces.length || !scores) {
+    if (!pieces.at || !pieces.length || !scores) {
         PyErr_NoMemory();
         goto done;
     }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        Py_ssize_t length = self->pieces.length[keep[k]];
-        memcpy(pieces.cps + at, self->pieces.cps + self->pieces.offset[keep[k]], length * sizeof(uint32_t));
-        pieces.offset[k] = at;
-        pieces.length[k] = length;
-        if (length > pieces.longest) pieces.longest = length;
-        at += length;
+    for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
+        pieces.at[k] = self->pieces.at[keep[k]];
+        pieces.length[k] = self->pieces.length[keep[k]];
+        if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
         scores[k] = ((const double *)values.buf)[k];
     }
     pieces.n = n;
-    int rc = install(self, pieces, scores);
+    int rc = install(self, pieces, self->piece_chars, scores);
     memset(&pieces, 0, sizeof(pieces));
     scores = NULL;
     if (rc == 0) result = Py_NewRef(Py_None);
 done:
-    texts_free(&pieces);
+    PyMem_Free(pieces.at);
+    PyMem_Free(pieces.length);
     PyMem_Free(scores);
     PyBuffer_Release(&indices);
     PyBuffer_Release(&values);
@@ -297,7 +386,7 @@ lattice_pieces(Lattice *self, PyObject *Py_UNUSED(unused))
 {
     PyObject *list = PyList_New(self->pieces.n);
     for (Py_ssize_t p = 0; list && p < self->pieces.n; p++) {
-        PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self->pieces.cps + self->pieces.offset[p],
+        PyObject *piece = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self->pieces.cps + self->pieces.at[p],
                                                     self->pieces.length[p]);
         if (!piece) Py_CLEAR(list);
         else PyList_SET_ITEM(list, p, piece);
@@ -311,40 +400,41 @@ lattice_scores(Lattice *self, PyObject *Py_UNUSED(unused))
     return PyBytes_FromStringAndSize((const char *)self->scores, self->pieces.n * sizeof(double));
 }
 
+/* Per-piece sums of `task` as float64 bytes (divided by `scale`). The sums are added up in the bytes
+ * object itself, as int64, then turned into doubles in place: one array per piece, not two. */
 static PyObject *
-sums_as_doubles(const int64_t *sums, Py_ssize_t n, double scale)
-{
-    PyObject *bytes = PyBytes_FromStringAndSize(NULL, n * sizeof(double));
-    if (!bytes) return NULL;
-    double *out = (double *)PyBytes_AS_STRING(bytes);
-    for (Py_ssize_t p = 0; p < n; p++) out[p] = (double)sums[p] / scale;
-    return bytes;
-}
-
-static PyObject *
-lattice_sums(Lattice *self, PyObject *args, int task)
+lattice_sums(Lattice *self, PyObject *args, int task, double scale)
 {
     int n_threads = 1;
     if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
-    int64_t *sums = PyMem_Calloc(self->pieces.n + 1, sizeof(int64_t));
-    if (!sums) return PyErr_NoMemory();
-    PyObject *result = NULL;
-    if (run_jobs(self, task, n_threads, sums, NULL, NULL, NULL) == 0)
-        result = sums_as_doubles(sums, self->pieces.n, task == EXPECTED ? FIXED_ONE : 1.0);
-    PyMem_Free(sums);
-    return result;
+    Py_ssize_t n = self->pieces.n;
+    if (n == 0) return PyBytes_FromStringAndSize(NULL, 0);
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!bytes) return NULL;
+    char *data = PyBytes_AS_STRING(bytes);
+    memset(data, 0, n * sizeof(int64_t));
+    int64_t *sums = (int64_t *)data; /* bytes objects' data is aligned for 8 bytes */
+    if (run_jobs(self, task, n_threads, sums, NULL, NULL, NULL) < 0) {
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    for (Py_ssize_t p = 0; p < n; p++) {
+        double value = (double)sums[p] / scale;
+        memcpy(data + p * sizeof(double), &value, sizeof(double));
+    }
+    return bytes;
 }
 
 static PyObject *
 lattice_expected_counts(Lattice *self, PyObject *args)
 {
-    return lattice_sums(self, args, EXPECTED);
+    return lattice_sums(self, args, EXPECTED, FIXED_ONE);
 }
 
 static PyObject *
 lattice_viterbi_counts(Lattice *self, PyObject *args)
 {
-    return lattice_sums(self, args, BEST_PATHS);
+    return lattice_sums(self, args, BEST_PATHS, 1.0);
 }
 
 static PyObject *

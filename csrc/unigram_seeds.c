@@ -164,89 +164,98 @@ seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, 
     }
 }
 
-/* The best seeds of `words` (as many as `seeds` holds), best first; `text` receives the joined words. */
+/* The count of the word holding position `at` of words->cps. */
+static int64_t
+count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
+{
+    Py_ssize_t lo = 0, hi = words->n; /* the last word starting at or before `at` */
+    while (hi - lo > 1) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (words->offset[mid] <= at) lo = mid;
+        else hi = mid;
+    }
+    return counts[lo];
+}
+
+/* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). */
+static Py_ssize_t
+common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth)
+{
+    Py_ssize_t h = 0;
+    while (h < depth && text[a + h] == text[b + h] && text[a + h] != 0) h++;
+    return h;
+}
+
+/* The best seeds of `words` (separated: words->cps is the words joined by NULs), as many as `seeds`
+ * holds, best first, each a place in words->cps. Besides the seeds this takes 4 bytes per character
+ * (the suffix array) and a stack as deep as max_length: the weight of an interval is summed on the
+ * stack as the intervals close. */
 int
 find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, uint32_t **text_out, Seeds *seeds)
+           int64_t prefix_char, Seeds *seeds)
 {
-    Py_ssize_t n = 0;
-    for (Py_ssize_t w = 0; w < words->n; w++) n += words->length[w] + 1;
+    Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
     if (n > INT32_MAX || max_length > 250) {
         PyErr_SetString(PyExc_ValueError, "corpus or max_piece_length too large for the seed search");
         return -1;
     }
-    int rc = -1;
-    uint32_t *text = PyMem_Malloc((n + max_length + 2) * sizeof(uint32_t));
+    const uint32_t *text = words->cps;
     int32_t *sa = PyMem_Malloc((n + 1) * sizeof(int32_t));
-    uint8_t *lcp = PyMem_Malloc(n + 2);
-    int64_t *weight = PyMem_Malloc((n + 1) * sizeof(int64_t)); /* freed once summed into `cumulative` */
-    int64_t *cumulative = PyMem_Malloc((n + 1) * sizeof(int64_t));
     Py_ssize_t *stack_lcp = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
     Py_ssize_t *stack_lb = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
-    if (!text || !sa || !lcp || !weight || !cumulative || !stack_lcp || !stack_lb) {
+    int64_t *stack_weight = PyMem_Malloc((max_length + 3) * sizeof(int64_t));
+    int rc = -1;
+    if (!sa || !stack_lcp || !stack_lb || !stack_weight) {
         PyErr_NoMemory();
         goto done;
     }
-    Py_ssize_t at = 0;
-    for (Py_ssize_t w = 0; w < words->n; w++) {
-        for (Py_ssize_t k = 0; k < words->length[w]; k++) {
-            weight[at] = counts[w];
-            text[at++] = words->cps[words->offset[w] + k]; /* a NUL acts as a boundary */
-        }
-        weight[at] = 0;
-        text[at++] = 0;
-    }
-    for (Py_ssize_t k = 0; k < max_length + 2; k++) text[n + k] = 0;
     for (Py_ssize_t k = 0; k < n; k++) sa[k] = (int32_t)k;
     Py_ssize_t depth = max_length + 1; /* deeper nodes are too long to be pieces */
     sort_text = text;
     sort_depth = depth;
     qsort(sa, n, sizeof(int32_t), compare_suffixes);
-    lcp[0] = lcp[n] = 0;
-    cumulative[0] = 0;
-    for (Py_ssize_t k = 0; k < n; k++) cumulative[k + 1] = cumulative[k] + weight[sa[k]];
-    PyMem_Free(weight);
-    weight = NULL;
-    for (Py_ssize_t k = 1; k < n; k++) {
-        const uint32_t *a = text + sa[k - 1], *b = text + sa[k];
-        Py_ssize_t h = 0;
-        while (h < depth && a[h] == b[h] && a[h] != 0) h++;
-        lcp[k] = (uint8_t)h;
-    }
-    /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters */
-    Py_ssize_t top = 0;
+    /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
+     * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
+    Py_ssize_t top = 0, lcp_before = 0; /* lcp_before: the lcp of suffixes k - 2 and k - 1 */
     stack_lcp[0] = 0;
     stack_lb[0] = 0;
+    stack_weight[0] = 0;
     for (Py_ssize_t k = 1; k <= n; k++) {
+        Py_ssize_t lcp_after = k < n ? common_prefix(text, sa[k - 1], sa[k], depth) : 0;
+        /* suffix k - 1 (a NUL is a word's end and weighs nothing) */
+        int64_t weight = text[sa[k - 1]] != 0 ? count_at(words, counts, sa[k - 1]) : 0;
         /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it */
         Py_ssize_t leaf = 0;
         while (text[sa[k - 1] + leaf] != 0 && leaf <= max_length) leaf++;
-        if (leaf > lcp[k - 1] && leaf > lcp[k])
-            seeds_add(seeds, text, sa[k - 1], leaf, cumulative[k] - cumulative[k - 1], max_length, classes, prefix_char);
-        Py_ssize_t h = lcp[k], lb = k - 1;
+        if (leaf > lcp_before && leaf > lcp_after)
+            seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
+        /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
+         * next one out */
+        Py_ssize_t h = lcp_after, lb = k - 1;
+        int64_t carried = weight;
         while (h < stack_lcp[top]) {
-            Py_ssize_t node = stack_lcp[top], node_lb = stack_lb[top--];
-            lb = node_lb;
-            seeds_add(seeds, text, sa[node_lb], node, cumulative[k] - cumulative[node_lb], max_length, classes,
-                      prefix_char);
+            Py_ssize_t node = stack_lcp[top];
+            int64_t node_weight = stack_weight[top] + carried;
+            lb = stack_lb[top--];
+            seeds_add(seeds, text, sa[lb], node, node_weight, max_length, classes, prefix_char);
+            carried = node_weight;
         }
         if (h > stack_lcp[top]) {
             top++;
             stack_lcp[top] = h;
             stack_lb[top] = lb;
+            stack_weight[top] = carried;
+        } else {
+            stack_weight[top] += carried;
         }
+        lcp_before = lcp_after;
     }
     qsort(seeds->items, seeds->n, sizeof(Seed), compare_seeds);
-    *text_out = text;
-    text = NULL;
     rc = 0;
 done:
-    PyMem_Free(text);
     PyMem_Free(sa);
-    PyMem_Free(lcp);
-    PyMem_Free(weight);
-    PyMem_Free(cumulative);
     PyMem_Free(stack_lcp);
     PyMem_Free(stack_lb);
+    PyMem_Free(stack_weight);
     return rc;
 }

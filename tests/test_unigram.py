@@ -10,11 +10,13 @@ import sys
 from collections import Counter
 from itertools import islice
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import decoders
+from kvec._unigram import Lattice
 from kvec.models import Unigram
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import Metaspace
@@ -232,3 +234,60 @@ def test_bad_model_arguments():
 def test_first_lines_of_a_stream_suffice():
     tokenizer = train(islice(iter(LINES * 3), 80), vocab_size=40)
     assert tokenizer.get_vocab_size() == 40
+
+
+# ---- the trie of pieces and the seed search, against brute force ----
+
+TRIE_ALPHABET = "ab中\U00020000"  # a character past the root's table too
+TRIE_PIECES = st.lists(st.text(TRIE_ALPHABET, max_size=7), max_size=40)  # duplicates, prefixes, ""
+
+
+@given(pieces=TRIE_PIECES, text=st.text(TRIE_ALPHABET + "x", max_size=20))
+def test_lattice_edges_are_every_piece_in_the_text(pieces, text):
+    lattice = Lattice([], [])
+    lattice.set_pieces(pieces, [-float(k + 1) for k in range(len(pieces))])
+    first = {}
+    for k, piece in enumerate(pieces):
+        first.setdefault(piece, k)
+    expected = []
+    for start in range(len(text)):
+        if text[start] not in first:
+            expected.append((start, start + 1, -1, -100.0))
+        for end in range(start + 1, len(text) + 1):
+            piece = first.get(text[start:end])
+            if piece is not None:
+                expected.append((start, end, piece, -float(piece + 1)))
+    assert lattice.lattice(text, -100.0) == expected
+    assert lattice.pieces() == pieces
+
+
+def brute_force_seeds(words, counts, max_length):
+    """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
+    characters after it differ), scored by its count in the corpus times its length."""
+    weight, follow = Counter(), {}
+    for word, count in zip(words, counts):
+        for i in range(len(word)):
+            for j in range(i + 2, min(len(word), i + max_length) + 1):
+                weight[word[i:j]] += count
+                follow.setdefault(word[i:j], []).append(word[j] if j < len(word) else None)
+    return {s: weight[s] * len(s) for s, after in follow.items() if None in after or len(set(after)) > 1}
+
+
+@given(
+    words=st.lists(st.text("ab中\U00020000", min_size=1, max_size=8), min_size=1, max_size=12),
+    counts=st.lists(st.integers(1, 5), min_size=12, max_size=12),
+    max_length=st.integers(2, 5),
+    seed_size=st.integers(1, 60),
+)
+def test_seeds_are_the_best_suffix_tree_nodes(words, counts, max_length, seed_size):
+    counts = counts[: len(words)]
+    chars = sorted({c for word in words for c in word})
+    char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
+    lattice = Lattice(words, counts)
+    lattice.seed(chars, char_counts, max_length, {}, -1, seed_size)
+    candidates = brute_force_seeds(words, counts, max_length)
+    best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
+    assert lattice.pieces() == chars + best
+    raw = char_counts + [candidates[s] for s in best]
+    expected = [math.log(v) - math.log(sum(raw)) for v in raw]
+    assert list(np.frombuffer(lattice.scores())) == pytest.approx(expected, abs=1e-12)

@@ -329,25 +329,36 @@ read_unigram(Reader *r, SpecEncoder *e)
     uint32_t n = read_count(r, 12);
     if (r->error) return;
     uint32_t *cps = NULL;
-    ptrdiff_t *offset = malloc(sizeof(ptrdiff_t) * (n ? n : 1)), *length = malloc(sizeof(ptrdiff_t) * (n ? n : 1));
+    uint32_t *offset = malloc(sizeof(uint32_t) * (n ? n : 1));
+    uint16_t *length = malloc(sizeof(uint16_t) * (n ? n : 1));
     double *scores = malloc(sizeof(double) * (n ? n : 1));
     ptrdiff_t total = 0, capacity = 0;
     if (!offset || !length || !scores) r->error = "out of memory";
     for (uint32_t p = 0; p < n && !r->error; p++) {
         uint32_t size = read_count(r, 4);
+        if (!r->error && size > UNIGRAM_LONGEST_PIECE) r->error = "a piece is longer than 65535 code points";
+        if (!r->error && total + size > UINT32_MAX) r->error = "the pieces hold more than 2^32 - 1 code points";
         if (!r->error && code_points_reserve(&cps, &capacity, total + size) < 0) r->error = "out of memory";
         for (uint32_t k = 0; k < size && !r->error; k++) {
             cps[total + k] = read_u32(r);
             if (cps[total + k] > 0x10FFFF && !r->error) r->error = "a piece holds a value past U+10FFFF";
         }
-        offset[p] = total;
-        length[p] = size;
+        offset[p] = (uint32_t)total;
+        length[p] = (uint16_t)size;
         total += size;
         uint64_t bits = (uint64_t)read_i64(r);
         memcpy(&scores[p], &bits, sizeof(double));
     }
     UnigramModel *m = &e->unigram;
-    if (!r->error && unigram_trie_build(&m->trie, n, cps, offset, length) < 0) r->error = "out of memory";
+    if (!r->error) {
+        int built = unigram_trie_build(&m->trie, n, cps, offset, length);
+        if (built == -1) r->error = "out of memory";
+        else if (built < 0) r->error = "the pieces hold more than 2^32 - 1 code points";
+        else {
+            m->chars = cps; /* the trie reads them */
+            cps = NULL;
+        }
+    }
     if (!r->error) {
         e->model_kind = SPEC_MODEL_UNIGRAM;
         unigram_trie_set_scores(&m->trie, scores);

@@ -37,6 +37,8 @@ void
 unigram_model_free(UnigramModel *m)
 {
     unigram_trie_free(&m->trie);
+    free(m->chars);
+    m->chars = NULL;
 }
 
 /* Scores are taken relative to a position again past this size, as sentencepiece (0.2) does, so that
@@ -62,17 +64,16 @@ best_path_of_kind(const UnigramTrie *trie, UnigramPath *s, const int kind, const
             base = 0.0f;
         }
         ptrdiff_t stop = start + trie->longest < n ? start + trie->longest : n;
-        int32_t node = 0;
+        UnigramWalk walk = UNIGRAM_WALK_START;
         int single = 0;
         for (ptrdiff_t end = start + 1; end <= stop; end++) {
-            node = unigram_trie_child(trie, node, code_point_at(kind, data, end - 1));
-            if (node < 0) break;
-            int32_t piece = trie->nodes[node].piece;
+            int32_t piece = unigram_trie_step(trie, &walk, code_point_at(kind, data, end - 1));
+            if (piece == UNIGRAM_DEAD_END) break;
             if (piece < 0) continue;
             if (end == start + 1) single = 1;
             if (piece == skip_piece && start == 0 && end == n) continue;
             if (end > frontier) frontier = end;
-            float score = base + trie->nodes[node].score;
+            float score = base + trie->nodes[walk.node].score;
             if (from[end] < 0 || score > best[end]) {
                 best[end] = score;
                 from[end] = (int32_t)start;

@@ -18,6 +18,7 @@
 
 typedef struct {
     UnigramTrie trie;
+    uint32_t *chars;       /* the code points the trie reads, when the model owns them (freed with it) */
     double unk_score;      /* the score of an unknown character */
     int32_t unk_id;        /* -1: none (a character without an id is an error) */
     int has_bytes;         /* byte fallback */

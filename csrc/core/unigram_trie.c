@@ -1,155 +1,161 @@
-/* csrc/core/unigram_trie.c: see unigram_trie.h. */
+/* csrc/core/unigram_trie.c: see unigram_trie.h.
+ *
+ * Built from the pieces in sorted order, breadth first: a node stands for a run of sorted pieces that
+ * share its path; its children split the run by the next code point, and each child's edge runs as far
+ * as the first and last pieces of its run agree. Apart from the trie, building takes the sorted order
+ * and the end of each node's run: 8 bytes per piece. */
 #include "unigram_trie.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-
 void
 unigram_trie_free(UnigramTrie *t)
 {
-    free(t->cps);
-    free(t->lo);
-    free(t->hi);
     free(t->nodes);
+    free(t->first);
+    free(t->head);
     free(t->root);
     memset(t, 0, sizeof(*t));
 }
 
-/* The trie while it is built: (node, code point) -> child in one open-addressing table. */
 typedef struct {
-    uint64_t key; /* (parent << 32 | code point) + 1; 0 marks an empty slot */
-    int32_t child;
-} BuildSlot;
+    const uint32_t *text;
+    const uint32_t *at;
+    const uint16_t *length;
+} Keys;
 
-typedef struct {
-    BuildSlot *slots;
-    size_t mask;
-    int32_t *piece;
-    ptrdiff_t n_nodes, node_capacity;
-} Builder;
-
-static int32_t
-builder_child(const Builder *b, int32_t node, uint32_t cp, size_t *slot)
+/* Pieces a and b in code point order, then by number (so duplicates keep their order). */
+static int
+key_less(const Keys *k, int32_t a, int32_t b)
 {
-    uint64_t key = (((uint64_t)node << 32) | cp) + 1;
-    size_t i = (size_t)mix64(key) & b->mask;
-    for (; b->slots[i].key; i = (i + 1) & b->mask)
-        if (b->slots[i].key == key) return b->slots[i].child;
-    *slot = i;
-    return -1;
+    const uint32_t *x = k->text + k->at[a], *y = k->text + k->at[b];
+    uint32_t n = k->length[a] < k->length[b] ? k->length[a] : k->length[b];
+    for (uint32_t i = 0; i < n; i++)
+        if (x[i] != y[i]) return x[i] < y[i];
+    if (k->length[a] != k->length[b]) return k->length[a] < k->length[b];
+    return a < b;
 }
 
-/* Room for one more node: the table doubles past half full, the node array as needed. */
-static int
-builder_reserve(Builder *b)
+static void
+swap(int32_t *order, ptrdiff_t i, ptrdiff_t j)
 {
-    if (b->n_nodes + 1 > b->node_capacity) {
-        ptrdiff_t capacity = b->node_capacity * 2;
-        int32_t *piece = realloc(b->piece, (size_t)capacity * sizeof(int32_t));
-        if (!piece) return -1;
-        b->piece = piece;
-        b->node_capacity = capacity;
-    }
-    if ((size_t)(b->n_nodes + 1) * 2 <= b->mask + 1) return 0;
-    size_t size = (b->mask + 1) * 2;
-    BuildSlot *slots = calloc(size, sizeof(BuildSlot));
-    if (!slots) return -1;
-    for (size_t i = 0; i <= b->mask; i++) {
-        if (b->slots[i].key == 0) continue;
-        size_t j = (size_t)mix64(b->slots[i].key) & (size - 1);
-        while (slots[j].key != 0) j = (j + 1) & (size - 1);
-        slots[j] = b->slots[i];
-    }
-    free(b->slots);
-    b->slots = slots;
-    b->mask = size - 1;
-    return 0;
+    int32_t v = order[i];
+    order[i] = order[j];
+    order[j] = v;
 }
 
-static int
-compare_keys(const void *a, const void *b)
+/* Sorts order[lo, hi) by key_less: quicksort on the median of three, insertion sort on short runs,
+ * recursing on the shorter side only (the order is total, so the result is the one sorted order). */
+static void
+sort_keys(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t hi)
 {
-    uint64_t x = ((const BuildSlot *)a)->key, y = ((const BuildSlot *)b)->key;
-    return (x > y) - (x < y);
+    while (hi - lo > 16) {
+        ptrdiff_t mid = lo + (hi - lo) / 2;
+        if (key_less(k, order[mid], order[lo])) swap(order, mid, lo);
+        if (key_less(k, order[hi - 1], order[lo])) swap(order, hi - 1, lo);
+        if (key_less(k, order[hi - 1], order[mid])) swap(order, hi - 1, mid);
+        int32_t pivot = order[mid];
+        ptrdiff_t i = lo, j = hi - 1;
+        for (;;) {
+            while (key_less(k, order[i], pivot)) i++;
+            while (key_less(k, pivot, order[j])) j--;
+            if (i >= j) break;
+            swap(order, i++, j--);
+        }
+        /* [lo, j] holds no key above the pivot, [j + 1, hi) none below */
+        if (j + 1 - lo < hi - (j + 1)) {
+            sort_keys(k, order, lo, j + 1);
+            lo = j + 1;
+        } else {
+            sort_keys(k, order, j + 1, hi);
+            hi = j + 1;
+        }
+    }
+    for (ptrdiff_t i = lo + 1; i < hi; i++) {
+        int32_t v = order[i];
+        ptrdiff_t j = i;
+        for (; j > lo && key_less(k, v, order[j - 1]); j--) order[j] = order[j - 1];
+        order[j] = v;
+    }
 }
 
-/* The built trie in its final form: edges sorted by (parent, code point), the node an edge leads to
- * numbered after it, so each node's edges lie side by side and a node's piece next to its edge's. */
-static int
-trie_freeze(UnigramTrie *t, Builder *b)
+static void *
+shrunk(void *block, size_t size)
 {
-    ptrdiff_t n_edges = b->n_nodes - 1, e = 0;
-    BuildSlot *edges = malloc(sizeof(BuildSlot) * (size_t)(n_edges ? n_edges : 1));
-    int32_t *renamed = malloc(sizeof(int32_t) * (size_t)b->n_nodes);
-    t->cps = malloc(sizeof(uint32_t) * (size_t)(n_edges ? n_edges : 1));
-    t->lo = calloc((size_t)b->n_nodes, sizeof(uint32_t));
-    t->hi = calloc((size_t)b->n_nodes, sizeof(uint32_t));
-    t->nodes = calloc((size_t)b->n_nodes, sizeof(UnigramNode));
-    t->root = malloc(sizeof(int32_t) * UNIGRAM_ROOT_SPAN);
-    if (!edges || !renamed || !t->cps || !t->lo || !t->hi || !t->nodes || !t->root) {
-        free(edges);
-        free(renamed);
-        return -1;
-    }
-    for (size_t i = 0; i <= b->mask; i++)
-        if (b->slots[i].key) edges[e++] = b->slots[i];
-    qsort(edges, (size_t)n_edges, sizeof(BuildSlot), compare_keys);
-    renamed[0] = 0;
-    for (e = 0; e < n_edges; e++) renamed[edges[e].child] = (int32_t)(e + 1);
-    t->nodes[0].piece = b->piece[0];
-    for (e = 0; e < n_edges; e++) {
-        uint64_t key = edges[e].key - 1;
-        int32_t parent = renamed[key >> 32];
-        t->cps[e] = (uint32_t)(key & 0xffffffffu);
-        t->nodes[e + 1].piece = b->piece[edges[e].child];
-        if (t->hi[parent] == 0) t->lo[parent] = (uint32_t)e;
-        t->hi[parent] = (uint32_t)(e + 1);
-    }
-    t->n_nodes = b->n_nodes;
-    for (uint32_t cp = 0; cp < UNIGRAM_ROOT_SPAN; cp++) t->root[cp] = -1;
-    for (uint32_t k = t->lo[0]; k < t->hi[0] && t->cps[k] < UNIGRAM_ROOT_SPAN; k++)
-        t->root[t->cps[k]] = (int32_t)(k + 1);
-    free(edges);
-    free(renamed);
-    return 0;
+    void *smaller = realloc(block, size ? size : 1);
+    return smaller ? smaller : block;
 }
 
 int
-unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *cps, const ptrdiff_t *offset, const ptrdiff_t *length)
+unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at, const uint16_t *length)
 {
-    Builder b = {calloc(1024, sizeof(BuildSlot)), 1023, malloc(1024 * sizeof(int32_t)), 1, 1024};
     memset(t, 0, sizeof(*t));
-    if (!b.slots || !b.piece) goto failed;
-    b.piece[0] = -1;
+    t->text = text;
+    ptrdiff_t m = 0; /* the non-empty pieces */
     for (ptrdiff_t p = 0; p < n; p++) {
-        int32_t node = 0;
-        const uint32_t *s = cps + offset[p];
-        for (ptrdiff_t k = 0; k < length[p]; k++) {
-            size_t slot = 0;
-            int32_t child = builder_child(&b, node, s[k], &slot);
-            if (child < 0) {
-                if (builder_reserve(&b) < 0) goto failed;
-                builder_child(&b, node, s[k], &slot); /* its slot in the table as it is now */
-                b.slots[slot].key = (((uint64_t)node << 32) | s[k]) + 1;
-                child = b.slots[slot].child = (int32_t)b.n_nodes;
-                b.piece[b.n_nodes++] = -1;
-            }
-            node = child;
-        }
-        if (length[p] > 0 && b.piece[node] < 0) b.piece[node] = (int32_t)p; /* the first of duplicates */
+        if ((uint64_t)at[p] + length[p] > UINT32_MAX) return -2;
+        if (length[p] > 0) m++;
         if (length[p] > t->longest) t->longest = length[p];
     }
-    if (trie_freeze(t, &b) < 0) goto failed;
-    free(b.slots);
-    free(b.piece);
+    if (n > INT32_MAX - 1) return -2;
+    /* nodes: one per distinct piece and at most one per place two pieces part, and the root */
+    size_t capacity = 2 * (size_t)m + 1;
+    int32_t *order = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
+    uint32_t *run_end = malloc(sizeof(uint32_t) * capacity);
+    t->nodes = malloc(sizeof(UnigramNode) * capacity);
+    t->first = malloc(sizeof(uint32_t) * (capacity + 1));
+    t->head = malloc(sizeof(uint32_t) * capacity);
+    t->root = malloc(sizeof(int32_t) * UNIGRAM_ROOT_SPAN);
+    if (!order || !run_end || !t->nodes || !t->first || !t->head || !t->root) {
+        free(order);
+        free(run_end);
+        unigram_trie_free(t);
+        return -1;
+    }
+    m = 0;
+    for (ptrdiff_t p = 0; p < n; p++)
+        if (length[p] > 0) order[m++] = (int32_t)p;
+    Keys keys = {text, at, length};
+    sort_keys(&keys, order, 0, m);
+    /* while node v waits its turn, first[v] holds where its run starts in `order` */
+    t->nodes[0] = (UnigramNode){0, 0, -1, 0.0f};
+    t->head[0] = 0;
+    t->first[0] = 0;
+    run_end[0] = (uint32_t)m;
+    uint32_t n_nodes = 1;
+    for (uint32_t v = 0; v < n_nodes; v++) {
+        uint32_t i = t->first[v], end = run_end[v], depth = t->nodes[v].depth;
+        t->first[v] = n_nodes;
+        while (i < end && length[order[i]] == depth) i++; /* the pieces v spells, first in the run */
+        while (i < end) {
+            const uint32_t *a = text + at[order[i]];
+            uint32_t cp = a[depth], j = i + 1;
+            while (j < end && text[at[order[j]] + depth] == cp) j++;
+            /* the child's edge runs as far as the first and last pieces of its run agree */
+            const uint32_t *b = text + at[order[j - 1]];
+            uint32_t child_depth = depth + 1;
+            while (child_depth < length[order[i]] && a[child_depth] == b[child_depth]) child_depth++;
+            int32_t piece = length[order[i]] == child_depth ? order[i] : -1;
+            t->nodes[n_nodes] = (UnigramNode){at[order[i]], (uint16_t)child_depth, piece, 0.0f};
+            t->head[n_nodes] = cp;
+            t->first[n_nodes] = i;
+            run_end[n_nodes] = j;
+            n_nodes++;
+            i = j;
+        }
+    }
+    t->first[n_nodes] = n_nodes;
+    free(order);
+    free(run_end);
+    t->n_nodes = n_nodes;
+    t->nodes = shrunk(t->nodes, sizeof(UnigramNode) * n_nodes);
+    t->first = shrunk(t->first, sizeof(uint32_t) * (n_nodes + 1));
+    t->head = shrunk(t->head, sizeof(uint32_t) * n_nodes);
+    for (uint32_t cp = 0; cp < UNIGRAM_ROOT_SPAN; cp++) t->root[cp] = -1;
+    for (uint32_t v = t->first[0]; v < t->first[1] && t->head[v] < UNIGRAM_ROOT_SPAN; v++)
+        t->root[t->head[v]] = (int32_t)v;
     return 0;
-failed:
-    free(b.slots);
-    free(b.piece);
-    unigram_trie_free(t);
-    return -1;
 }
 
 void

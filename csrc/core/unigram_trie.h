@@ -1,10 +1,16 @@
-/* csrc/core/unigram_trie.h: the pieces of a Unigram model in a trie, walked from each position of a
- * text by the best path (unigram_path.h) and by the trainer's lattices (csrc/unigram_lattice.c).
+/* csrc/core/unigram_trie.h: the pieces of a Unigram model in a compact trie, walked from each position
+ * of a text by the best path (unigram_path.h) and by the trainer's lattices (csrc/unigram_lattice.c).
  *
- * Edge e leads to node e + 1 (the root is node 0) over code point cps[e]; a node's edges are edges
- * [lo, hi), sorted by code point, and the root's children below UNIGRAM_ROOT_SPAN are also in an
- * array. Each node holds the piece its path spells (the first of duplicates; -1: none) and that
- * piece's score as a float, the arithmetic of sentencepiece's best path. */
+ * The trie is path-compressed: a chain of characters with no branch and no piece in it is one edge, so
+ * the nodes are the pieces and the places where pieces part (about one node per piece, where a trie of
+ * characters has one per character: a Unigram trainer's million seed pieces take 4 nodes each).
+ * Nodes are numbered breadth first, the root 0: the children of node v are the nodes
+ * [first[v], first[v + 1]), sorted by the first code point of their edge, `head`. A node keeps no
+ * characters of its own: the path from the root to it is spelled by text[at, at + depth) of the code
+ * points the pieces were given in, which the trie borrows (they must outlive it, unchanged). The
+ * root's children below UNIGRAM_ROOT_SPAN are also in an array. Each node holds the piece its path
+ * spells (the first of duplicates; -1: none) and that piece's score as a float, the arithmetic of
+ * sentencepiece's best path. */
 #ifndef KVEC_CORE_UNIGRAM_TRIE_H
 #define KVEC_CORE_UNIGRAM_TRIE_H
 
@@ -12,42 +18,75 @@
 #include <stdint.h>
 
 #define UNIGRAM_ROOT_SPAN 0x10000
+#define UNIGRAM_LONGEST_PIECE 0xFFFF /* code points: a piece's length is a uint16_t */
 
 typedef struct {
-    int32_t piece; /* the piece the path to the node spells, or -1 */
-    float score;   /* its score (unigram_trie_set_scores) */
+    uint32_t at;    /* the node's path is text[at, at + depth) */
+    uint16_t depth; /* code points from the root */
+    int32_t piece;  /* the piece the path spells, or -1 */
+    float score;    /* its score (unigram_trie_set_scores) */
 } UnigramNode;
 
 typedef struct {
-    uint32_t *cps;
-    uint32_t *lo, *hi;
+    const uint32_t *text; /* borrowed: the pieces' code points */
     UnigramNode *nodes;
+    uint32_t *first;      /* n_nodes + 1 */
+    uint32_t *head;       /* the first code point of each node's edge (the root's: 0) */
+    int32_t *root;        /* the root's child over each code point below UNIGRAM_ROOT_SPAN (-1: none) */
     ptrdiff_t n_nodes;
-    int32_t *root;    /* the root's child over each code point below UNIGRAM_ROOT_SPAN (-1: none) */
     ptrdiff_t longest; /* the most code points of a piece */
 } UnigramTrie;
 
-/* The trie of n pieces, piece p being cps[offset[p] .. offset[p] + length[p]) (empty pieces are left
- * out); scores 0 until set. Returns -1 when out of memory (then nothing needs freeing). */
-int unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *cps, const ptrdiff_t *offset,
-                       const ptrdiff_t *length);
+/* Where a walk from the root stands: in `node`'s edge, `depth` code points from the root. */
+typedef struct {
+    int32_t node;
+    uint32_t depth;
+} UnigramWalk;
+
+#define UNIGRAM_WALK_START ((UnigramWalk){0, 0})
+#define UNIGRAM_NO_PIECE (-1) /* unigram_trie_step: the walk goes on, but no piece ends here */
+#define UNIGRAM_DEAD_END (-2) /* unigram_trie_step: no piece starts with the text walked */
+
+/* The trie of n pieces, piece p being text[at[p] .. at[p] + length[p]) (empty pieces are left out);
+ * scores 0 until set. The trie borrows `text`. Returns -1 when out of memory, -2 when a piece ends past
+ * 2^32 - 1 code points into text or n is past 2^31 - 2 (then nothing needs freeing). Deterministic: the
+ * layout depends on the pieces alone. */
+int unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at, const uint16_t *length);
 void unigram_trie_set_scores(UnigramTrie *t, const double *scores);
 void unigram_trie_free(UnigramTrie *t);
 
-/* The child of `node` over cp, or -1. */
+/* The child of `node` whose edge starts with cp, or -1. */
 static inline int32_t
 unigram_trie_child(const UnigramTrie *t, int32_t node, uint32_t cp)
 {
     if (node == 0 && cp < UNIGRAM_ROOT_SPAN) return t->root[cp];
-    uint32_t lo = t->lo[node], hi = t->hi[node], end = hi;
-    while (hi - lo > 8) { /* narrowed to the first edge not below cp, give or take 8 */
+    uint32_t lo = t->first[node], hi = t->first[node + 1], end = hi;
+    while (hi - lo > 8) { /* narrowed to the first child not below cp, give or take 8 */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (t->cps[mid] < cp) lo = mid + 1;
+        if (t->head[mid] < cp) lo = mid + 1;
         else hi = mid;
     }
-    for (; lo < end && t->cps[lo] <= cp; lo++)
-        if (t->cps[lo] == cp) return (int32_t)lo + 1;
+    for (; lo < end && t->head[lo] <= cp; lo++)
+        if (t->head[lo] == cp) return (int32_t)lo;
     return -1;
+}
+
+/* One code point further: the piece the walk now spells, UNIGRAM_NO_PIECE, or UNIGRAM_DEAD_END (then
+ * the walk is over). Where a piece is returned, its score is t->nodes[w->node].score. */
+static inline int32_t
+unigram_trie_step(const UnigramTrie *t, UnigramWalk *w, uint32_t cp)
+{
+    const UnigramNode *node = &t->nodes[w->node];
+    if (w->depth < node->depth) { /* inside the edge: its next code point */
+        if (t->text[node->at + w->depth] != cp) return UNIGRAM_DEAD_END;
+    } else {
+        int32_t child = unigram_trie_child(t, w->node, cp);
+        if (child < 0) return UNIGRAM_DEAD_END;
+        w->node = child;
+        node = &t->nodes[child];
+    }
+    w->depth++;
+    return w->depth == node->depth ? node->piece : UNIGRAM_NO_PIECE;
 }
 
 #endif

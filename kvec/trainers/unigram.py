@@ -146,14 +146,19 @@ class UnigramTrainer(Trainer):
     def train_from_counts(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1) -> Unigram:
         """Train on ``{word: count}`` (or ``(word, count)`` pairs) and return the model; the lattices
         run in ``n_jobs`` threads, with the same result for every ``n_jobs``."""
-        items = list(word_counts.items() if hasattr(word_counts, "items") else word_counts)
-        for i, (word, count) in enumerate(items):
+        # two lists, not a list of pairs: the words of a large corpus take less room so
+        words: list[str] = []
+        counts: list[int] = []
+        pairs = word_counts.items() if hasattr(word_counts, "items") else word_counts
+        for i, (word, count) in enumerate(pairs):
             if not isinstance(word, str):
                 raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise TypeError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
-        items = [(w, c) for w, c in items if w and c > 0]
-        required = self._required_chars(items)
+            if word and count > 0:
+                words.append(word)
+                counts.append(count)
+        required = self._required_chars(words, counts)
         fixed = self._fixed_tokens()
         if len(fixed) + len(required) > self.vocab_size:
             special = len(self.special_tokens)
@@ -166,18 +171,19 @@ class UnigramTrainer(Trainer):
                 f"character_coverage={self.character_coverage} of the text (lower character_coverage or "
                 "raise vocab_size)"
             )
-        lattice = Lattice([w for w, _ in items], [c for _, c in items])
+        lattice = Lattice(words, counts)
+        classes = self._classes(words, required)
+        total = float(sum(counts))
+        del words, counts  # the lattice holds them
         lattice.seed(
             [c for c, _ in required],
             [n for _, n in required],
             self.max_piece_length,
-            self._classes(items, required),
+            classes,
             ord(WHITESPACE),
             self.seed_size,
         )
-        scores = np.frombuffer(lattice.scores())
         desired = int(self.vocab_size * 1.1)
-        total = float(sum(c for _, c in items))
         bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")
         while True:
             for _ in range(self.n_sub_iterations):
@@ -193,11 +199,11 @@ class UnigramTrainer(Trainer):
         """The tokens placed first: the special tokens, then the byte tokens of byte_fallback."""
         return self.special_tokens + ([f"<0x{b:02X}>" for b in range(256)] if self.byte_fallback else [])
 
-    def _required_chars(self, items):
+    def _required_chars(self, words, counts):
         """The most frequent characters covering ``character_coverage`` of all occurrences, as
         ``[(char, count)]`` by count then character."""
         weight = {}
-        for word, count in items:
+        for word, count in zip(words, counts):
             for c in word:
                 weight[c] = weight.get(c, 0) + count
         ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
@@ -209,11 +215,11 @@ class UnigramTrainer(Trainer):
             covered += count
         return required
 
-    def _classes(self, items, required):
+    def _classes(self, words, required):
         """``{code point: class}`` for the seed search: -1 keeps a rare character out of every seed."""
         allowed = {c for c, _ in required}
         classes = {}
-        for char in {c for word, _ in items for c in word}:
+        for char in {c for word in words for c in word}:
             if char not in allowed:
                 classes[ord(char)] = -1
             elif self.split_by_unicode_script:
@@ -228,6 +234,7 @@ class UnigramTrainer(Trainer):
         expected = np.frombuffer(lattice.expected_counts(n_jobs))
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
         kept = expected[keep]
+        del expected  # one float per piece: the first step has the million seeds
         scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0]
         lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
         return scores
