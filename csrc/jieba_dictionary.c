@@ -8,7 +8,7 @@
 #include "utf8.h"
 
 #define DUMP_MAGIC 0x4a56564bu /* "KVVJ" */
-#define DUMP_VERSION 1u
+#define DUMP_VERSION 2u
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Dictionary                                                                                       */

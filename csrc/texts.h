@@ -23,20 +23,6 @@ texts_free(Texts *t)
     memset(t, 0, sizeof(*t));
 }
 
-static inline int texts_init_gapped(Texts *t, PyObject *list, const char *name, Py_ssize_t gap);
-
-static inline int
-texts_init(Texts *t, PyObject *list, const char *name)
-{
-    return texts_init_gapped(t, list, name, 0);
-}
-
-static inline int
-texts_init_separated(Texts *t, PyObject *list, const char *name)
-{
-    return texts_init_gapped(t, list, name, 1);
-}
-
 /* The texts, each followed by `gap` zeros. */
 static inline int
 texts_init_gapped(Texts *t, PyObject *list, const char *name, Py_ssize_t gap)
@@ -77,6 +63,18 @@ texts_init_gapped(Texts *t, PyObject *list, const char *name, Py_ssize_t gap)
     }
     t->n = n;
     return 0;
+}
+
+static inline int
+texts_init(Texts *t, PyObject *list, const char *name)
+{
+    return texts_init_gapped(t, list, name, 0);
+}
+
+static inline int
+texts_init_separated(Texts *t, PyObject *list, const char *name)
+{
+    return texts_init_gapped(t, list, name, 1);
 }
 
 /* The ints of `list` (n of them) as a new int64 array; NULL with an exception on error. */

@@ -34,7 +34,7 @@ MODES = ("accurate", "search", "full")
 _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 # what jieba's segmenter keeps together; a user word with anything else is matched before jieba runs
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
-_DUMP_FORMAT = "kvec-jieba-1"  # changes when the dump of csrc/jieba_dictionary.c changes
+_DUMP_FORMAT = "kvec-jieba-2"  # changes when the dump of csrc/jieba_dictionary.c changes
 _HAN_FIRST, _HAN_LAST = 0x4E00, 0x9FD5  # the code points of the HMM's emission table
 _MIN_FLOAT = -3.14e100  # jieba's log-probability of what its HMM never saw
 

@@ -43,7 +43,7 @@ grow_edges(JiebaDict *d)
     if (!edges) return -1;
     for (size_t i = 0; d->edges && i <= d->mask; i++) {
         if (!d->edges[i].key) continue;
-        size_t j = jieba_edge_hash(d->edges[i].key) & (size - 1);
+        size_t j = mix64(d->edges[i].key) & (size - 1);
         while (edges[j].key) j = (j + 1) & (size - 1);
         edges[j] = d->edges[i];
     }
@@ -92,7 +92,7 @@ child_or_new(JiebaDict *d, uint32_t node, uint32_t c, int overlay)
     }
     if ((!d->edges || (d->n_edges + 1) * 4 > (d->mask + 1) * 3) && grow_edges(d) < 0) return JIEBA_NONE;
     uint64_t key = (((uint64_t)node << 21) | c) + 1;
-    size_t i = jieba_edge_hash(key) & d->mask;
+    size_t i = mix64(key) & d->mask;
     while (d->edges[i].key) i = (i + 1) & d->mask;
     d->edges[i] = (JiebaEdge){key, child};
     d->n_edges++;

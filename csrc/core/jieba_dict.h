@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 #define JIEBA_NONE UINT32_MAX /* no such node */
 #define JIEBA_NO_COUNT (-1)   /* a node that holds no count of its own */
 #define JIEBA_ROOT_TABLE 0x10000
@@ -54,20 +56,13 @@ int jieba_dict_add(JiebaDict *d, const uint32_t *cps, ptrdiff_t n, int64_t count
 
 /* ---- inline ---- */
 
-static inline uint64_t
-jieba_edge_hash(uint64_t key)
-{
-    key *= 0x9e3779b97f4a7c15ULL;
-    return key ^ (key >> 29);
-}
-
 static inline uint32_t
 jieba_dict_child(const JiebaDict *d, uint32_t node, uint32_t c)
 {
     if (node == 0 && c < JIEBA_ROOT_TABLE) return d->root[c];
     if (!d->edges || c > 0x10FFFF) return JIEBA_NONE;
     uint64_t key = (((uint64_t)node << 21) | c) + 1;
-    for (size_t i = jieba_edge_hash(key) & d->mask;; i = (i + 1) & d->mask) {
+    for (size_t i = mix64(key) & d->mask;; i = (i + 1) & d->mask) {
         if (d->edges[i].key == key) return d->edges[i].child;
         if (!d->edges[i].key) return JIEBA_NONE;
     }
