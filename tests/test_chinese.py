@@ -11,9 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kvec
 from kvec import _jieba, chinese, decoders
 from kvec.chinese import Jieba
 from kvec.models import WordPiece
+from kvec.normalizers import OpenCC
 from kvec.pipeline import Pipeline, Tokenizer
 from kvec.trainers import UnigramTrainer, WordPieceTrainer
 from tests.support import load_demo
@@ -241,8 +243,6 @@ def test_whitespace_is_dropped(segmenters):
 
 def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
     # the seed segments by hand (' '.join(jieba.cut(t))); the analyzer must print the same
-    from kvec import Tokenizer, pad_sequences
-
     demo = load_demo()
     lines = _section("chinese")
 
@@ -253,7 +253,7 @@ def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
             text.removeprefix("OrderedDict(").removesuffix(")") if text.startswith("OrderedDict") else text
         )
 
-    tokenizer = Tokenizer(
+    tokenizer = kvec.Tokenizer(
         num_words=64, filters='!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n,。', analyzer=Jieba(cache_dir=cache_dir)
     )
     tokenizer.fit_on_texts(demo.CHINESE)
@@ -263,14 +263,12 @@ def test_seed_000_chinese_example_with_the_jieba_analyzer(cache_dir):
     assert list(tokenizer.word_counts.items()) == printed("每个词语出现的总频次")
     tokens = tokenizer.texts_to_sequences(demo.CHINESE)
     assert tokens == printed("tokens:")
-    padded = pad_sequences(tokens, maxlen=32, padding="post", truncating="pre")
+    padded = kvec.pad_sequences(tokens, maxlen=32, padding="post", truncating="pre")
     assert padded.tolist() == [row + [0] * (32 - len(row)) for row in printed("tokens:")]
 
 
 def test_default_filters_drop_chinese_punctuation_under_jieba(cache_dir):
-    from kvec import Tokenizer
-
-    tokenizer = Tokenizer(analyzer=Jieba(cache_dir=cache_dir))
+    tokenizer = kvec.Tokenizer(analyzer=Jieba(cache_dir=cache_dir))
     tokenizer.fit_on_texts(["我爱北京，天安门！《自然》“语言”……", "Hello, 北京 2024年"])
     assert list(tokenizer.word_index) == ["北京", "我", "爱", "天安门", "自然", "语言", "hello", "2024", "年"]
 
@@ -289,8 +287,6 @@ def test_parallel_segmentation_equals_serial(segmenters):
 
 def test_opencc_normalizer_converts_traditional_to_simplified_with_offsets(cache_dir):
     opencc = pytest.importorskip("opencc")
-    from kvec.normalizers import OpenCC
-
     text = "漢語自然語言處理，臺灣的軟體"
     assert OpenCC("t2s").normalize_str(text) == opencc.OpenCC("t2s").convert(text)
     tokenizer = Pipeline(
