@@ -5,8 +5,6 @@
 #include "int64s.h" /* first: it includes Python.h */
 #include "jieba_cut.h"
 
-#define HMM_VALUES (JIEBA_STATES + JIEBA_STATES * JIEBA_STATES + JIEBA_STATES * JIEBA_HAN_COUNT)
-
 typedef struct {
     PyObject_HEAD JiebaDict dict;
     JiebaHmm *hmm;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "utf8.h"
 
 #define DUMP_MAGIC 0x4a56564bu /* "KVVJ" */
 #define DUMP_VERSION 2u
@@ -24,8 +23,8 @@ dictionary_dealloc(Dictionary *self)
 static int
 read_hmm(Dictionary *self, Py_buffer *hmm)
 {
-    if (hmm->len != (Py_ssize_t)(sizeof(double) * HMM_VALUES)) {
-        PyErr_Format(PyExc_ValueError, "hmm must hold %d float64 values, got %zd bytes", HMM_VALUES, hmm->len);
+    if (hmm->len != (Py_ssize_t)(sizeof(double) * JIEBA_HMM_VALUES)) {
+        PyErr_Format(PyExc_ValueError, "hmm must hold %d float64 values, got %zd bytes", JIEBA_HMM_VALUES, hmm->len);
         return -1;
     }
     self->hmm = malloc(sizeof(JiebaHmm));
@@ -33,78 +32,34 @@ read_hmm(Dictionary *self, Py_buffer *hmm)
         PyErr_NoMemory();
         return -1;
     }
-    const double *values = hmm->buf;
-    memcpy(self->hmm->start, values, sizeof(self->hmm->start));
-    memcpy(self->hmm->trans, values + JIEBA_STATES, sizeof(self->hmm->trans));
-    memcpy(self->hmm->emit, values + JIEBA_STATES + JIEBA_STATES * JIEBA_STATES, sizeof(self->hmm->emit));
+    jieba_hmm_set(self->hmm, hmm->buf);
     return 0;
 }
 
-/* One line of a dictionary file as jieba reads it: stripped, the word up to the first space, then the
- * count (ASCII digits); 0 when it is kept, 1 when it is not an entry. */
-static int
-parse_entry(const unsigned char *line, size_t n, uint32_t *word, ptrdiff_t *length, int64_t *count)
+/* ValueError naming line `number` of text[0 .. n) in the file `name`, shown up to 200 bytes */
+static void
+invalid_line(const unsigned char *text, size_t n, ptrdiff_t number, const char *name)
 {
-    while (n && (line[n - 1] == ' ' || (line[n - 1] >= 0x09 && line[n - 1] <= 0x0d))) n--;
-    while (n && (line[0] == ' ' || (line[0] >= 0x09 && line[0] <= 0x0d))) line++, n--;
-    size_t space = 0;
-    while (space < n && line[space] != ' ') space++;
-    if (space == 0 || space == n) return 1;
-    size_t i = space + 1, digits = 0;
-    *count = 0;
-    for (; i < n && line[i] != ' '; i++, digits++) {
-        if (line[i] < '0' || line[i] > '9' || *count > (INT64_MAX - 9) / 10) return 1;
-        *count = *count * 10 + (line[i] - '0');
+    size_t start = 0;
+    for (ptrdiff_t line = 1; line < number; line++) {
+        while (start < n && text[start] != '\n') start++;
+        start++;
     }
-    if (!digits) return 1;
-    *length = 0;
-    for (size_t k = 0; k < space;) {
-        int size;
-        word[(*length)++] = utf8_next(line, space, k, &size);
-        k += (size_t)size;
-    }
-    return 0;
+    size_t end = start;
+    while (end < n && text[end] != '\n' && end - start < 200) end++;
+    char shown[201];
+    memcpy(shown, text + start, end - start);
+    shown[end - start] = 0;
+    PyErr_Format(PyExc_ValueError, "invalid dictionary entry in %s at line %zd: %s", name, (Py_ssize_t)number, shown);
 }
 
 static int
 read_dictionary(Dictionary *self, const unsigned char *text, size_t n, const char *name)
 {
-    size_t lines = 1;
-    for (size_t i = 0; i < n; i++) lines += text[i] == '\n';
-    if (jieba_dict_init(&self->dict, lines * 2) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    uint32_t *word = malloc(sizeof(uint32_t) * (n + 1));
-    if (!word) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    size_t line_number = 0;
-    for (size_t start = 0; start < n;) {
-        size_t end = start;
-        while (end < n && text[end] != '\n') end++;
-        line_number++;
-        ptrdiff_t length;
-        int64_t count;
-        if (parse_entry(text + start, end - start, word, &length, &count)) {
-            free(word);
-            char shown[201];
-            size_t size = end - start < 200 ? end - start : 200;
-            memcpy(shown, text + start, size);
-            shown[size] = 0;
-            PyErr_Format(PyExc_ValueError, "invalid dictionary entry in %s at line %zu: %s", name, line_number, shown);
-            return -1;
-        }
-        if (count > INT64_MAX - self->dict.total || jieba_dict_add(&self->dict, word, length, count, 0) < 0) {
-            free(word);
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "%s: counts too large or out of memory", name);
-            return -1;
-        }
-        start = end + 1;
-    }
-    free(word);
-    return 0;
+    ptrdiff_t status = jieba_dict_read(&self->dict, text, n);
+    if (status < 0) PyErr_NoMemory();
+    else if (status > 0) invalid_line(text, n, status, name);
+    return status ? -1 : 0;
 }
 
 static PyObject *
@@ -135,7 +90,7 @@ dump_size(const DumpHeader *h)
 {
     return sizeof(DumpHeader) + (size_t)h->n_nodes * (sizeof(int64_t) + sizeof(double)) +
            sizeof(uint32_t) * JIEBA_ROOT_TABLE + (size_t)h->slots * (sizeof(uint64_t) + sizeof(uint32_t)) +
-           sizeof(double) * HMM_VALUES;
+           sizeof(double) * JIEBA_HMM_VALUES;
 }
 
 static PyObject *

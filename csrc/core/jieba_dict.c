@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "utf8.h"
+
 static int
 grow_nodes(JiebaDict *d, size_t needed)
 {
@@ -128,4 +130,63 @@ jieba_dict_add(JiebaDict *d, const uint32_t *cps, ptrdiff_t n, int64_t count, in
     if (count == 0 && overlay) d->split[node] = 1; /* jieba's add_word, not its dictionary file */
     d->total += count;
     return 0;
+}
+
+/* One line of a dictionary file: 0 and the word and count when it is an entry, else 1. */
+static int
+parse_entry(const unsigned char *line, size_t n, uint32_t *word, ptrdiff_t *length, int64_t *count)
+{
+    while (n && (line[n - 1] == ' ' || (line[n - 1] >= 0x09 && line[n - 1] <= 0x0d))) n--;
+    while (n && (line[0] == ' ' || (line[0] >= 0x09 && line[0] <= 0x0d))) line++, n--;
+    size_t space = 0;
+    while (space < n && line[space] != ' ') space++;
+    if (space == 0 || space == n) return 1;
+    size_t i = space + 1, digits = 0;
+    *count = 0;
+    for (; i < n && line[i] != ' '; i++, digits++) {
+        if (line[i] < '0' || line[i] > '9' || *count > (INT64_MAX - 9) / 10) return 1;
+        *count = *count * 10 + (line[i] - '0');
+    }
+    if (!digits) return 1;
+    *length = 0;
+    for (size_t k = 0; k < space;) {
+        int size;
+        word[(*length)++] = utf8_next(line, space, k, &size);
+        k += (size_t)size;
+    }
+    return 0;
+}
+
+ptrdiff_t
+jieba_dict_read(JiebaDict *d, const unsigned char *text, size_t n)
+{
+    size_t lines = 1, longest = 0;
+    for (size_t i = 0, start = 0; i <= n; i++) {
+        if (i < n && text[i] != '\n') continue;
+        lines++;
+        if (i - start > longest) longest = i - start;
+        start = i + 1;
+    }
+    if (jieba_dict_init(d, lines * 2) < 0) return -1;
+    uint32_t *word = malloc(sizeof(uint32_t) * (longest + 1));
+    if (!word) {
+        jieba_dict_free(d);
+        return -1;
+    }
+    ptrdiff_t line_number = 0, status = 0;
+    for (size_t start = 0; start < n && !status;) {
+        size_t end = start;
+        while (end < n && text[end] != '\n') end++;
+        line_number++;
+        ptrdiff_t length;
+        int64_t count;
+        if (parse_entry(text + start, end - start, word, &length, &count) || count > INT64_MAX - d->total)
+            status = line_number;
+        else if (jieba_dict_add(d, word, length, count, 0) < 0)
+            status = -1;
+        start = end + 1;
+    }
+    free(word);
+    if (status) jieba_dict_free(d);
+    return status;
 }

@@ -54,6 +54,12 @@ uint32_t jieba_dict_find(const JiebaDict *d, const uint32_t *cps, ptrdiff_t n);
  * also marks the word to be split. -1 when out of memory, n is 0 or the count negative. */
 int jieba_dict_add(JiebaDict *d, const uint32_t *cps, ptrdiff_t n, int64_t count, int overlay);
 
+/* A new dictionary of the entries of a jieba dictionary file, text[0 .. n), added in order as jieba
+ * reads them: each line stripped, the word up to its first space, then the count (ASCII digits), then
+ * an optional tag. Returns 0; -1 when out of memory; else the number (from 1) of the first line that is
+ * not an entry, or whose count would take the total past 2^63 - 1. On error nothing needs freeing. */
+ptrdiff_t jieba_dict_read(JiebaDict *d, const unsigned char *text, size_t n);
+
 /* ---- inline ---- */
 
 static inline uint32_t

@@ -2,6 +2,7 @@
 #include "jieba_hmm.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* the states each state may follow (jieba's PrevStatus) */
 static const uint8_t PREVIOUS[JIEBA_STATES][2] = {
@@ -19,6 +20,14 @@ jieba_hmm_clear(JiebaHmm *hmm)
         for (int z = 0; z < JIEBA_STATES; z++) hmm->trans[y][z] = JIEBA_MIN_FLOAT;
         for (int c = 0; c < JIEBA_HAN_COUNT; c++) hmm->emit[y][c] = JIEBA_MIN_FLOAT;
     }
+}
+
+void
+jieba_hmm_set(JiebaHmm *hmm, const double *values)
+{
+    memcpy(hmm->start, values, sizeof(hmm->start));
+    memcpy(hmm->trans, values + JIEBA_STATES, sizeof(hmm->trans));
+    memcpy(hmm->emit, values + JIEBA_STATES + JIEBA_STATES * JIEBA_STATES, sizeof(hmm->emit));
 }
 
 void

@@ -30,8 +30,15 @@ jieba_is_hmm_han(uint32_t c)
     return c >= JIEBA_HAN_FIRST && c <= JIEBA_HAN_LAST;
 }
 
+/* The number of values of the tables, start, transitions and emissions, in that order. */
+#define JIEBA_HMM_VALUES (JIEBA_STATES + JIEBA_STATES * JIEBA_STATES + JIEBA_STATES * JIEBA_HAN_COUNT)
+
 /* Every probability JIEBA_MIN_FLOAT: the tables jieba's files then fill. */
 void jieba_hmm_clear(JiebaHmm *hmm);
+
+/* The tables from values[0 .. JIEBA_HMM_VALUES): start (B, E, M, S), transitions (from, to), then
+ * emissions (state, code point from JIEBA_HAN_FIRST); JIEBA_MIN_FLOAT where jieba has no value. */
+void jieba_hmm_set(JiebaHmm *hmm, const double *values);
 
 /* What one thread reuses from run to run. Zeroed, it is ready. */
 typedef struct {
