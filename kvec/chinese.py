@@ -20,6 +20,8 @@ import re
 import threading
 from array import array
 from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from kvec._jieba import Cutter, Dictionary
@@ -27,7 +29,7 @@ from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer
 from kvec.user_cache import default_cache_dir
 
-__all__ = ["Jieba", "default_cache_dir"]
+__all__ = ["Jieba", "JiebaState", "default_cache_dir"]
 
 MODES = ("accurate", "search", "full")
 # one line of a jieba user dictionary: the word (spaces allowed), then an optional count and tag
@@ -42,6 +44,18 @@ _dictionaries: dict[str, Any] = {}  # cache file -> the loaded dictionary, share
 _dictionaries_lock = threading.Lock()
 
 
+@dataclass(frozen=True)
+class JiebaState:
+    """What a :class:`Jieba` cuts with, for the native encoder outside Python (kvec/native_spec.py)."""
+
+    mode: int  # the index of the mode in MODES
+    hmm: bool
+    dictionary: bytes  # the dictionary file's bytes
+    hmm_tables: bytes  # the HMM as float64 bytes (see _hmm_tables)
+    user_words: list[tuple[str, int]]  # as added, each with the count it was added with
+    whole_words: list[str]  # user words found before jieba cuts (they hold what jieba splits)
+
+
 class Jieba(PreTokenizer):
     """Words of Chinese (and mixed) text by jieba's algorithm; whitespace is dropped.
 
@@ -52,6 +66,8 @@ class Jieba(PreTokenizer):
         user_dict: a jieba user dictionary file (``word [count] [tag]`` per line) or a list of words
             or ``(word, count)`` pairs. Words may hold spaces or digits: each becomes one token.
         cache_dir: where the built dictionary is cached (default :func:`default_cache_dir`).
+        dictionary: a jieba dictionary file (``word count [tag]`` per line) used instead of jieba's
+            own, as ``jieba.Tokenizer(dictionary=...)`` or ``jieba.set_dictionary`` use it.
 
     Example:
         >>> segmenter = Jieba(user_dict=["自然语言处理", "New York"])
@@ -65,6 +81,7 @@ class Jieba(PreTokenizer):
         hmm: bool = True,
         user_dict: str | os.PathLike[str] | Iterable[str | tuple[Any, ...]] | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
+        dictionary: str | os.PathLike[str] | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -72,12 +89,27 @@ class Jieba(PreTokenizer):
         self.hmm = bool(hmm)
         self.user_words = _user_words(user_dict)
         self.cache_dir = cache_dir
+        self.dictionary = None if dictionary is None else os.fspath(dictionary)
         self._cutter = None
+        self._added: list[tuple[str, int]] = []  # the user words with the counts they were added with
         unusual = sorted({w for w, _ in self.user_words if not _JIEBA_BLOCK.fullmatch(w)}, key=len, reverse=True)
+        self._whole_words = unusual
         self._unusual = re.compile("|".join(map(re.escape, unusual))) if unusual else None
 
     def get_config(self):
-        return {"mode": self.mode, "hmm": self.hmm, "user_dict": [list(entry) for entry in self.user_words]}
+        config = {"mode": self.mode, "hmm": self.hmm, "user_dict": [list(entry) for entry in self.user_words]}
+        if self.dictionary is not None:
+            config["dictionary"] = self.dictionary
+        return config
+
+    def native_state(self) -> JiebaState:
+        """The dictionary, HMM and words this segmenter cuts with (its counts as added)."""
+        self._native()
+        with open(self.dictionary or _jieba_files()[0], "rb") as f:
+            dictionary = f.read()
+        return JiebaState(
+            MODES.index(self.mode), self.hmm, dictionary, _hmm_tables(), list(self._added), list(self._whole_words)
+        )
 
     def __getstate__(self):  # the native segmenter is rebuilt in the other process
         state = dict(self.__dict__)
@@ -88,10 +120,12 @@ class Jieba(PreTokenizer):
         """The native segmenter, made on first use with the user words added in order, as jieba's
         ``add_word`` adds them (a word without a count gets jieba's suggested count)."""
         if self._cutter is None:
-            cutter = Cutter(_dictionary(self.cache_dir), MODES.index(self.mode), self.hmm)
+            cutter = Cutter(_dictionary(self.cache_dir, self.dictionary), MODES.index(self.mode), self.hmm)
+            added = []
             for word, count in self.user_words:
-                cutter.add_word(word, cutter.suggested_count(word) if count is None else count)
-            self._cutter = cutter
+                added.append((word, cutter.suggested_count(word) if count is None else count))
+                cutter.add_word(*added[-1])
+            self._cutter, self._added = cutter, added
         return self._cutter
 
     def _spans(self, text):
@@ -155,10 +189,12 @@ def _jieba_files():
     return os.path.join(folder, "dict.txt"), hmm
 
 
-def _dictionary(cache_dir):
-    """jieba's dictionary and HMM, built once per process; the built form is cached in ``cache_dir``
-    under a name that changes with jieba's files (their paths, sizes and times) and kvec's format."""
-    dictionary_file, hmm_files = _jieba_files()
+def _dictionary(cache_dir, dictionary_file=None):
+    """jieba's dictionary (or the file ``dictionary_file``) and HMM, built once per process; the built
+    form is cached in ``cache_dir`` under a name that changes with the files (their paths, sizes and
+    times) and kvec's format."""
+    jieba_dictionary, hmm_files = _jieba_files()
+    dictionary_file = os.path.abspath(dictionary_file) if dictionary_file is not None else jieba_dictionary
     key = hashlib.sha256(_DUMP_FORMAT.encode())
     for path in (dictionary_file, *hmm_files):
         info = os.stat(path)
@@ -188,6 +224,7 @@ def _load_or_build(cache_file, dictionary_file):
     return dictionary
 
 
+@lru_cache(maxsize=1)
 def _hmm_tables():
     """jieba's HMM as float64 bytes: start (B, E, M, S), transitions (from, to), then emissions (state,
     code point from U+4E00 to U+9FD5); jieba's MIN_FLOAT where it has no value."""

@@ -15,13 +15,15 @@ Described today:
   by character class (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``, ``KerasFilters``,
   ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or by GPT-2's or cl100k's expression
   (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), or one that leaves the whole text to a Unigram
-  lattice (``SentencePiece``), a WordPiece, BPE (without dropout; byte-level BPE too) or Unigram model
+  lattice (``SentencePiece``), or :class:`kvec.chinese.Jieba` (its dictionary travels in the
+  description), a WordPiece, BPE (without dropout; byte-level BPE too) or Unigram model
   (without sampling), and a post-processor that only puts ids around a text;
-* a word splitter (:func:`describe_splitter`): a pre-tokenizer that cuts words as above;
+* a word splitter (:func:`describe_splitter`): a pre-tokenizer that cuts words as above, Jieba too;
 * a :class:`kvec.Tokenizer` (the legacy Keras one): word level, with ``lower`` as Python's
   ``str.lower`` (its final sigma rule included), ``filters`` with a one-character ``split`` or
-  ``char_level``; or with such a pipeline as its analyzer (``subword=``, ``from_model``), its ids
-  mapped to Keras indices; ``word_index`` with the ``num_words`` and ``oov_token`` rules either way.
+  ``char_level``; with a Jieba analyzer (jieba's words, then the Keras rule); or with such a pipeline
+  as its analyzer (``subword=``, ``from_model``), its ids mapped to Keras indices; ``word_index`` with
+  the ``num_words`` and ``oov_token`` rules either way.
 
 :func:`describe` says what else stops it.
 
@@ -38,11 +40,14 @@ from __future__ import annotations
 
 import json
 import struct
+import sys
+from array import array
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import cast
 
 from kvec import serialization
-from kvec.chinese import Jieba
+from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
@@ -51,7 +56,7 @@ from kvec.models.wordpiece import WordPiece
 from kvec.normalizers import Prepend
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
-from kvec.text import Tokenizer, _word_rule
+from kvec.text import CHINESE_PUNCTUATION, DEFAULT_FILTERS, Tokenizer, _word_rule
 
 __all__ = ["NotNativeError", "describe", "describe_splitter"]
 
@@ -87,17 +92,20 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
     if isinstance(model, Unigram) and model.sampling:
         raise NotNativeError("the Unigram model samples its segmentations: a served model would not be repeatable")
+    byte_spelling = ""
     if pipeline._segments_whole_texts():  # the model segments each piece between added tokens whole
         pre_tokenizer = _classes(b"", RUNS, "whole")
+    elif isinstance(pipeline.pre_tokenizer, Jieba):
+        pre_tokenizer = _classes(b"", RUNS, "jieba", jieba=_jieba(pipeline.pre_tokenizer.native_state()))
     else:
         table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
-        pre_tokenizer = _pre_tokenizer(table)
+        pre_tokenizer, byte_spelling = _pre_tokenizer(table), table.byte_spelling
     if isinstance(model, WordPiece):
         described = _wordpiece(model)
     elif isinstance(model, Unigram):
         described = _unigram(model)
     else:
-        described = _bpe(model, table.byte_spelling)
+        described = _bpe(model, byte_spelling)
     added = pipeline.added_vocabulary
     return _description(
         _normalizer(pipeline.normalizer),
@@ -129,7 +137,8 @@ def describe_splitter(splitter: PreTokenizer) -> bytes:
     """The description of a word splitter (a pre-tokenizer that :class:`kvec.layers.TextVectorization`
     takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
     if isinstance(splitter, Jieba):
-        raise NotNativeError("Jieba segments in Python: jieba's algorithm is not in the native core yet")
+        jieba = _jieba(splitter.native_state())
+        return _description(_normalizer(None), _classes(b"", RUNS, "jieba", jieba=jieba), _u32(SPLIT))
     return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), _u32(SPLIT))
 
 
@@ -154,6 +163,8 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
     lookup, oov_index, _ = tokenizer._ids_functions()
     if lookup is None:
         raise NotNativeError(f"the oov_token {tokenizer.oov_token!r} is not in word_index")
+    if isinstance(tokenizer.analyzer, Jieba) and not tokenizer.char_level:
+        return _describe_jieba_analyzer(tokenizer, lookup, oov_index)
     if tokenizer.analyzer is not None:
         return _describe_analyzer(tokenizer, lookup, oov_index)
     if tokenizer.subword is not None:
@@ -161,16 +172,40 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
     if tokenizer.char_level:
         classes = _classes(b"", ALONE)  # every character a word
     else:
-        if _word_rule(tokenizer.filters, tokenizer.split).native is None:
-            raise NotNativeError(f"the split {tokenizer.split!r} is longer than one character")
-        separators = sorted({ord(c) for c in tokenizer.filters} | {ord(tokenizer.split)})
-        table = bytearray([RUNS]) * (separators[-1] + 1)
-        for c in separators:
-            table[c] = 0
-        classes = _classes(bytes(table), RUNS)
+        classes = _keras_word_classes(tokenizer.filters, tokenizer.split)
     normalizer = _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
+    return _description(normalizer, classes, _word_lookup(lookup, oov_index))
+
+
+def _keras_word_classes(filters: Iterable[str], split: str, jieba: bytes = b"") -> bytes:
+    """Keras' word rule: words are the runs between the characters of ``filters`` and ``split``."""
+    if _word_rule(filters, split).native is None:
+        raise NotNativeError(f"the split {split!r} is longer than one character")
+    separators = sorted({ord(c) for c in filters} | {ord(split)})
+    table = bytearray([RUNS]) * (separators[-1] + 1)
+    for c in separators:
+        table[c] = 0
+    return _classes(bytes(table), RUNS, "jieba" if jieba else "", jieba=jieba)
+
+
+def _word_lookup(lookup: dict[str, int], oov_index: int | None) -> bytes:
     unknown = -1 if oov_index is None else oov_index
-    return _description(normalizer, classes, _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _tokens(lookup))
+    return _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _tokens(lookup)
+
+
+def _describe_jieba_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
+    """A Keras tokenizer with a Jieba analyzer: jieba's words, each then lowercased and cut by the
+    Keras rule (the default filters with Chinese punctuation), as ``Tokenizer`` joins the words with
+    ``split`` and applies its rule to the text. Lowercasing word by word is the same as lowercasing the
+    joined text unless ``split`` is case-ignorable (Σ's final form then looks across it)."""
+    split = tokenizer.split
+    if tokenizer.lower and ("AΣ" + split + "a").lower()[1] != "ς":
+        raise NotNativeError(f"the split {split!r} is case-ignorable: a final sigma would look across it")
+    filters = tokenizer.filters + CHINESE_PUNCTUATION if tokenizer.filters == DEFAULT_FILTERS else tokenizer.filters
+    segmenter = cast(Jieba, tokenizer.analyzer)
+    classes = _keras_word_classes(filters, split, jieba=_jieba(segmenter.native_state(), map_words=True))
+    normalizer = _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
+    return _description(normalizer, classes, _word_lookup(lookup, oov_index))
 
 
 def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -193,10 +228,26 @@ def _checked_id(token, token_id):
     return token_id
 
 
-def _classes(table: bytes, default: int, expression: str = "", prefix: str = "") -> bytes:
-    """The pre-tokenizer: its class table, the class past it, its expression, its prefix."""
-    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3}
-    return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + _string(prefix)
+def _classes(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
+    """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
+    after it), its prefix."""
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4}
+    return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + jieba + _string(prefix)
+
+
+def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
+    """jieba's section: mode, HMM flag, dictionary file, HMM tables, user words, whole words, and
+    whether the normalizer maps jieba's words (then cut into class runs) rather than the parts."""
+    tables = array("d")
+    tables.frombytes(state.hmm_tables)
+    if sys.byteorder != "little":
+        tables.byteswap()
+    parts = [_u32(state.mode), _u32(int(state.hmm)), _u32(len(state.dictionary)), state.dictionary, tables.tobytes()]
+    parts.append(_u32(len(state.user_words)))
+    parts += [_string(word) + struct.pack("<q", count) for word, count in state.user_words]
+    parts.append(_u32(len(state.whole_words)))
+    parts += [_string(word) for word in state.whole_words]
+    return b"".join([*parts, _u32(int(map_words))])
 
 
 def _pre_tokenizer(table: WordTable) -> bytes:

@@ -186,6 +186,32 @@ def test_the_built_dictionary_is_cached_in_the_cache_dir_only_and_rebuilt_when_c
     assert cached.read_bytes() != bytes(data)  # built again and written back
 
 
+SMALL_DICTIONARY = "北京 30 ns\n天安门 20\n大学 10\n大学生 5\n学生 8\n中国 40\n生命 6\n起源 3\nAT&T 3\nT恤 2\n"
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=MIXED)
+def test_a_dictionary_of_ones_own_cuts_as_jieba_with_that_dictionary(small_dictionary, text):
+    path, oracle = small_dictionary
+    segmenter = Jieba(dictionary=path)
+    assert segmenter("中国人民大学生活") == oracle.lcut("中国人民大学生活") != jieba.lcut("中国人民大学生活")
+    for hmm in (True, False):
+        expected = without_whitespace(oracle.tokenize(text, HMM=hmm), lambda t: t[0])
+        pieces = Jieba(dictionary=path, hmm=hmm).pre_tokenize(text)
+        assert [(p.text, p.offsets(0, len(p.text))[0]) for p in pieces] == [(w, a) for w, a, _ in expected]
+    assert Jieba(**segmenter.get_config()).get_config() == {**segmenter.get_config(), "dictionary": path}
+
+
+@pytest.fixture(scope="module")
+def small_dictionary(tmp_path_factory):
+    path = tmp_path_factory.mktemp("dictionary") / "small.txt"
+    path.write_text(SMALL_DICTIONARY, encoding="utf-8")
+    oracle = jieba.Tokenizer(dictionary=str(path))
+    oracle.tmp_dir = str(path.parent)
+    oracle.initialize()
+    return str(path), oracle
+
+
 def test_segmentation_is_the_same_for_every_hash_seed_and_thread_count(tmp_path):
     script = (
         "import json, sys; from kvec.chinese import Jieba\n"

@@ -18,8 +18,10 @@ from kvec import Tokenizer  # noqa: E402
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import ExportError  # noqa: E402
 from kvec.layers import TextVectorization, op_library  # noqa: E402
+from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
 from kvec.pretokenizers import BertPreTokenizer  # noqa: E402
+from kvec.trainers import WordPieceTrainer  # noqa: E402
 
 # the op library needs a C++ compiler; without one the layer falls back (the last test) and these skip
 needs_ops = pytest.mark.skipif(op_library.load() is None, reason=f"no op library here: {op_library.failure()}")
@@ -80,8 +82,9 @@ def test_a_subclassed_model_tracking_a_keras_style_layer_in_a_list_exports_and_s
 
 
 def test_a_layer_that_runs_python_stops_the_save_with_an_export_error(tmp_path):
-    layer = TextVectorization(tokenizer=Jieba(), output_sequence_length=4)
-    layer.adapt(["我爱北京", "北京天安门"])
+    # an analyzer of the user's own is Python the graph cannot hold
+    layer = TextVectorization(tokenizer=Tokenizer(analyzer=str.split), output_sequence_length=4)
+    layer.adapt(["我爱 北京", "北京 天安门"])
     inputs = keras.Input(shape=(), dtype="string")
     model = keras.Model(inputs, keras.layers.Embedding(layer.vocabulary_size(), 2)(layer(inputs)))
     for save in (model.export, lambda path: tf.saved_model.save(model, path)):
@@ -111,25 +114,32 @@ def trained_one_step(model, texts):
     ids=["int", "ragged", "multi_hot", "count", "tf_idf"],
 )
 def test_a_wordpiece_model_exports_and_serves_its_outputs_in_a_fresh_process(arguments, tmp_path):
-    layer = TextVectorization(tokenizer=keras_subword("wordpiece", 120), **arguments)
-    layer.adapt(TRAIN)
+    exported_and_served(
+        TextVectorization(tokenizer=keras_subword("wordpiece", 120), **arguments), TRAIN, TEXTS, tmp_path
+    )
+
+
+def exported_and_served(layer, train, texts, tmp_path):
+    """A model around ``layer`` (adapted to ``train``; trained one step unless it outputs ragged ids)
+    serves ``texts`` from a fresh process as it does here; the served outputs."""
+    layer.adapt(train)
     inputs = keras.Input(shape=(), dtype="string")
     x = layer(inputs)
-    if arguments.get("ragged"):
+    if layer._ragged:
         model = keras.Model(inputs, x)  # the ids themselves, ragged
     else:
-        if "output_mode" not in arguments:
+        if layer._output_mode == "int":
             x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(layer.vocabulary_size(), 4)(x))
-        model = trained_one_step(keras.Model(inputs, keras.layers.Dense(2)(x)), TRAIN)
-    outputs = model(tf.constant(TEXTS))
-    expected = outputs.to_list() if isinstance(outputs, tf.RaggedTensor) else np.asarray(outputs)
+        model = trained_one_step(keras.Model(inputs, keras.layers.Dense(2)(x)), train)
+    outputs = model(tf.constant(texts))
     path = str(tmp_path / "exported")
     model.export(path)
-    served = served_in_a_fresh_process(path, TEXTS)
-    if arguments.get("ragged"):
-        assert served == expected
+    served = served_in_a_fresh_process(path, texts)
+    if isinstance(outputs, tf.RaggedTensor):
+        assert served == outputs.to_list()
     else:
-        np.testing.assert_allclose(served, expected, rtol=1e-6)
+        np.testing.assert_allclose(served, np.asarray(outputs), rtol=1e-6)
+    return served
 
 
 @needs_ops
@@ -170,6 +180,34 @@ def test_keras_tokenizer_subword_and_splitter_models_export_and_serve_in_a_fresh
     path = str(tmp_path / "exported")
     model.export(path)
     np.testing.assert_allclose(served_in_a_fresh_process(path, TEXTS), expected, rtol=1e-6)
+
+
+CHINESE_TRAIN = ["我爱北京天安门", "自然语言处理很有趣", "我们在北京学习机器学习", "New York的iPhone很贵"] * 4
+CHINESE_TEXTS = ["我在New York学习自然语言处理", "", "北京大学生的iPhone", "没见过的词：龘靐"]
+
+
+def jieba_pipeline(mode):
+    pipeline = Pipeline(None, pre_tokenizer=Jieba(mode=mode))
+    return pipeline, WordPieceTrainer(vocab_size=150, special_tokens=["[PAD]", "[UNK]"])
+
+
+@needs_ops
+@pytest.mark.parametrize(
+    "tokenizer, arguments",
+    [
+        (lambda: Jieba(user_dict=["New York", "自然语言处理"]), {"output_sequence_length": 8}),
+        (lambda: Jieba(mode="search", hmm=False), {"ragged": True}),
+        (lambda: Tokenizer(analyzer=Jieba(mode="full"), num_words=20, oov_token="?"), {"output_mode": "multi_hot"}),
+        (lambda: jieba_pipeline("accurate"), {"output_sequence_length": 8}),
+        (lambda: jieba_pipeline("search"), {"output_mode": "tf_idf"}),
+    ],
+    ids=["splitter_user_words", "splitter_search_ragged", "keras_analyzer_multi_hot", "pipeline", "pipeline_tf_idf"],
+)
+def test_jieba_layers_export_and_serve_in_a_fresh_process(tokenizer, arguments, tmp_path):
+    layer = TextVectorization(tokenizer=tokenizer(), **arguments)
+    served = exported_and_served(layer, CHINESE_TRAIN, CHINESE_TEXTS, tmp_path)
+    if arguments.get("ragged"):  # jieba's words, not one id per text
+        assert any(len(row) > 1 for row in served)
 
 
 @needs_ops

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kvec import Tokenizer
+from kvec.chinese import Jieba
 from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe, describe_splitter
 from kvec.normalizers import Lowercase
@@ -156,3 +157,33 @@ def test_jieba_segmentation_runs_clean_under_the_sanitizers(tmp_path_factory):
     assert run.returncode == 0, run.stderr.decode(errors="replace")[-3000:]
     n_texts, n_words = map(int, run.stdout.split())
     assert n_texts == len(texts) and n_words > 10 * len(texts)
+
+
+def test_jieba_descriptions_and_texts_run_clean_under_the_sanitizers(driver, tmp_path):
+    # a small dictionary keeps each description small; the HMM's tables (670 KB) are left intact, the
+    # sections around them cut and corrupted
+    rng = random.Random(17)
+    dictionary = tmp_path / "dict.txt"
+    entries = ["北京 30 ns", "天安门 20", "大学 10", "大学生 5", "学生 8", "中国 40", "AT&T 3", "T恤 2"]
+    dictionary.write_text("\n".join(entries) + "\n", encoding="utf-8")
+    segmenter = Jieba(user_dict=["北京大学", ("New York", 4), "C++ 语言"], dictionary=dictionary, mode="full")
+    tokenizer = Tokenizer(analyzer=segmenter, num_words=6, oov_token="?")
+    tokenizer.fit_on_texts(["北京天安门", "中国大学生 ΣΑΣ", "New York 的 T恤"])
+    texts = [b"", "北京大学生在New York用C++ 语言买T恤，AT&T ΣΑΣ".encode(), "中国人民大学生活 x1.5%".encode()]
+    texts.append(bytes(rng.randrange(256) for _ in range(64)))
+    cases = []
+    for spec in (describe_splitter(segmenter), describe(tokenizer)):
+        tables = spec.index(dictionary.read_bytes()) + len(dictionary.read_bytes())  # the HMM's, after the file
+        around = [k for k in range(len(spec)) if not tables <= k < tables + 8 * 83_820]
+        cases += [(spec, text) for text in texts]
+        cases += [(spec[:end], texts[1]) for end in sorted(rng.sample(around, 20))]
+        for _ in range(30):
+            corrupt = bytearray(spec)
+            for _ in range(rng.randrange(1, 4)):
+                corrupt[rng.choice(around)] = rng.randrange(256)
+            cases.append((bytes(corrupt), rng.choice(texts)))
+    stdin = b"".join(block(s) + block(t) for s, t in cases)
+    run = subprocess.run([str(driver)], input=stdin, capture_output=True, timeout=600)
+    assert run.returncode == 0, run.stderr.decode(errors="replace")[-3000:]
+    accepted, refused = map(int, run.stdout.split())
+    assert accepted + refused == len(cases) and accepted >= 2 * len(texts) and refused >= 30

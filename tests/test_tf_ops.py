@@ -4,13 +4,13 @@ text (invalid UTF-8 included), and refuses a description that is cut short or co
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 tf = pytest.importorskip("tensorflow")
 
 from kvec import Tokenizer  # noqa: E402
-from kvec.chinese import Jieba  # noqa: E402
+from kvec.chinese import MODES, Jieba  # noqa: E402
 from kvec.interop.huggingface import from_tokenizer_json_str  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
 from kvec.models import Unigram, WordPiece  # noqa: E402
@@ -30,8 +30,9 @@ from kvec.pretokenizers import (  # noqa: E402
 )
 from kvec.pretokenizers import Sequence as PreTokenizerSequence  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
-from kvec.trainers import UnigramTrainer  # noqa: E402
+from kvec.trainers import UnigramTrainer, WordPieceTrainer  # noqa: E402
 from tests.support import hf_llama3, hf_trained, small_bpe  # noqa: E402
+from tests.test_chinese import MIXED  # noqa: E402
 
 LIBRARY = op_library.load()
 pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could not be built here")
@@ -355,10 +356,69 @@ def test_the_split_op_gives_the_splitters_words(name, texts):
     assert rows == [[w.encode("utf-8", "surrogatepass") for w in splitter.split_words(t)] for t in texts]
 
 
-def test_each_op_refuses_the_other_kind_of_description_and_jieba_is_not_described():
+def test_each_op_refuses_the_other_kind_of_description():
     with pytest.raises(tf.errors.InvalidArgumentError, match="KvecSplit needs a word splitter"):
         LIBRARY.kvec_split(tf.constant(["a"]), spec=describe(PIPELINES["bert"]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="KvecEncode needs a tokenizer"):
         LIBRARY.kvec_encode(tf.constant(["a"]), spec=describe_splitter(Whitespace()))
-    with pytest.raises(NotNativeError, match="Jieba segments in Python"):
-        describe_splitter(Jieba())
+
+
+# user words as jieba's add_word takes them, and whole words with what jieba splits (a space, "+" and a
+# Greek capital), found before jieba cuts
+JIEBA_USER_WORDS = [("自然语言处理", None), ("北京大学生", 0), ("云计算", 7), "New York", "C++ 语言", "ΣΑΣ x"]
+JIEBA_TEXT = MIXED.map(lambda t: t + "在New York用C++ 语言做自然语言处理，ΣΑΣ x和北京大学生")
+SEGMENTERS = {
+    f"{mode}{'' if hmm else '_no_hmm'}": {"mode": mode, "hmm": hmm} for mode in MODES for hmm in (True, False)
+}
+SEGMENTERS["user_words"] = {"user_dict": JIEBA_USER_WORDS}
+SEGMENTERS["user_words_full"] = {"user_dict": JIEBA_USER_WORDS, "mode": "full"}
+
+
+@pytest.mark.parametrize("name", sorted(SEGMENTERS))
+@settings(max_examples=40)
+@given(texts=st.lists(JIEBA_TEXT, min_size=1, max_size=4))
+def test_the_split_op_gives_jiebas_words(name, texts):
+    segmenter = Jieba(**SEGMENTERS[name])
+    words, splits = LIBRARY.kvec_split(tf.constant(texts), spec=describe_splitter(segmenter))
+    rows = tf.RaggedTensor.from_row_splits(words, splits).to_list()
+    assert rows == [[w.encode() for w in segmenter.split_words(t)] for t in texts]
+
+
+JIEBA_TRAIN = ["我爱北京天安门", "自然语言处理很有趣，ΣΑΣ", "我们在北京学习机器学习", "New York的iPhone", "北京云计算"]
+JIEBA_TRAIN *= 3
+
+
+@pytest.mark.parametrize("config", [{}, {"lower": False}, {"num_words": 8, "oov_token": "<unk>"}], ids=str)
+@settings(max_examples=40)
+@given(texts=st.lists(JIEBA_TEXT, max_size=4))
+def test_the_op_gives_a_keras_tokenizer_with_a_jieba_analyzer_its_indices(config, texts):
+    tokenizer = Tokenizer(analyzer=Jieba(user_dict=JIEBA_USER_WORDS), **config)
+    tokenizer.fit_on_texts(JIEBA_TRAIN + texts)
+    values, splits = LIBRARY.kvec_encode(tf.constant(texts, dtype=tf.string), spec=describe(tokenizer))
+    assert tf.RaggedTensor.from_row_splits(values, splits).to_list() == tokenizer.texts_to_sequences(texts)
+
+
+def test_a_jieba_analyzer_whose_split_a_final_sigma_looks_across_is_not_described():
+    # "'" is case-ignorable: "Σ'a".lower() keeps σ, while the word "Σ" alone lowers to ς
+    tokenizer = Tokenizer(analyzer=Jieba(), split="'")
+    tokenizer.fit_on_texts(JIEBA_TRAIN)
+    with pytest.raises(NotNativeError, match='the split "\'" is case-ignorable'):
+        describe(tokenizer)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=30)
+@given(texts=st.lists(JIEBA_TEXT, max_size=4))
+def test_the_op_gives_a_pipeline_over_jieba_its_ids(jieba_pipelines, mode, texts):
+    pipeline = jieba_pipelines[mode]
+    assert op_ids(pipeline, [t.encode() for t in texts]) == [e.ids for e in pipeline.encode_batch(texts)]
+
+
+@pytest.fixture(scope="module")
+def jieba_pipelines():
+    pipelines = {}
+    for mode in MODES:
+        pipeline = Pipeline(None, normalizer=Lowercase(), pre_tokenizer=Jieba(mode=mode))
+        pipeline.train_from_iterator(JIEBA_TRAIN, WordPieceTrainer(vocab_size=120, special_tokens=["[UNK]"]))
+        pipelines[mode] = pipeline
+    return pipelines

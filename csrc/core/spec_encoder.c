@@ -379,6 +379,57 @@ read_unigram(Reader *r, SpecEncoder *e)
     free(scores);
 }
 
+/* jieba's section (see spec_encoder.h): its dictionary, HMM, the user's words and the whole words */
+static void
+read_jieba(Reader *r, SpecEncoder *e)
+{
+    uint32_t mode = read_u32(r), hmm = read_u32(r);
+    if (!r->error && (mode > JIEBA_FULL || hmm > 1)) r->error = "jieba's mode or HMM flag is out of range";
+    uint32_t length = read_count(r, 1);
+    if (r->error) return;
+    ptrdiff_t bad_line = jieba_dict_read(&e->jieba_dict, r->at, length);
+    r->at += length;
+    if (bad_line) {
+        r->error = bad_line < 0 ? "out of memory" : "jieba's dictionary has a line that is not an entry";
+        return;
+    }
+    e->jieba = (JiebaCutter){&e->jieba_dict, NULL, NULL, (int)mode, (int)hmm, 0};
+    double *values = has(r, 8 * (size_t)JIEBA_HMM_VALUES) ? malloc(sizeof(double) * JIEBA_HMM_VALUES) : NULL;
+    e->jieba_hmm = values ? malloc(sizeof(JiebaHmm)) : NULL;
+    if (!r->error && !e->jieba_hmm) r->error = "out of memory";
+    for (size_t k = 0; k < JIEBA_HMM_VALUES && !r->error; k++) {
+        uint64_t bits = (uint64_t)read_i64(r);
+        memcpy(&values[k], &bits, sizeof(double));
+    }
+    if (!r->error) jieba_hmm_set(e->jieba_hmm, values);
+    free(values);
+    e->jieba.hmm = e->jieba_hmm;
+    uint32_t n = read_count(r, ENTRY_SIZE);
+    if (!r->error && n) {
+        if (jieba_dict_init(&e->jieba_user, n * 2) < 0) r->error = "out of memory";
+        else e->jieba.user = &e->jieba_user;
+    }
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t size;
+        uint32_t *word = read_string(r, &size);
+        int64_t count = read_i64(r);
+        int64_t total = e->jieba_dict.total + e->jieba_user.total;
+        if (!r->error && (count < 0 || count > INT64_MAX - total)) r->error = "a user word's count is out of range";
+        if (!r->error && jieba_dict_add(&e->jieba_user, word, size, count, 1) < 0) r->error = "out of memory";
+        free(word);
+    }
+    n = read_count(r, 8);
+    if (!r->error && token_matcher_init(&e->whole_words, n) < 0) r->error = "out of memory";
+    for (uint32_t i = 0; i < n && !r->error; i++) {
+        uint32_t size;
+        uint32_t *word = read_string(r, &size);
+        if (word && token_matcher_add(&e->whole_words, word, size, i) < 0) r->error = "out of memory";
+        free(word);
+    }
+    if (!r->error) token_matcher_ready(&e->whole_words);
+    e->map_words = read_u32(r) != 0;
+}
+
 const char *
 spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
 {
@@ -410,8 +461,10 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && default_class > 255) r.error = "a character class is out of range";
     e->classes.default_class = (int)default_class;
     uint32_t expression = read_u32(&r);
-    if (!r.error && expression > SPEC_WHOLE_PIECES) r.error = "an unknown expression";
+    if (!r.error && expression > SPEC_JIEBA) r.error = "an unknown expression";
     e->expression = (int)expression;
+    if (!r.error && expression == SPEC_JIEBA) read_jieba(&r, e);
+    if (!r.error && e->map_words && e->part_prefix) r.error = "a prefix is put before parts that are not mapped";
     e->piece_prefix = read_code_points(&r, &e->piece_prefix_length);
     uint32_t model = read_u32(&r);
     if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_UNIGRAM)) r.error = "an unknown model kind";
@@ -452,6 +505,10 @@ spec_encoder_free(SpecEncoder *e)
     free(e->class_bytes);
     free(e->piece_prefix);
     free(e->part_prefix);
+    jieba_dict_free(&e->jieba_dict);
+    jieba_dict_free(&e->jieba_user);
+    free(e->jieba_hmm);
+    token_matcher_free(&e->whole_words);
     if (e->model_kind == SPEC_MODEL_WORDPIECE) wordpiece_free(&e->wordpiece);
     if (e->model_kind == SPEC_MODEL_WORDS) piece_map_free(&e->words);
     if (e->model_kind == SPEC_MODEL_UNIGRAM) unigram_model_free(&e->unigram);
@@ -477,6 +534,9 @@ spec_scratch_free(SpecScratch *s)
     unigram_path_free(&s->path);
     if (s->cache_ready) piece_map_free(&s->words);
     int64s_free(&s->word_ids);
+    jieba_scratch_free(&s->jieba);
+    int64s_free(&s->spans);
+    free(s->word);
     memset(s, 0, sizeof(*s));
 }
 
@@ -585,8 +645,84 @@ prefixed(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t *n, SpecScratch *s
     return s->prefixed;
 }
 
-/* The ids of the words of cps[0 .. n), a piece between added tokens: class runs, or the words of an
- * expression, which tile the piece. */
+/* The ids of the class runs of text[0 .. n). */
+static int
+encode_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t start, end = 0;
+    while ((end = class_run_next(&e->classes, text, end, &start)) > start) {
+        CodePoints word = code_points_slice(text, start, end - start);
+        int status = encode_word(e, &word, out, s);
+        if (status) return status;
+    }
+    return 0;
+}
+
+/* A word of jieba's: its ids, or with map_words those of the class runs of the word mapped (s->normalized
+ * is free for it: the parts are not mapped then). */
+static int
+encode_jieba_word(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    CodePoints word = {4, cps, n};
+    if (!e->map_words) return encode_word(e, &word, out, s);
+    if (!e->has_map) return encode_class_runs(e, &word, out, s);
+    n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
+    if (n < 0) return -1;
+    CodePoints mapped = {4, s->normalized, n};
+    return encode_class_runs(e, &mapped, out, s);
+}
+
+/* The ids of jieba's words of cps[0 .. n) (no whole word among them). Full mode may join letters that
+ * are not adjacent: such a word's later pieces are joined to it in s->word. */
+static int
+encode_jieba_cut(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    s->spans.length = 0;
+    if (jieba_cut(&e->jieba, cps, n, &s->spans, &s->jieba) < 0) return -1;
+    const int64_t *spans = s->spans.data;
+    for (ptrdiff_t k = 0; k < s->spans.length;) {
+        ptrdiff_t start = (ptrdiff_t)spans[k], end = (ptrdiff_t)spans[k + 1], length = end - start;
+        k += 2;
+        if (k >= s->spans.length || spans[k] >= 0) {
+            int status = encode_jieba_word(e, cps + start, length, out, s);
+            if (status) return status;
+            continue;
+        }
+        if (code_points_reserve(&s->word, &s->word_capacity, length) < 0) return -1;
+        memcpy(s->word, cps + start, sizeof(uint32_t) * (size_t)length);
+        for (; k < s->spans.length && spans[k] < 0; k += 2) {
+            ptrdiff_t from = (ptrdiff_t)(-1 - spans[k]), size = (ptrdiff_t)spans[k + 1] - from;
+            if (code_points_reserve(&s->word, &s->word_capacity, length + size) < 0) return -1;
+            memcpy(s->word + length, cps + from, sizeof(uint32_t) * (size_t)size);
+            length += size;
+        }
+        int status = encode_jieba_word(e, s->word, length, out, s);
+        if (status) return status;
+    }
+    return 0;
+}
+
+/* The ids of a piece by jieba: its whole words found first, jieba cutting the rest. */
+static int
+encode_jieba(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    for (ptrdiff_t position = 0;;) {
+        ptrdiff_t length = 0;
+        int64_t index = 0;
+        ptrdiff_t at = token_matcher_find(&e->whole_words, cps, position, n, &length, &index);
+        if (at > position) {
+            int status = encode_jieba_cut(e, cps + position, at - position, out, s);
+            if (status) return status;
+        }
+        if (at == n) return 0;
+        int status = encode_jieba_word(e, cps + at, length, out, s);
+        if (status) return status;
+        position = at + length;
+    }
+}
+
+/* The ids of the words of cps[0 .. n), a piece between added tokens: class runs, jieba's words, or the
+ * words of an expression, which tile the piece. */
 static int
 encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
@@ -597,6 +733,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
         ptrdiff_t unknown_at;
         return n == 0 ? 0 : unigram_ids(&e->unigram, &s->path, &text, out, &unknown_at);
     }
+    if (e->expression == SPEC_JIEBA) return encode_jieba(e, cps, n, out, s);
     if (e->expression) {
         ExpressionText view = {e->classes.classes, e->classes.n_classes, 4, cps, n};
         for (ptrdiff_t i = 0; i < n;) {
@@ -608,13 +745,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
         }
         return 0;
     }
-    ptrdiff_t start, end = 0;
-    while ((end = class_run_next(&e->classes, &text, end, &start)) > start) {
-        CodePoints word = code_points_slice(&text, start, end - start);
-        int status = encode_word(e, &word, out, s);
-        if (status) return status;
-    }
-    return 0;
+    return encode_class_runs(e, &text, out, s);
 }
 
 /* The ids of cps[0 .. n): tokens of `matcher` where they occur, `between` on the rest. */
@@ -642,13 +773,13 @@ static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
-    if (e->has_map) {
+    if (e->has_map && !e->map_words) {
         n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;
     }
     if (before > 0) { /* the prefix, then the mapped part, in s->normalized */
-        int mapped = e->has_map;
+        int mapped = e->has_map && !e->map_words;
         if (code_points_reserve(&s->normalized, &s->normalized_capacity, before + n) < 0) return -1;
         memmove(s->normalized + before, mapped ? s->normalized : cps, sizeof(uint32_t) * (size_t)n);
         memcpy(s->normalized, e->part_prefix, sizeof(uint32_t) * (size_t)before);

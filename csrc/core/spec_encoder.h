@@ -13,8 +13,17 @@
  *   added        the same (matched in each normalized part between special tokens)
  *   pre-tokenizer u32 n_classes, u8 classes[n_classes], u32 the class of code points past the table
  *                (csrc/core/class_runs.h); u32 expression: 0 words are class runs, 1 GPT-2's, 2 cl100k's
- *                (csrc/core/expressions.h), 3 each piece is one word (a model that segments whole texts); u32 length, u32 code points[]: a prefix put before each
- *                piece between added tokens that does not start with it (ByteLevel's space)
+ *                (csrc/core/expressions.h), 3 each piece is one word (a model that segments whole texts),
+ *                4 jieba's words (csrc/core/jieba_cut.h), then: u32 mode (0 accurate, 1 search, 2 full),
+ *                u32 hmm (0 or 1), u32 length, u8 dictionary[length] (a jieba dictionary file: `word
+ *                count [tag]` lines), f64 hmm tables[JIEBA_HMM_VALUES] (csrc/core/jieba_hmm.h), u32 n,
+ *                n times u32 length, u32 code points[], i64 count (the user's words, added in order),
+ *                u32 n, n times u32 length, u32 code points[] (whole words: found first, leftmost then
+ *                longest, each one word, jieba cutting what lies between), u32 then (0, or 1: each word
+ *                is then mapped by the normalizer, which does not map the parts, and cut into class runs,
+ *                as the Keras Tokenizer treats a Jieba analyzer's words);
+ *                u32 length, u32 code points[]: a prefix put before each piece between added tokens that
+ *                does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
  *                u32 prefix[], u32 n_pieces, then n_pieces times: u32 length, u32 code points[], i64 id;
  *                2 a word lookup (the Keras Tokenizer's word_index): i64 the id of unknown words (-1:
@@ -44,6 +53,7 @@
 #include "char_map.h"
 #include "class_runs.h"
 #include "expressions.h"
+#include "jieba_cut.h"
 #include "bpe.h"
 #include "token_matcher.h"
 #include "unigram_path.h"
@@ -56,7 +66,10 @@ extern "C" {
 #define SPEC_VERSION 2
 
 enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_MODEL_SPLIT = 4, SPEC_MODEL_UNIGRAM = 5 };
-enum { SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1 }; /* the expression that keeps each piece one word */
+enum { /* expressions past csrc/core/expressions.h's */
+    SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1, /* each piece is one word */
+    SPEC_JIEBA,                                /* jieba's words */
+};
 
 typedef struct {
     int has_map;
@@ -67,6 +80,12 @@ typedef struct {
     unsigned char *class_bytes;
     ClassTable classes;
     int expression;          /* EXPRESSION_*: words by that expression instead of class runs */
+    JiebaDict jieba_dict;    /* SPEC_JIEBA: jieba's dictionary, */
+    JiebaDict jieba_user;    /* the user's words over it (when it has any), */
+    JiebaHmm *jieba_hmm;     /* its HMM, */
+    JiebaCutter jieba;       /* the cutter over them, */
+    TokenMatcher whole_words; /* the words found before it cuts, */
+    int map_words;           /* and 1: the normalizer maps jieba's words, which are then cut into class runs */
     uint32_t *piece_prefix;  /* put before each piece between added tokens; NULL: none */
     ptrdiff_t piece_prefix_length;
     int model_kind;
@@ -99,6 +118,10 @@ typedef struct {
     Int64s word_ids;  /* at each place: the word's id count, then its ids */
     unsigned char *utf8; /* a word splitter's words, back to back */
     ptrdiff_t utf8_length, utf8_capacity;
+    JiebaScratch jieba;
+    Int64s spans;        /* jieba's words of a piece */
+    uint32_t *word;      /* a jieba word joined from its pieces */
+    ptrdiff_t word_capacity;
 } SpecScratch;
 
 /* The encoder of the description bytes[0 .. n). Returns NULL, or what is wrong with the description (or

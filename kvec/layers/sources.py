@@ -128,12 +128,20 @@ class WordSplitterSource:
 
     def __init__(self, splitter):
         self.splitter = splitter
+        self._description = None  # bytes, or the NotNativeError that says why there are none
 
     def description(self):
         """The splitter described for the native encoder outside Python
-        (:func:`kvec.native_spec.describe_splitter`); :class:`kvec.native_spec.NotNativeError` naming
-        what it cannot describe."""
-        return describe_splitter(self.splitter)
+        (:func:`kvec.native_spec.describe_splitter`), made once (a Jieba's holds its dictionary);
+        :class:`kvec.native_spec.NotNativeError` naming what it cannot describe."""
+        if self._description is None:
+            try:
+                self._description = describe_splitter(self.splitter)
+            except NotNativeError as e:
+                self._description = e
+        if isinstance(self._description, NotNativeError):
+            raise NotNativeError(str(self._description))
+        return self._description
 
     def words(self, texts):
         """``(values, row_lengths)``: the words of all texts as one object array of UTF-8 ``bytes``
