@@ -23,6 +23,7 @@ from typing import Any
 
 __all__ = [
     "Decoder",
+    "Decomposition",
     "Model",
     "Normalized",
     "Normalizer",
@@ -143,6 +144,22 @@ class WordTable:
     byte_spelling: str = ""
 
 
+@dataclass(frozen=True)
+class Decomposition:
+    """A normalizer as three steps over a whole text (see :meth:`Normalizer.decomposition`).
+
+    Attributes:
+        before: what each character becomes first (its neighbours never matter).
+        form: ``"NFD"`` or ``"NFKD"``: each character then decomposed so, and each run of combining
+            marks put in canonical order (by combining class, stably).
+        after: what each character of the ordered text becomes.
+    """
+
+    before: Callable[[str], str]
+    form: str
+    after: Callable[[str], str]
+
+
 # --------------------------------------------------------------------------------------------------
 # The stages
 
@@ -178,6 +195,13 @@ class Normalizer(ABC):
         neighbours matter (a combining mark, say). The encoder applies it natively as a table, and hands
         texts holding such a character to :meth:`normalize`. None (the default): the normalizer does
         not work character by character."""
+        return None
+
+    def decomposition(self) -> Decomposition | None:
+        """This normalizer as a character rule, a Unicode decomposition of the whole text, then a
+        character rule, when it is one (``NFD``, ``NFKD``, ``BertNormalizer`` stripping accents, and
+        sequences of them with character rules): the native encoder runs it as two tables around the
+        canonical ordering of marks. None (the default): it is not."""
         return None
 
     def get_config(self) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import struct
 import sys
+import unicodedata
 from array import array
 from collections.abc import Iterable
 from functools import lru_cache
@@ -48,7 +49,7 @@ from typing import cast
 
 from kvec import serialization
 from kvec.chinese import Jieba, JiebaState
-from kvec.contracts import Model, Normalizer, PreTokenizer, WordTable
+from kvec.contracts import Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
 from kvec.models.unigram import Unigram
@@ -64,7 +65,7 @@ VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
 WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
-NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER = 0, 1, 2  # normalizer kinds
+NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 0, 1, 2, 3  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
 
 
@@ -341,7 +342,12 @@ def _normalizer(normalizer: Normalizer | None) -> bytes:
     if not stages:
         return _u32(NO_NORMALIZER) + _string(prefix)
     mapped = stages[0] if len(stages) == 1 else NormalizerSequence(stages)
-    return _u32(CHARACTER_MAP) + _normalizer_map(_config(mapped)) + _string(prefix)
+    try:
+        return _u32(CHARACTER_MAP) + _normalizer_map(_config(mapped)) + _string(prefix)
+    except NotNativeError:
+        if mapped.decomposition() is None:
+            raise
+    return _u32(DECOMPOSITION) + _decomposition_maps(_config(mapped)) + _string(prefix)
 
 
 def _config(normalizer: Normalizer) -> str:
@@ -368,6 +374,36 @@ def _normalizer_map(config: str) -> bytes:
     """The character map of the normalizer serialized as ``config``: what its character rule makes of
     every code point."""
     return _character_map(*_rule(config))
+
+
+@lru_cache(maxsize=8)
+def _decomposition_maps(config: str) -> bytes:
+    """The normalizer serialized as ``config`` as its decomposition: the table of its first rule with
+    each character then decomposed, Python's combining classes, the table of its last rule."""
+    normalizer = serialization.component("normalizer", json.loads(config), "normalizer")
+    split = cast(Decomposition, normalizer.decomposition())
+    name = type(normalizer).__name__
+
+    def decomposed(c):
+        text = split.before(c)
+        return None if text is None else unicodedata.normalize(split.form, text)
+
+    return _character_map(decomposed, name) + _combining_classes() + _character_map(split.after, name)
+
+
+@lru_cache(maxsize=1)
+def _combining_classes() -> bytes:
+    """``[first, last, class]`` for the runs of code points of one nonzero canonical combining class."""
+    triples: list[int] = []
+    for c in range(0x110000):
+        value = unicodedata.combining(chr(c))
+        if not value:
+            continue
+        if triples and triples[-2] == c - 1 and triples[-1] == value:
+            triples[-2] = c
+        else:
+            triples += [c, c, value]
+    return _u32(len(triples) // 3) + struct.pack(f"<{len(triples)}I", *triples)
 
 
 @lru_cache(maxsize=1)

@@ -18,7 +18,7 @@ from typing import cast
 import regex
 
 from kvec.charsmap import CharsMap
-from kvec.contracts import Normalized, Normalizer
+from kvec.contracts import Decomposition, Normalized, Normalizer
 
 __all__ = [
     "BertNormalizer",
@@ -226,6 +226,15 @@ class _UnicodeForm(Normalizer):
 
         return rule
 
+    def decomposition(self):
+        if self.form not in ("NFD", "NFKD"):
+            return None  # composing joins characters: more than a rule can say
+        return Decomposition(_unchanged, self.form, _unchanged)
+
+
+def _unchanged(c):
+    return c
+
 
 class NFD(_UnicodeForm):
     """Canonical decomposition.
@@ -396,6 +405,20 @@ class BertNormalizer(Normalizer):
 
         return rule
 
+    def decomposition(self):
+        if not (self.lowercase if self.strip_accents is None else self.strip_accents):
+            return None  # the character rule says it all
+        cleaned = BertNormalizer(self.clean_text, self.handle_chinese_chars, strip_accents=False, lowercase=False)
+        before = cast(Callable[[str], str], cleaned.character_rule())
+        lowercase = self.lowercase
+
+        def after(c):  # the nonspacing marks removed, then lowercased
+            if unicodedata.category(c) == "Mn":
+                return ""
+            return c.lower() if lowercase else c
+
+        return Decomposition(before, "NFD", after)
+
 
 def _clean(c):
     # Controls go first, even those that are also whitespace (form feed, U+0085); tab, newline and
@@ -448,6 +471,21 @@ class Sequence(Normalizer):
         if any(rule is None for rule in rules):
             return None
         return _composed(cast(list[Callable[[str], "str | None"]], rules))
+
+    def decomposition(self):
+        # the first stage that decomposes splits the sequence; every other stage is a character rule
+        # (one that still needs its neighbours makes the native table refuse that character)
+        for place, stage in enumerate(self.normalizers):
+            split = stage.decomposition()
+            if split is None:
+                continue
+            rules = [normalizer.character_rule() for i, normalizer in enumerate(self.normalizers) if i != place]
+            if any(rule is None for rule in rules):
+                return None
+            before = _composed([*rules[:place], split.before])
+            after = _composed([split.after, *rules[place:]])
+            return Decomposition(before, split.form, after)
+        return None
 
 
 def _composed(rules):

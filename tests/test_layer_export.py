@@ -18,6 +18,7 @@ from kvec import Tokenizer  # noqa: E402
 from kvec.chinese import Jieba  # noqa: E402
 from kvec.errors import ExportError  # noqa: E402
 from kvec.layers import TextVectorization, op_library  # noqa: E402
+from kvec.normalizers import BertNormalizer  # noqa: E402
 from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
 from kvec.pretokenizers import BertPreTokenizer  # noqa: E402
@@ -154,6 +155,10 @@ def exported_and_served(layer, train, texts, tmp_path):
         (lambda: Tokenizer(subword="unigram", vocab_size=300, num_words=250), {"output_mode": "tf_idf"}),
         (lambda: Tokenizer(subword="wordpiece", vocab_size=100, oov_token="<unk>"), {"output_sequence_length": 8}),
         (lambda: BertPreTokenizer(), {"output_sequence_length": 8, "ngrams": 2}),
+        (
+            lambda: (bert_uncased(), WordPieceTrainer(vocab_size=100, special_tokens=["[PAD]", "[UNK]"])),
+            {"ragged": True},
+        ),
     ],
     ids=[
         "words_num_words_oov",
@@ -164,26 +169,22 @@ def exported_and_served(layer, train, texts, tmp_path):
         "keras_unigram_tf_idf",
         "keras_subword",
         "splitter",
+        "bert_uncased_ragged",
     ],
 )
 def test_keras_tokenizer_subword_and_splitter_models_export_and_serve_in_a_fresh_process(
     tokenizer, arguments, tmp_path
 ):
-    layer = TextVectorization(tokenizer=tokenizer(), **arguments)
-    layer.adapt(TRAIN)
-    inputs = keras.Input(shape=(), dtype="string")
-    x = layer(inputs)
-    if "output_mode" not in arguments:
-        x = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(layer.vocabulary_size(), 4)(x))
-    model = trained_one_step(keras.Model(inputs, keras.layers.Dense(2)(x)), TRAIN)
-    expected = np.asarray(model(tf.constant(TEXTS)))
-    path = str(tmp_path / "exported")
-    model.export(path)
-    np.testing.assert_allclose(served_in_a_fresh_process(path, TEXTS), expected, rtol=1e-6)
+    exported_and_served(TextVectorization(tokenizer=tokenizer(), **arguments), TRAIN, TEXTS, tmp_path)
 
 
 CHINESE_TRAIN = ["我爱北京天安门", "自然语言处理很有趣", "我们在北京学习机器学习", "New York的iPhone很贵"] * 4
 CHINESE_TEXTS = ["我在New York学习自然语言处理", "", "北京大学生的iPhone", "没见过的词：龘靐"]
+
+
+def bert_uncased():
+    """BERT's uncased normalizer (NFD, nonspacing marks removed, lowercase) and pre-tokenizer."""
+    return Pipeline(None, normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer())
 
 
 def jieba_pipeline(mode):

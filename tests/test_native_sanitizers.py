@@ -15,7 +15,7 @@ from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe, describe_splitter
-from kvec.normalizers import Lowercase
+from kvec.normalizers import BertNormalizer, Lowercase
 from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword, sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
@@ -61,6 +61,13 @@ def description():
     return describe(pipeline)
 
 
+def uncased_description():
+    vocab = {t: i for i, t in enumerate(["[UNK]", "a", "b", "##b", "##a", "e", "中", "\u1715"])}
+    pipeline = Pipeline(WordPiece(vocab), normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer())
+    pipeline.add_special_tokens(["[UNK]"])
+    return describe(pipeline)
+
+
 def keras_description():
     tokenizer = Tokenizer(num_words=5, oov_token="?")
     tokenizer.fit_on_texts(["ab ΣΑΣ ab", "cd ab İi"])
@@ -103,8 +110,8 @@ def block(data):
 @pytest.mark.parametrize(
     "make",
     [description, keras_description, bpe_description, byte_level_description, keras_subword_description]
-    + [unigram_description, splitter_description],
-    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter"],
+    + [unigram_description, splitter_description, uncased_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter", "uncased"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()
@@ -112,6 +119,7 @@ def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     texts = [
         b"",
         b"AB ab! [UNK] \xe4\xb8\xad \xc3\xa9 q \xce\xa3\xce\xa3",
+        "e\u0301\u0323\u1715\u0345 ṩ 한".encode(),
         bytes(rng.randrange(256) for _ in range(64)),
     ]
     cases = [(spec, text) for text in texts]

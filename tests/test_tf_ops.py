@@ -15,7 +15,7 @@ from kvec.interop.huggingface import from_tokenizer_json_str  # noqa: E402
 from kvec.layers import op_library  # noqa: E402
 from kvec.models import Unigram, WordPiece  # noqa: E402
 from kvec.native_spec import NotNativeError, describe, describe_splitter  # noqa: E402
-from kvec.normalizers import NFKC, BertNormalizer, Lowercase, Prepend, Replace, StripAccents  # noqa: E402
+from kvec.normalizers import NFD, NFKC, NFKD, BertNormalizer, Lowercase, Prepend, Replace, StripAccents  # noqa: E402
 from kvec.normalizers import Sequence as NormalizerSequence  # noqa: E402
 from kvec.pipeline import Pipeline  # noqa: E402
 from kvec.presets import keras_subword, sentencepiece_style  # noqa: E402
@@ -40,7 +40,9 @@ pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could
 PIECES = ["a", "b", "c", "ab", "abc", "é", "ß", "ss", "i", "中", "文", "x", "1", "12", ",", "!", "[", "]"]
 VOCAB = {token: i + 3 for i, token in enumerate(PIECES + ["##" + p for p in PIECES])}
 VOCAB.update({"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": len(VOCAB) + 3})
-ALPHABET = "abcABCéÉßẞiİI中文x12,!.[] \t\n\u3000\u00a0\u0301\U0001f600ǅΣ"
+# marks of several combining classes (U+0323 220, U+0301 230, U+0345 240, U+1715 a spacing mark of 9) and
+# characters that decompose into them (ṩ, ǖ, ﬁ, a Hangul syllable) for the decomposing normalizers
+ALPHABET = "abcABCéÉßẞiİI中文x12,!.[] \t\n\u3000\u00a0\u0301\U0001f600ǅΣ\u0323\u0345\u1715ṩǖﬁ한"
 
 
 def pipelines():
@@ -59,7 +61,25 @@ def pipelines():
         pre_tokenizer=KerasFilters(),
     )
     whole = Pipeline(WordPiece(VOCAB, continuing_subword_prefix=""))
-    return {"bert": bert, "lowercase_added": lowered, "keras_filters": keras_words, "whole_text": whole}
+    # normalizers that decompose: a table, the canonical ordering of marks, a table
+    uncased = Pipeline(WordPiece(VOCAB), normalizer=BertNormalizer(), pre_tokenizer=BertPreTokenizer())
+    uncased.add_special_tokens(["[PAD]", "[UNK]"])
+    stripped = Pipeline(
+        WordPiece(VOCAB),
+        normalizer=NormalizerSequence([Replace("x", "ẋ"), NFKD(), StripAccents(), Lowercase()]),
+        pre_tokenizer=Whitespace(),
+    )
+    stripped.add_tokens(["ab!"])
+    decomposed = Pipeline(WordPiece(VOCAB, continuing_subword_prefix=""), normalizer=NFD())
+    return {
+        "bert": bert,
+        "lowercase_added": lowered,
+        "keras_filters": keras_words,
+        "whole_text": whole,
+        "bert_uncased": uncased,
+        "nfkd_strip_lowercase": stripped,
+        "nfd_whole_text": decomposed,
+    }
 
 
 PIPELINES = pipelines()
@@ -101,7 +121,7 @@ def test_a_word_without_a_piece_or_an_unknown_token_is_an_error_as_in_python():
     "pipeline, stage",
     [
         (Pipeline(WordPiece(VOCAB), normalizer=NFKC()), "normalizer NFKC changes U\\+0300 by its neighbours"),
-        (Pipeline(WordPiece(VOCAB), normalizer=BertNormalizer()), "normalizer BertNormalizer changes"),
+        (Pipeline(WordPiece(VOCAB), normalizer=NormalizerSequence([NFD(), NFD()])), "normalizer Sequence changes"),
         (Pipeline(WordPiece(VOCAB), pre_tokenizer=ByteLevel()), "pre-tokenizer ByteLevel"),
         (Pipeline(WordPiece({"a": -1})), "the id of 'a' \\(-1\\)"),
     ],

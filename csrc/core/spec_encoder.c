@@ -439,11 +439,19 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     r.at += 4;
     if (read_u32(&r) != SPEC_VERSION && !r.error) r.error = "a description of another version";
     uint32_t normalizer = read_u32(&r);
-    if (!r.error && normalizer > 2) r.error = "an unknown normalizer kind";
+    if (!r.error && normalizer > 3) r.error = "an unknown normalizer kind";
     if (!r.error && normalizer >= 1) {
         e->has_map = 1;
         e->map.final_sigma = normalizer == 2;
         read_char_map(&r, &e->map);
+    }
+    if (!r.error && normalizer == 3) {
+        e->reorders = 1;
+        uint32_t n_ranges = read_count(&r, 12);
+        e->combining.ranges = r.error ? NULL : read_u32s(&r, 3 * (size_t)n_ranges);
+        if (e->combining.ranges) e->combining.n_ranges = n_ranges;
+        if (!r.error) r.error = combining_classes_check(&e->combining);
+        if (!r.error) read_char_map(&r, &e->after_map);
     }
     e->part_prefix = read_code_points(&r, &e->part_prefix_length);
     read_tokens(&r, &e->special);
@@ -465,6 +473,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     e->expression = (int)expression;
     if (!r.error && expression == SPEC_JIEBA) read_jieba(&r, e);
     if (!r.error && e->map_words && e->part_prefix) r.error = "a prefix is put before parts that are not mapped";
+    if (!r.error && e->map_words && e->reorders) r.error = "jieba's words are mapped by a normalizer that decomposes";
     e->piece_prefix = read_code_points(&r, &e->piece_prefix_length);
     uint32_t model = read_u32(&r);
     if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_UNIGRAM)) r.error = "an unknown model kind";
@@ -500,6 +509,9 @@ spec_encoder_free(SpecEncoder *e)
     free(e->map.pool);
     free(e->map.cased);
     free(e->map.ignorable);
+    free(e->combining.ranges);
+    free(e->after_map.entries);
+    free(e->after_map.pool);
     token_matcher_free(&e->special);
     token_matcher_free(&e->added);
     free(e->class_bytes);
@@ -529,6 +541,7 @@ spec_scratch_free(SpecScratch *s)
     free(s->text);
     free(s->normalized);
     free(s->prefixed);
+    free(s->decomposed);
     free(s->utf8);
     int64s_free(&s->slots);
     unigram_path_free(&s->path);
@@ -773,7 +786,14 @@ static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
-    if (e->has_map && !e->map_words) {
+    if (e->has_map && !e->map_words && e->reorders) { /* decomposed, ordered, then mapped again */
+        n = char_map_apply(&e->map, cps, n, &s->decomposed, &s->decomposed_capacity);
+        if (n < 0) return -1;
+        canonical_order(&e->combining, s->decomposed, n);
+        n = char_map_apply(&e->after_map, s->decomposed, n, &s->normalized, &s->normalized_capacity);
+        if (n < 0) return -1;
+        cps = s->normalized;
+    } else if (e->has_map && !e->map_words) {
         n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;

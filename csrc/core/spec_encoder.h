@@ -7,6 +7,9 @@
  *                u32 n_pages, u32 page_of[0x1100], u32 entries[n_pages * 256], u32 pool_length, u32 pool[];
  *                2 the same, then Python's final sigma rule: u32 n, n [first, last] u32 pairs of cased
  *                code points, u32 n, n pairs of case-ignorable ones;
+ *                3 a decomposition: a character map (as 1), then canonical ordering (csrc/core/
+ *                canonical_order.h): u32 n, n [first, last, class] u32 triples, then a second character
+ *                map (as 1) applied to the ordered text;
  *                then u32 length, u32 code points[]: put before each part that is not empty, after it is
  *                mapped (a Prepend normalizer)
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
@@ -50,6 +53,7 @@
 #define KVEC_CORE_SPEC_ENCODER_H
 
 #include "int64s.h"
+#include "canonical_order.h"
 #include "char_map.h"
 #include "class_runs.h"
 #include "expressions.h"
@@ -74,6 +78,9 @@ enum { /* expressions past csrc/core/expressions.h's */
 typedef struct {
     int has_map;
     CharMap map;
+    int reorders;                 /* the map decomposes: then canonical ordering, then after_map */
+    CombiningClasses combining;
+    CharMap after_map;
     uint32_t *part_prefix; /* put before each part that is not empty, once mapped; NULL: none */
     ptrdiff_t part_prefix_length;
     TokenMatcher special, added;
@@ -109,8 +116,8 @@ typedef struct {
 #define SPEC_CACHE_IDS (1 << 23)
 
 typedef struct {
-    uint32_t *text, *normalized, *prefixed;
-    ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity;
+    uint32_t *text, *normalized, *prefixed, *decomposed;
+    ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity, decomposed_capacity;
     Int64s slots;
     UnigramPath path;
     int cache_ready;
