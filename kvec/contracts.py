@@ -152,12 +152,14 @@ class Decomposition:
         before: what each character becomes first (its neighbours never matter).
         form: ``"NFD"`` or ``"NFKD"``: each character then decomposed so, and each run of combining
             marks put in canonical order (by combining class, stably).
-        after: what each character of the ordered text becomes.
+        after: what each character of the ordered (and composed) text becomes.
+        compose: the ordered text is composed again (canonical composition: NFC and NFKC).
     """
 
     before: Callable[[str], str]
     form: str
     after: Callable[[str], str]
+    compose: bool = False
 
 
 # --------------------------------------------------------------------------------------------------
@@ -199,9 +201,9 @@ class Normalizer(ABC):
 
     def decomposition(self) -> Decomposition | None:
         """This normalizer as a character rule, a Unicode decomposition of the whole text, then a
-        character rule, when it is one (``NFD``, ``NFKD``, ``BertNormalizer`` stripping accents, and
-        sequences of them with character rules): the native encoder runs it as two tables around the
-        canonical ordering of marks. None (the default): it is not."""
+        character rule, when it is one (``NFD``, ``NFKD``, ``NFC``, ``NFKC``, ``BertNormalizer``
+        stripping accents, and sequences of one of them with character rules): the native encoder runs
+        it as two tables around the canonical ordering (and composition) of marks. None (the default): it is not."""
         return None
 
     def get_config(self) -> dict[str, Any]:

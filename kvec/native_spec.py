@@ -388,7 +388,29 @@ def _decomposition_maps(config: str) -> bytes:
         text = split.before(c)
         return None if text is None else unicodedata.normalize(split.form, text)
 
-    return _character_map(decomposed, name) + _combining_classes() + _character_map(split.after, name)
+    compositions = _compositions() if split.compose else _u32(0)
+    return _character_map(decomposed, name) + _combining_classes() + compositions + _character_map(split.after, name)
+
+
+@lru_cache(maxsize=1)
+def _compositions() -> bytes:
+    """``[first, second, composite]`` for every primary composite: each character whose canonical
+    decomposition is two characters that NFC joins back into it, and the Hangul syllables (LV from L
+    and V, LVT from LV and T)."""
+    pairs = []
+    for c in range(0x110000):
+        decomposition = unicodedata.decomposition(chr(c)).split()
+        if len(decomposition) == 2 and not decomposition[0].startswith("<"):
+            first, second = (int(code, 16) for code in decomposition)
+            if unicodedata.normalize("NFC", chr(first) + chr(second)) == chr(c):
+                pairs.append((first, second, c))
+    for lead in range(19):
+        for vowel in range(21):
+            syllable = 0xAC00 + (lead * 21 + vowel) * 28
+            pairs.append((0x1100 + lead, 0x1161 + vowel, syllable))
+            pairs += [(syllable, 0x11A7 + trail, syllable + trail) for trail in range(1, 28)]
+    pairs.sort()
+    return _u32(len(pairs)) + b"".join(struct.pack("<3I", *pair) for pair in pairs)
 
 
 @lru_cache(maxsize=1)

@@ -227,9 +227,8 @@ class _UnicodeForm(Normalizer):
         return rule
 
     def decomposition(self):
-        if self.form not in ("NFD", "NFKD"):
-            return None  # composing joins characters: more than a rule can say
-        return Decomposition(_unchanged, self.form, _unchanged)
+        composes = self.form in ("NFC", "NFKC")
+        return Decomposition(_unchanged, "NFKD" if "K" in self.form else "NFD", _unchanged, compose=composes)
 
 
 def _unchanged(c):
@@ -484,7 +483,7 @@ class Sequence(Normalizer):
                 return None
             before = _composed([*rules[:place], split.before])
             after = _composed([split.after, *rules[place:]])
-            return Decomposition(before, split.form, after)
+            return Decomposition(before, split.form, after, split.compose)
         return None
 
 

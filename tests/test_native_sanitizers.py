@@ -15,7 +15,8 @@ from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe, describe_splitter
-from kvec.normalizers import BertNormalizer, Lowercase
+from kvec.normalizers import NFKC, BertNormalizer, Lowercase
+from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword, sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
@@ -68,6 +69,11 @@ def uncased_description():
     return describe(pipeline)
 
 
+def nfkc_description():
+    normalizer = NormalizerSequence([NFKC(), Lowercase()])
+    return describe(Pipeline(WordPiece({"[UNK]": 0, "a": 1, "가": 2, "ﬁ": 3}), normalizer=normalizer))
+
+
 def keras_description():
     tokenizer = Tokenizer(num_words=5, oov_token="?")
     tokenizer.fit_on_texts(["ab ΣΑΣ ab", "cd ab İi"])
@@ -110,8 +116,9 @@ def block(data):
 @pytest.mark.parametrize(
     "make",
     [description, keras_description, bpe_description, byte_level_description, keras_subword_description]
-    + [unigram_description, splitter_description, uncased_description],
-    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter", "uncased"],
+    + [unigram_description, splitter_description, uncased_description, nfkc_description],
+    ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter"]
+    + ["uncased", "nfkc"],
 )
 def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     spec = make()
@@ -119,7 +126,7 @@ def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     texts = [
         b"",
         b"AB ab! [UNK] \xe4\xb8\xad \xc3\xa9 q \xce\xa3\xce\xa3",
-        "e\u0301\u0323\u1715\u0345 ṩ 한".encode(),
+        "e\u0301\u0323\u1715\u0345 ṩ 한 \u1100\u1161\u11a8 ﬁ".encode(),
         bytes(rng.randrange(256) for _ in range(64)),
     ]
     cases = [(spec, text) for text in texts]

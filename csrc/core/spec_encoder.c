@@ -451,6 +451,10 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
         e->combining.ranges = r.error ? NULL : read_u32s(&r, 3 * (size_t)n_ranges);
         if (e->combining.ranges) e->combining.n_ranges = n_ranges;
         if (!r.error) r.error = combining_classes_check(&e->combining);
+        uint32_t n_pairs = read_count(&r, 12);
+        e->compositions.triples = r.error ? NULL : read_u32s(&r, 3 * (size_t)n_pairs);
+        if (e->compositions.triples) e->compositions.n_pairs = n_pairs;
+        if (!r.error) r.error = compositions_check(&e->compositions);
         if (!r.error) read_char_map(&r, &e->after_map);
     }
     e->part_prefix = read_code_points(&r, &e->part_prefix_length);
@@ -510,6 +514,7 @@ spec_encoder_free(SpecEncoder *e)
     free(e->map.cased);
     free(e->map.ignorable);
     free(e->combining.ranges);
+    free(e->compositions.triples);
     free(e->after_map.entries);
     free(e->after_map.pool);
     token_matcher_free(&e->special);
@@ -786,10 +791,11 @@ static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
-    if (e->has_map && !e->map_words && e->reorders) { /* decomposed, ordered, then mapped again */
+    if (e->has_map && !e->map_words && e->reorders) { /* decomposed, ordered, composed, mapped again */
         n = char_map_apply(&e->map, cps, n, &s->decomposed, &s->decomposed_capacity);
         if (n < 0) return -1;
         canonical_order(&e->combining, s->decomposed, n);
+        n = canonical_compose(&e->compositions, &e->combining, s->decomposed, n);
         n = char_map_apply(&e->after_map, s->decomposed, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;

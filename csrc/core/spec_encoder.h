@@ -8,8 +8,9 @@
  *                2 the same, then Python's final sigma rule: u32 n, n [first, last] u32 pairs of cased
  *                code points, u32 n, n pairs of case-ignorable ones;
  *                3 a decomposition: a character map (as 1), then canonical ordering (csrc/core/
- *                canonical_order.h): u32 n, n [first, last, class] u32 triples, then a second character
- *                map (as 1) applied to the ordered text;
+ *                canonical_order.h): u32 n, n [first, last, class] u32 triples, then canonical composition
+ *                (csrc/core/canonical_compose.h): u32 n (0: none), n [first, second, composite] u32
+ *                triples, then a second character map (as 1) applied to the ordered text;
  *                then u32 length, u32 code points[]: put before each part that is not empty, after it is
  *                mapped (a Prepend normalizer)
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
@@ -53,7 +54,7 @@
 #define KVEC_CORE_SPEC_ENCODER_H
 
 #include "int64s.h"
-#include "canonical_order.h"
+#include "canonical_compose.h"
 #include "char_map.h"
 #include "class_runs.h"
 #include "expressions.h"
@@ -80,6 +81,7 @@ typedef struct {
     CharMap map;
     int reorders;                 /* the map decomposes: then canonical ordering, then after_map */
     CombiningClasses combining;
+    Compositions compositions;    /* none: the decomposed text stays decomposed */
     CharMap after_map;
     uint32_t *part_prefix; /* put before each part that is not empty, once mapped; NULL: none */
     ptrdiff_t part_prefix_length;
