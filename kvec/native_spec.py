@@ -57,7 +57,7 @@ from kvec.models.wordpiece import WordPiece
 from kvec.normalizers import Prepend
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
-from kvec.text import CHINESE_PUNCTUATION, DEFAULT_FILTERS, Tokenizer, _word_rule
+from kvec.text import Tokenizer, _word_rule
 
 __all__ = ["NotNativeError", "describe", "describe_splitter"]
 
@@ -174,8 +174,12 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
         classes = _classes(b"", ALONE)  # every character a word
     else:
         classes = _keras_word_classes(tokenizer.filters, tokenizer.split)
-    normalizer = _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
-    return _description(normalizer, classes, _word_lookup(lookup, oov_index))
+    return _description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
+
+
+def _keras_lowercase(tokenizer: Tokenizer) -> bytes:
+    """The normalizer section of a Keras tokenizer: Python's ``str.lower`` when it lowers, else none."""
+    return _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
 
 
 def _keras_word_classes(filters: Iterable[str], split: str, jieba: bytes = b"") -> bytes:
@@ -202,11 +206,10 @@ def _describe_jieba_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_i
     split = tokenizer.split
     if tokenizer.lower and ("AΣ" + split + "a").lower()[1] != "ς":
         raise NotNativeError(f"the split {split!r} is case-ignorable: a final sigma would look across it")
-    filters = tokenizer.filters + CHINESE_PUNCTUATION if tokenizer.filters == DEFAULT_FILTERS else tokenizer.filters
     segmenter = cast(Jieba, tokenizer.analyzer)
-    classes = _keras_word_classes(filters, split, jieba=_jieba(segmenter.native_state(), map_words=True))
-    normalizer = _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
-    return _description(normalizer, classes, _word_lookup(lookup, oov_index))
+    jieba = _jieba(segmenter.native_state(), map_words=True)
+    classes = _keras_word_classes(tokenizer._segmented_filters(), split, jieba=jieba)
+    return _description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
 
 
 def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:

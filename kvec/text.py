@@ -336,13 +336,17 @@ class Tokenizer:
             return None
         return _word_rule(self.filters, self.split).native
 
+    def _segmented_filters(self):
+        """The filters of the Keras rule applied to a Jieba analyzer's words: the default filters gain
+        Chinese punctuation."""
+        return self.filters + CHINESE_PUNCTUATION if self.filters == DEFAULT_FILTERS else self.filters
+
     def _tokenize_function(self):
         """Return ``tokens(text, position)`` for the current settings (built once per call)."""
         rule = _word_rule(self.filters, self.split)
         lower, char_level, analyzer, split = self.lower, self.char_level, self.analyzer, self.split
         if isinstance(analyzer, Jieba):  # segment first, then the Keras rule
-            filters = self.filters + CHINESE_PUNCTUATION if self.filters == DEFAULT_FILTERS else self.filters
-            rule, segmenter, analyzer = _word_rule(filters, split), analyzer, None
+            rule, segmenter, analyzer = _word_rule(self._segmented_filters(), split), analyzer, None
         else:
             segmenter = None
 

@@ -596,23 +596,35 @@ encode_jieba_cut(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s 
     return 0;
 }
 
-/* The ids of a piece by jieba: its whole words found first, jieba cutting the rest. */
+typedef int (*EncodeStretch)(const SpecEncoder *, const uint32_t *, ptrdiff_t, Int64s *, SpecScratch *);
+
+/* The ids of cps[0 .. n): the tokens of `matcher` where they occur, each its id (or, with `found`, what
+ * found makes of it), and `between` on the rest. */
 static int
-encode_jieba(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+encode_around(const SpecEncoder *e, const TokenMatcher *matcher, const uint32_t *cps, ptrdiff_t n, Int64s *out,
+              SpecScratch *s, EncodeStretch between, EncodeStretch found)
 {
-    for (ptrdiff_t position = 0;;) {
+    ptrdiff_t position = 0;
+    for (;;) {
         ptrdiff_t length = 0;
-        int64_t index = 0;
-        ptrdiff_t at = token_matcher_find(&e->whole_words, cps, position, n, &length, &index);
+        int64_t id = 0;
+        ptrdiff_t at = token_matcher_find(matcher, cps, position, n, &length, &id);
         if (at > position) {
-            int status = encode_jieba_cut(e, cps + position, at - position, out, s);
+            int status = between(e, cps + position, at - position, out, s);
             if (status) return status;
         }
         if (at == n) return 0;
-        int status = encode_jieba_word(e, cps + at, length, out, s);
+        int status = found ? found(e, cps + at, length, out, s) : int64s_push(out, id);
         if (status) return status;
         position = at + length;
     }
+}
+
+/* The ids of a piece by jieba: its whole words found first, each one word, jieba cutting the rest. */
+static int
+encode_jieba(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
+{
+    return encode_around(e, &e->whole_words, cps, n, out, s, encode_jieba_cut, encode_jieba_word);
 }
 
 /* The ids of the words of cps[0 .. n), a piece between added tokens: class runs, jieba's words, or the
@@ -642,32 +654,13 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
     return encode_class_runs(e, &text, out, s);
 }
 
-/* The ids of cps[0 .. n): tokens of `matcher` where they occur, `between` on the rest. */
-static int
-encode_around(const SpecEncoder *e, const TokenMatcher *matcher, const uint32_t *cps, ptrdiff_t n, Int64s *out,
-              SpecScratch *s, int (*between)(const SpecEncoder *, const uint32_t *, ptrdiff_t, Int64s *, SpecScratch *))
-{
-    ptrdiff_t position = 0;
-    for (;;) {
-        ptrdiff_t length = 0;
-        int64_t id = 0;
-        ptrdiff_t at = token_matcher_find(matcher, cps, position, n, &length, &id);
-        if (at > position) {
-            int status = between(e, cps + position, at - position, out, s);
-            if (status) return status;
-        }
-        if (at == n) return 0;
-        if (int64s_push(out, id) < 0) return -1;
-        position = at + length;
-    }
-}
-
 /* A part of the raw text between special tokens: normalized, then split at added tokens. */
 static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
-    if (e->has_map && !e->map_words && e->reorders) { /* decomposed, ordered, composed, mapped again */
+    int mapped = e->has_map && !e->map_words; /* with map_words the map is jieba's words' */
+    if (mapped && e->reorders) { /* decomposed, ordered, composed, mapped again */
         n = char_map_apply(&e->map, cps, n, &s->decomposed, &s->decomposed_capacity);
         if (n < 0) return -1;
         canonical_order(&e->combining, s->decomposed, n);
@@ -675,20 +668,19 @@ encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out,
         n = char_map_apply(&e->after_map, s->decomposed, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;
-    } else if (e->has_map && !e->map_words) {
+    } else if (mapped) {
         n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
         if (n < 0) return -1;
         cps = s->normalized;
     }
     if (before > 0) { /* the prefix, then the mapped part, in s->normalized */
-        int mapped = e->has_map && !e->map_words;
         if (code_points_reserve(&s->normalized, &s->normalized_capacity, before + n) < 0) return -1;
         memmove(s->normalized + before, mapped ? s->normalized : cps, sizeof(uint32_t) * (size_t)n);
         memcpy(s->normalized, e->part_prefix, sizeof(uint32_t) * (size_t)before);
         cps = s->normalized;
         n += before;
     }
-    return encode_around(e, &e->added, cps, n, out, s, encode_words);
+    return encode_around(e, &e->added, cps, n, out, s, encode_words, NULL);
 }
 
 /* out[first ..] through the id map, the dropped ones left out */
@@ -716,7 +708,7 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
     }
     ptrdiff_t first = out->length;
     if (int64s_extend(out, &e->prefix) < 0) return -1;
-    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part);
+    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
     if (status) return status;
     if (int64s_extend(out, &e->suffix) < 0) return -1;
     if (e->has_id_map) map_ids(e, out, first);

@@ -25,6 +25,22 @@ from kvec.token_ids import as_id_tokenizer, ragged_ids
 __all__ = ["IdSource", "WordSplitterSource", "source_from_json", "token_source"]
 
 
+def _described(describe_function, tokenizer):
+    """The description of ``tokenizer``, or the NotNativeError saying why there is none (either is kept
+    by a source, so a layer describes its tokenizer once)."""
+    try:
+        return describe_function(tokenizer)
+    except NotNativeError as e:
+        return e
+
+
+def _description_or_raise(description):
+    """A kept description, or a fresh NotNativeError with the kept one's message."""
+    if isinstance(description, NotNativeError):
+        raise NotNativeError(str(description))
+    return description
+
+
 class IdSource:
     """Token ids from a tokenizer with its own vocabulary."""
 
@@ -41,13 +57,8 @@ class IdSource:
         if not self.trained:
             raise ValueError("the layer's tokenizer is not trained yet: call adapt() first")
         if self._description is None:
-            try:
-                self._description = describe(self.tokenizer)
-            except NotNativeError as e:
-                self._description = e
-        if isinstance(self._description, NotNativeError):
-            raise NotNativeError(str(self._description))
-        return self._description
+            self._description = _described(describe, self.tokenizer)
+        return _description_or_raise(self._description)
 
     def prepare(self):
         """Build what the first call would (a pipeline's C encoder and its character table)."""
@@ -135,13 +146,8 @@ class WordSplitterSource:
         (:func:`kvec.native_spec.describe_splitter`), made once (a Jieba's holds its dictionary);
         :class:`kvec.native_spec.NotNativeError` naming what it cannot describe."""
         if self._description is None:
-            try:
-                self._description = describe_splitter(self.splitter)
-            except NotNativeError as e:
-                self._description = e
-        if isinstance(self._description, NotNativeError):
-            raise NotNativeError(str(self._description))
-        return self._description
+            self._description = _described(describe_splitter, self.splitter)
+        return _description_or_raise(self._description)
 
     def words(self, texts):
         """``(values, row_lengths)``: the words of all texts as one object array of UTF-8 ``bytes``
