@@ -27,14 +27,15 @@ ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "csrc" / "core"
 
 
-def sanitized(tmp_path_factory, name):
-    """tests/native/<name>.c and the core built with AddressSanitizer and UBSan."""
+def sanitized(tmp_path_factory, name, defines=()):
+    """tests/native/<name>.c and the core built with AddressSanitizer and UBSan (and ``-D`` defines)."""
     compiler = shutil.which("gcc") or shutil.which("cc")
     if compiler is None:
         pytest.skip("no C compiler")
     binary = tmp_path_factory.mktemp("sanitized") / name
     sources = [str(path) for path in sorted(CORE.glob("*.c"))] + [str(ROOT / "tests" / "native" / f"{name}.c")]
     flags = ["-std=c11", "-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-Wall", "-Wextra"]
+    flags += [f"-D{define}" for define in defines]
     build = subprocess.run(
         [compiler, *flags, f"-I{CORE}", *sources, "-lm", "-o", str(binary)], capture_output=True, text=True
     )
@@ -142,6 +143,23 @@ def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
     accepted, refused = map(int, run.stdout.split())
     assert accepted + refused == len(cases)
     assert accepted >= len(texts) and refused >= 300  # the valid ones ran, and the cut ones were refused
+
+
+@pytest.mark.parametrize(
+    "make", [description, bpe_description, unigram_description, keras_subword_description, uncased_description]
+)
+def test_a_word_cache_emptied_again_and_again_gives_the_ids_of_the_first_encoding(tmp_path_factory, make):
+    # a cache of 5 words or 24 ids empties itself every few words; the driver encodes each text three
+    # times with one scratch and exits 4 when a later time differs from the first
+    small = sanitized(tmp_path_factory, "spec_encoder_driver", ["SPEC_CACHE_WORDS=5", "SPEC_CACHE_IDS=24"])
+    rng = random.Random(3)
+    words = ["a", "b", "ab", "ba", "aab", "!", "[UNK]", "中", "é", "q", "x", "AB", ".", "bbbbbbbbab"]
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randrange(1, 200))).encode() for _ in range(60)]
+    spec = make()
+    stdin = b"".join(block(spec) + block(text) for text in texts)
+    run = subprocess.run([str(small)], input=stdin, capture_output=True, timeout=600)
+    assert run.returncode == 0, (run.returncode, run.stderr.decode(errors="replace")[-3000:])
+    assert run.stdout.split() == [str(len(texts)).encode(), b"0"]
 
 
 def code_points(text):

@@ -437,6 +437,15 @@ spec_scratch_free(SpecScratch *s)
 /* ------------------------------------------------------------------------------------------------ */
 /* Encoding                                                                                         */
 
+/* The word's code point when it is one ASCII character (the cache's singles), else -1. */
+static int
+single_of(const CodePoints *word)
+{
+    if (word->length != 1) return -1;
+    uint32_t c = code_point_at(word->kind, word->data, 0);
+    return c < SPEC_SINGLES ? (int)c : -1;
+}
+
 /* The ids out[first ..] of `word` (hash h) put in the scratch's cache, emptied first when full. */
 static int
 remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, ptrdiff_t first)
@@ -445,19 +454,38 @@ remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, 
     if (s->cache_ready && (s->words.used >= SPEC_CACHE_WORDS || s->word_ids.length + count + 1 > SPEC_CACHE_IDS)) {
         piece_map_free(&s->words);
         s->word_ids.length = 0;
+        memset(s->singles, 0, sizeof(s->singles));
         s->cache_ready = 0;
     }
     if (!s->cache_ready) {
         if (piece_map_init(&s->words, 4096) < 0) return -1;
         s->cache_ready = 1;
     }
-    if (count == 1) /* one id (most words): kept in the map itself, as -1 - id */
-        return piece_map_add(&s->words, word, h, -1 - out->data[first]) < 0 ? -1 : 0;
-    ptrdiff_t at = s->word_ids.length;
-    if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
-    s->word_ids.data[s->word_ids.length++] = count;
-    for (ptrdiff_t k = first; k < out->length; k++) s->word_ids.data[s->word_ids.length++] = out->data[k];
-    if (piece_map_add(&s->words, word, h, at) < 0) return -1;
+    int64_t value; /* one id (most words): kept as -1 - id; else the place of the count and the ids */
+    if (count == 1) {
+        value = -1 - out->data[first];
+    } else {
+        value = s->word_ids.length;
+        if (int64s_reserve(&s->word_ids, count + 1) < 0) return -1;
+        s->word_ids.data[s->word_ids.length++] = count;
+        for (ptrdiff_t k = first; k < out->length; k++) s->word_ids.data[s->word_ids.length++] = out->data[k];
+    }
+    int single = single_of(word);
+    if (single >= 0) {
+        s->singles[single] = value < 0 ? value : value + 1;
+        return 0;
+    }
+    return piece_map_add(&s->words, word, h, value) < 0 ? -1 : 0;
+}
+
+/* A cached word's ids (its value in the cache) appended to `out`. */
+static int
+recall(const SpecScratch *s, int64_t value, Int64s *out)
+{
+    if (value < 0) return int64s_push(out, -1 - value);
+    const int64_t *record = s->word_ids.data + value;
+    if (int64s_reserve(out, record[0]) < 0) return -1;
+    for (int64_t k = 1; k <= record[0]; k++) out->data[out->length++] = record[k];
     return 0;
 }
 
@@ -485,20 +513,19 @@ static int
 encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
 {
     if (e->model_kind == SPEC_MODEL_SPLIT) return split_word(word, out, s);
+    int single = s->cache_ready ? single_of(word) : -1;
+    if (single >= 0 && s->singles[single]) {
+        int64_t value = s->singles[single];
+        return recall(s, value < 0 ? value : value - 1, out);
+    }
     uint64_t h = code_points_hash(word);
     if (e->model_kind == SPEC_MODEL_WORDS) {
         const int64_t *id = piece_map_get(&e->words, word, h);
         if (id) return int64s_push(out, *id);
         return e->unk < 0 ? 0 : int64s_push(out, e->unk);
     }
-    const int64_t *place = s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
-    if (place && *place < 0) return int64s_push(out, -1 - *place);
-    if (place) {
-        const int64_t *record = s->word_ids.data + *place;
-        if (int64s_reserve(out, record[0]) < 0) return -1;
-        for (int64_t k = 1; k <= record[0]; k++) out->data[out->length++] = record[k];
-        return 0;
-    }
+    const int64_t *value = single < 0 && s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
+    if (value) return recall(s, *value, out);
     ptrdiff_t first = out->length, unknown_at;
     if (e->model_kind == SPEC_MODEL_UNIGRAM) {
         int status = unigram_ids(&e->unigram, &s->path, word, out, &unknown_at);
@@ -702,6 +729,12 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
     if (code_points_reserve(&s->text, &s->text_capacity, (ptrdiff_t)n) < 0) return -1;
     ptrdiff_t length = 0;
     for (size_t i = 0; i < n;) {
+        if (text[i] < 0x80) { /* ASCII, most texts: widened a run at a time */
+            size_t end = i + 1;
+            while (end < n && text[end] < 0x80) end++;
+            for (; i < end; i++) s->text[length++] = text[i];
+            continue;
+        }
         int size;
         s->text[length++] = utf8_next(text, n, i, &size);
         i += (size_t)size;

@@ -114,8 +114,13 @@ typedef struct {
 /* What one thread reuses from text to text: buffers, and a cache of the ids of the words it has seen
  * (a word seen again costs a hash and a compare), emptied when it holds SPEC_CACHE_WORDS words or
  * SPEC_CACHE_IDS ids. Zeroed, it is ready; the cache belongs to one encoder. */
+#ifndef SPEC_CACHE_WORDS /* a build may set smaller bounds (the sanitizer tests do, to empty it often) */
 #define SPEC_CACHE_WORDS (1 << 20)
+#endif
+#ifndef SPEC_CACHE_IDS
 #define SPEC_CACHE_IDS (1 << 23)
+#endif
+#define SPEC_SINGLES 128 /* the words of one ASCII character are cached apart, in a table */
 
 typedef struct {
     uint32_t *text, *normalized, *prefixed, *decomposed;
@@ -124,6 +129,8 @@ typedef struct {
     UnigramPath path;
     int cache_ready;
     PieceMap words;   /* word -> its place in word_ids, or -1 - its id when it has one id */
+    int64_t singles[SPEC_SINGLES]; /* one ASCII character's words (two words in five in English text):
+                                      0 not seen, else place + 1, or -1 - id as in `words` */
     Int64s word_ids;  /* at each place: the word's id count, then its ids */
     unsigned char *utf8; /* a word splitter's words, back to back */
     ptrdiff_t utf8_length, utf8_capacity;
