@@ -15,6 +15,10 @@ Then both tokenizers go into a model, ``keras.Model(string input, tokenizer(inpu
 ``model.export`` and loaded back with ``tf.saved_model.load``; each pass serves every batch through
 ``serve`` (medians of ``--runs`` interleaved passes, the ids compared on the first).
 
+A third line times the same pipeline with ``tf.strings.length`` as the map (interleaved with keras_hub
+too): what tf.data itself costs a pass (building the map function for each new iterator, batching,
+handing batches over), the bound on any tokenizer's ratio on this machine.
+
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
 process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs``
@@ -54,6 +58,11 @@ def ids(ds):
 def run(ds):
     """One timed pass over ``ds``: the batches are made and counted, not converted."""
     return sum(int(tf.size(batch.flat_values)) for batch in ds)
+
+
+def run_dense(ds):
+    """One timed pass over ``ds`` of dense batches, counted as :func:`run` counts ragged ones."""
+    return sum(int(tf.size(batch)) for batch in ds)
 
 
 def main(argv=None):
@@ -98,6 +107,11 @@ def main(argv=None):
     report("first pass", "keras_hub", [our_cold], [their_cold])
     rates = f"  ({tokens / kvec_warm / 1e6:.1f} M tokens/s vs {tokens / anchor_warm / 1e6:.1f} M)"
     report("later passes", "keras_hub", kvec_times, anchor_times, rates)
+    lengths = dataset(lines, tf.strings.length, args.batch_size)
+    floor_times, anchor_times, _ = interleave(
+        lambda: run_dense(lengths), lambda: run(theirs), args.runs, lambda a, b: None, keep=False
+    )
+    report("tf.data, a map of lengths", "keras_hub", floor_times, anchor_times)
     serving(our_layer, their_layer, lines, args)
 
 
