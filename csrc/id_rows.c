@@ -4,10 +4,10 @@
  *   id_rows(values, row_lengths) -> list of lists of int. Both are buffers of int64 (native order), the
  *       ids back to back and how many belong to each row; ids must be >= 0.
  *
- *   encodings(cls, values, row_lengths, tokenizer, texts) -> list of cls: one kvec.pipeline.Encoding per
+ *   encodings(cls, values, row_lengths, tokenizer, texts) -> list of cls: one kvec.encoding.Encoding per
  *       row, made without running its __init__: the slots ids (the row), _tokenizer, _text (texts[i])
- *       are set and _tokens, _offsets, _type_ids and _special_tokens_mask are None (worked out on
- *       demand), as Encoding(row, source=(tokenizer, text)) sets them.
+ *       are set and the others (_tokens, _offsets, _words, ...) None, worked out on demand, as
+ *       Encoding(row, source=(tokenizer, text)) sets them (kvec/encoding.py).
  *
  * A batch holds millions of ids drawn from a vocabulary of thousands, so the int objects of ids below
  * 65536 are made once and shared, and each row is filled straight from the buffer.
@@ -113,8 +113,9 @@ encodings(PyObject *Py_UNUSED(module), PyObject *args)
     if (!PyArg_ParseTuple(args, "O!OOOO!:encodings", &PyType_Type, &cls, &values, &lengths, &tokenizer, &PyList_Type,
                           &texts))
         return NULL;
-    static const char *names[] = {"ids", "_tokenizer", "_text", "_tokens", "_offsets", "_type_ids",
-                                  "_special_tokens_mask"};
+    static const char *names[] = {"ids",        "_tokenizer",          "_text",  "_tokens",
+                                  "_offsets",   "_type_ids",           "_words", "_special_tokens_mask",
+                                  "_attention_mask", "_overflowing", "_sequence_ranges"};
     enum { N_SLOTS = sizeof(names) / sizeof(names[0]) };
     Py_ssize_t offsets[N_SLOTS];
     for (int k = 0; k < N_SLOTS; k++)
@@ -136,9 +137,8 @@ encodings(PyObject *Py_UNUSED(module), PyObject *args)
             Py_DECREF(rows);
             return NULL;
         }
-        PyObject *slots[N_SLOTS] = {PyList_GET_ITEM(rows, i), Py_NewRef(tokenizer),
-                                    Py_NewRef(PyList_GET_ITEM(texts, i)), Py_NewRef(Py_None), Py_NewRef(Py_None),
-                                    Py_NewRef(Py_None), Py_NewRef(Py_None)};
+        PyObject *slots[N_SLOTS] = {PyList_GET_ITEM(rows, i), Py_NewRef(tokenizer), Py_NewRef(PyList_GET_ITEM(texts, i))};
+        for (int k = 3; k < N_SLOTS; k++) slots[k] = Py_NewRef(Py_None); /* the rest: worked out on demand */
         for (int k = 0; k < N_SLOTS; k++) *(PyObject **)((char *)encoding + offsets[k]) = slots[k];
         PyList_SET_ITEM(rows, i, encoding);
         if (PyObject_IS_GC(encoding)) PyObject_GC_UnTrack(encoding);

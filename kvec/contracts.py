@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kvec.encoding import Encoding
+
 __all__ = [
     "Decoder",
     "Decomposition",
@@ -37,8 +39,6 @@ __all__ = [
 ]
 
 Span = tuple[int, int]
-EncodedToken = tuple[str, int, Span]  # (token, id, original offsets)
-ProcessedToken = tuple[str, int, Span, int, int]  # (token, id, offsets, type id, 1 if special)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -327,11 +327,16 @@ class PostProcessor(ABC):
         return None
 
     @abstractmethod
-    def apply(
-        self, first: list[EncodedToken], second: list[EncodedToken] | None, add_special_tokens: bool
-    ) -> list[ProcessedToken]:
-        """Combine ``[(token, id, offsets), ...]`` lists into
-        ``[(token, id, offsets, type_id, special), ...]``."""
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
+        """The encodings of one sequence or a pair (truncated; each one, and each of its overflowing
+        ones, marked with its sequence id; its type ids that id), with
+        the special tokens and type ids added, as a list the pipeline merges in order
+        (:meth:`kvec.encoding.Encoding.merge`, offsets as they are); without ``add_special_tokens``,
+        type ids only."""
+
+    @abstractmethod
+    def added_tokens(self, is_pair: bool) -> int:
+        """How many special tokens :meth:`process` adds to one sequence, or to a pair."""
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this post-processor."""

@@ -31,94 +31,22 @@ from kvec.contracts import (
     PieceDecoder,
     PostProcessor,
     PreTokenizer,
-    Span,
     Trainer,
     WordTable,
+)
+from kvec.encoding import (
+    DIRECTIONS,
+    STRATEGIES,
+    Encoding,
+    non_negative_int,
+    one_of,
+    pad_encodings,
+    truncate_encodings,
 )
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
 __all__ = ["Encoding", "Pipeline", "Tokenizer", "TrainingWords"]
-
-
-class Encoding:
-    """The result of :meth:`Tokenizer.encode`.
-
-    Attributes:
-        ids: token ids.
-        tokens: token strings.
-        offsets: ``(start, end)`` character offsets of each token in its original text (``(0, 0)`` for
-            special tokens added by the post-processor).
-        type_ids: the segment of each token (0 for the first sequence, 1 for the second, or as the
-            post-processor's template says).
-        special_tokens_mask: 1 for special tokens added by the post-processor.
-        attention_mask: 1 for every token.
-
-    ``encode_batch`` fills only ``ids`` up front; ``tokens`` and ``offsets`` are worked out on first
-    access, so pipelines that only need ids never pay for them.
-    """
-
-    __slots__ = ("ids", "_tokens", "_offsets", "_tokenizer", "_text", "_type_ids", "_special_tokens_mask")
-
-    def __init__(
-        self,
-        ids: list[int],
-        tokens: list[str] | None = None,
-        offsets: list[Span] | None = None,
-        source: tuple[Pipeline, str] | None = None,
-        type_ids: list[int] | None = None,
-        special_tokens_mask: list[int] | None = None,
-    ) -> None:
-        self.ids = ids
-        self._tokens = tokens
-        self._offsets = offsets
-        # the tokenizer and text to work out tokens and offsets later
-        self._tokenizer: Any = None if source is None else source[0]
-        self._text: Any = None if source is None else source[1]
-        self._type_ids = type_ids  # None: all 0, made on first access
-        self._special_tokens_mask = special_tokens_mask
-
-    @property
-    def type_ids(self) -> list[int]:
-        if self._type_ids is None:
-            self._type_ids = self._complete()._type_ids or [0] * len(self.ids)
-        return self._type_ids
-
-    @property
-    def special_tokens_mask(self) -> list[int]:
-        if self._special_tokens_mask is None:
-            self._special_tokens_mask = self._complete()._special_tokens_mask or [0] * len(self.ids)
-        return self._special_tokens_mask
-
-    def _complete(self) -> Encoding:
-        """The full encoding of the source text when a post-processor decides type ids and special
-        tokens (else this one, whose type ids and mask are all 0)."""
-        if self._tokenizer is None or self._tokenizer.post_processor is None:
-            return self
-        return self._tokenizer.encode(self._text)
-
-    @property
-    def tokens(self) -> list[str]:
-        if self._tokens is None:
-            tokenizer = self._tokenizer
-            self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
-        return self._tokens
-
-    @property
-    def offsets(self) -> list[Span]:
-        if self._offsets is None:
-            self._offsets = self._tokenizer.encode(self._text).offsets
-        return self._offsets
-
-    @property
-    def attention_mask(self) -> list[int]:
-        return [1] * len(self.ids)
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __repr__(self):
-        return f"Encoding(ids={self.ids!r}, tokens={self.tokens!r})"
 
 
 _WORD_CACHE_SIZE = 1 << 18
@@ -219,6 +147,11 @@ def _encoded_parts(encode, texts, n_threads):
         finally:
             for future in futures:
                 future.cancel()
+
+
+def _is_pair(item):
+    """Whether a pre-tokenized input is a pair: two lists (or tuples) of words."""
+    return len(item) == 2 and all(isinstance(part, (list, tuple)) for part in item)
 
 
 def _splice(values, row_lengths, replaced):
@@ -374,44 +307,126 @@ class Pipeline:
         :class:`TrainingWords`, for :func:`kvec.trainers.counting.count_words`)."""
         return TrainingWords(self.normalizer, self.pre_tokenizer, self.added_vocabulary)
 
-    def encode(self, sequence: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding:
+    def encode(
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
         """Encode one text (or a pair) into an :class:`Encoding`.
 
         Special tokens registered with :meth:`add_special_tokens` are cut out of the raw text first,
         and tokens registered with :meth:`add_tokens` out of the normalized text; the rest goes through
-        pre-tokenizer and model. The post-processor (if any) then adds
-        its special tokens and type ids; without one, a pair's second text gets type id 1.
+        pre-tokenizer and model. Then, as in Hugging Face ``tokenizers``: truncation (see
+        :meth:`enable_truncation`, leaving room for the special tokens), the post-processor (if any),
+        which adds its special tokens and type ids (without one, a pair's second text gets type id 1),
+        and padding (see :meth:`enable_padding`).
+
+        Args:
+            sequence: the text, or with ``is_pretokenized`` its words (a list of str).
+            pair: the second text of a pair (or its words), or None.
+            is_pretokenized: the texts are already cut into words: each word is encoded on its own (the
+                pre-tokenizer may cut it further), its tokens get its index as word id and offsets
+                within the word.
+            add_special_tokens: let the post-processor add its special tokens.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pretokenizers import Whitespace
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2, "!": 3}), pre_tokenizer=Whitespace())
+            >>> e = tok.encode("unable !")
+            >>> e.tokens, e.word_ids, e.offsets
+            (['un', '##able', '!'], [0, 0, 1], [(0, 2), (2, 6), (7, 8)])
         """
-        first = self._encode_text(sequence, "sequence")
-        second = None if pair is None else self._encode_text(pair, "pair")
+        if not isinstance(is_pretokenized, bool):
+            raise TypeError(f"is_pretokenized must be a bool, got {type(is_pretokenized).__name__}")
+        first = self._sequence_encoding(sequence, "sequence", 0, is_pretokenized)
+        second = None if pair is None else self._sequence_encoding(pair, "pair", 1, is_pretokenized)
+        return self._post_process(first, second, add_special_tokens, self.truncation, self.padding)
+
+    def _batch_encoding(self, text: str) -> Encoding:
+        """The whole encoding of one text of encode_batch's native path (made on first access to more
+        than its ids): as :meth:`encode` gives it without truncation and padding, which send a batch down
+        the full path instead."""
+        return self._post_process(self._sequence_encoding(text, "text", 0, False), None, True, None, None)
+
+    def _post_process(self, first, second, add_special_tokens, truncation, padding):
+        """Truncation, the post-processor, then padding: what follows the model for one input."""
+        if truncation is not None:
+            added = self.num_special_tokens_to_add(second is not None) if add_special_tokens else 0
+            max_length = max(0, truncation["max_length"] - added)
+            stride, strategy, direction = truncation["stride"], truncation["strategy"], truncation["direction"]
+            truncate_encodings(first, second, max_length, stride, strategy, direction)
         if self.post_processor is not None:
-            combined = self.post_processor.apply(first, second, add_special_tokens)
+            encodings = [first] if second is None else [first, second]
+            for index, encoding in enumerate(encodings):  # the overflowing ones too, as Hugging Face marks them
+                for marked in (encoding, *encoding.overflowing):
+                    marked.set_sequence_id(index)
+                encoding.set_type_ids([index] * len(encoding))
+            encoding = Encoding.merge(self.post_processor.process(encodings, add_special_tokens), False)
+        elif second is not None:
+            first.set_sequence_id(0)
+            second.set_sequence_id(1)
+            encoding = Encoding.merge([first, second], False)
         else:
-            combined = [(t, i, o, 0, 0) for t, i, o in first]
-            if second is not None:
-                combined += [(t, i, o, 1, 0) for t, i, o in second]
-        return Encoding(
-            [c[1] for c in combined],
-            tokens=[c[0] for c in combined],
-            offsets=[c[2] for c in combined],
-            type_ids=[c[3] for c in combined],
-            special_tokens_mask=[c[4] for c in combined],
+            encoding = first
+        if padding is not None:
+            self._pad([encoding], padding)
+        return encoding
+
+    @staticmethod
+    def _pad(encodings, padding):
+        pad_encodings(
+            encodings,
+            padding["length"],
+            padding["pad_to_multiple_of"],
+            padding["direction"],
+            padding["pad_id"],
+            padding["pad_type_id"],
+            padding["pad_token"],
         )
 
-    def _encode_text(self, text, name):
-        """``[(token, id, offsets), ...]`` for one raw text."""
+    def _sequence_encoding(self, sequence, name, type_id, is_pretokenized):
+        """The :class:`Encoding` of one input before post-processing: its tokens, offsets and words."""
         self._check_model()
-        if not isinstance(text, str):
-            raise TypeError(f"{name} must be a str, got {type(text).__name__}")
+        if not is_pretokenized:
+            if not isinstance(sequence, str):
+                raise TypeError(f"{name} must be a str, got {type(sequence).__name__}")
+            encoded = self._encode_text(sequence)
+        else:
+            if isinstance(sequence, str) or not isinstance(sequence, Sequence):
+                raise TypeError(
+                    f"{name} must be a list of str with is_pretokenized=True, got {type(sequence).__name__}"
+                )
+            encoded = []
+            for index, word in enumerate(sequence):
+                if not isinstance(word, str):
+                    raise TypeError(f"{name}[{index}] must be a str, got {type(word).__name__}")
+                encoded += [(t, i, o, index) for t, i, o, _ in self._encode_text(word)]
+        n = len(encoded)
+        return Encoding(
+            [e[1] for e in encoded],
+            tokens=[e[0] for e in encoded],
+            offsets=[e[2] for e in encoded],
+            words=[e[3] for e in encoded],
+            type_ids=[type_id] * n,
+        )
+
+    def _encode_text(self, text):
+        """``[(token, id, offsets, word), ...]`` for one raw text; each special or added token is a word
+        of its own, and so is each piece of the pre-tokenizer's."""
         encoded = []
+        words = [0]  # the next word's index
         for start, end, special_id in self.added_vocabulary.split_raw(text):
             if special_id is None:
-                encoded += self._encode_segment(text[start:end], start)
+                encoded += self._encode_segment(text[start:end], start, words)
             else:
-                encoded.append((text[start:end], special_id, (start, end)))
+                encoded.append((text[start:end], special_id, (start, end), words[0]))
+                words[0] += 1
         return encoded
 
-    def _encode_segment(self, text, shift):
+    def _encode_segment(self, text, shift, words):
         normalized = None
         if self.normalizer is not None:
             normalized = self.normalizer.normalize(Normalized.of(text))
@@ -425,32 +440,172 @@ class Pipeline:
 
         for part_start, part_end, added_id in self.added_vocabulary.split_normalized(text):
             if added_id is not None:
-                encoded.append((text[part_start:part_end], added_id, original(part_start, part_end)))
+                encoded.append((text[part_start:part_end], added_id, original(part_start, part_end), words[0]))
+                words[0] += 1
                 continue
             # "first": the part starts the original text
             for piece in self._pieces(text[part_start:part_end], shift == 0 and part_start == 0):
+                word = words[0]
+                words[0] += 1
                 for token_id, start, end in self.model.tokenize_spans(piece.text):
                     start, end = piece.offsets(start, end)
-                    encoded.append((id_to_token[token_id], token_id, original(start + part_start, end + part_start)))
+                    encoded.append(
+                        (id_to_token[token_id], token_id, original(start + part_start, end + part_start), word)
+                    )
         return encoded
+
+    # ---- truncation and padding (Hugging Face's) ----
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        """The truncation :meth:`encode` applies (``max_length``, ``stride``, ``strategy``,
+        ``direction``), or None."""
+        truncation = self.__dict__.get("_truncation")
+        return None if truncation is None else dict(truncation)
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        """The padding :meth:`encode` and :meth:`encode_batch` apply (``length``, ``pad_to_multiple_of``,
+        ``pad_id``, ``pad_token``, ``pad_type_id``, ``direction``), or None."""
+        padding = self.__dict__.get("_padding")
+        return None if padding is None else dict(padding)
+
+    def enable_truncation(
+        self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
+        """Truncate every encoding to ``max_length`` tokens, special tokens included, as Hugging Face
+        does; what is cut off goes to ``Encoding.overflowing``.
+
+        Args:
+            max_length: the most tokens an encoding keeps.
+            stride: how many tokens each overflowing encoding repeats from the one before it.
+            strategy: for pairs, ``"longest_first"`` (take from the longer), ``"only_first"`` or
+                ``"only_second"``.
+            direction: ``"right"`` cuts the end off, ``"left"`` the start.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pretokenizers import Whitespace
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1, "b": 2, "c": 3}), pre_tokenizer=Whitespace())
+            >>> tok.enable_truncation(2, stride=1)
+            >>> e = tok.encode("a b c")
+            >>> e.tokens, [o.tokens for o in e.overflowing]
+            (['a', 'b'], [['b', 'c']])
+        """
+        max_length, stride = non_negative_int(max_length, "max_length"), non_negative_int(stride, "stride")
+        strategy, direction = one_of(strategy, "strategy", STRATEGIES), one_of(direction, "direction", DIRECTIONS)
+        effective = max_length - self.num_special_tokens_to_add(False)
+        if effective < stride:
+            raise ValueError(
+                f"stride ({stride}) must be smaller than the effective max length {effective} (max_length "
+                f"{max_length} less {max_length - effective} special tokens)"
+            )
+        self.__dict__["_truncation"] = {
+            "max_length": max_length,
+            "stride": stride,
+            "strategy": strategy,
+            "direction": direction,
+        }
+
+    def no_truncation(self) -> None:
+        """Encode without truncation (the default)."""
+        self.__dict__["_truncation"] = None
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pad encodings with ``pad_token`` (id ``pad_id``), as Hugging Face does: :meth:`encode_batch`
+        pads a batch to its longest encoding (or to ``length`` when given), rounded up to a multiple of
+        ``pad_to_multiple_of``; padding has attention mask 0 and no word.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pretokenizers import Whitespace
+            >>> tok = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "a": 2}), pre_tokenizer=Whitespace())
+            >>> tok.enable_padding()
+            >>> [(e.ids, e.attention_mask) for e in tok.encode_batch(["a", "a a a"])]
+            [([2, 0, 0], [1, 0, 0]), ([2, 2, 2], [1, 1, 1])]
+        """
+        direction = one_of(direction, "direction", DIRECTIONS)
+        pad_id, pad_type_id = non_negative_int(pad_id, "pad_id"), non_negative_int(pad_type_id, "pad_type_id")
+        length = None if length is None else non_negative_int(length, "length")
+        if pad_to_multiple_of is not None:
+            pad_to_multiple_of = non_negative_int(pad_to_multiple_of, "pad_to_multiple_of")
+        if not isinstance(pad_token, str):
+            raise TypeError(f"pad_token must be a str, got {type(pad_token).__name__}")
+        self.__dict__["_padding"] = {
+            "length": length,
+            "pad_to_multiple_of": pad_to_multiple_of,
+            "pad_id": pad_id,
+            "pad_token": pad_token,
+            "pad_type_id": pad_type_id,
+            "direction": direction,
+        }
+
+    def no_padding(self) -> None:
+        """Encode without padding (the default)."""
+        self.__dict__["_padding"] = None
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        """How many special tokens the post-processor adds to one sequence, or to a pair."""
+        return 0 if self.post_processor is None else self.post_processor.added_tokens(bool(is_pair))
+
+    def _encode_input(self, item, position, is_pretokenized, add_special_tokens):
+        """:meth:`encode` of ``texts[position]`` of a batch: one input, or a pair of them."""
+        one = (list, tuple) if is_pretokenized else str
+        if isinstance(item, one) and not (is_pretokenized and _is_pair(item)):
+            return self.encode(item, None, is_pretokenized, add_special_tokens)
+        if isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(part, one) for part in item):
+            return self.encode(item[0], item[1], is_pretokenized, add_special_tokens)
+        wanted = "a list of words or a pair of them" if is_pretokenized else "a str or a pair of str"
+        raise TypeError(f"texts[{position}] must be {wanted}, got {type(item).__name__}")
 
     def _check_model(self) -> Model:
         if self.model is None:
             raise ValueError("this tokenizer has no model yet: pass one, or train it with train_from_iterator")
         return self.model
 
-    def encode_batch(self, texts: Iterable[str], n_threads: int | None = None) -> list[Encoding]:
-        """Encode a list of texts; ids come from a per-word cache, tokens and offsets on demand.
+    def encode_batch(
+        self,
+        texts: Iterable[Any],
+        n_threads: int | None = None,
+        *,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> list[Encoding]:
+        """Encode a list of texts, or of pairs ``(text, pair)``, as :meth:`encode` does each; ids come
+        from a per-word cache, tokens and offsets on demand. With padding enabled (see
+        :meth:`enable_padding`) the batch is padded to its longest encoding.
 
         Args:
-            texts: the texts (``str``).
+            texts: the texts (``str``), or pairs of texts (a tuple or list of two); with
+                ``is_pretokenized``, lists of words or pairs of them.
             n_threads: how many threads encode parts of the batch at once where the pipeline has a
                 native path (see :meth:`encode_ragged`); None (the default): one per core, as Hugging
                 Face's ``encode_batch``. The ids are the same for every count.
+            is_pretokenized: see :meth:`encode`.
+            add_special_tokens: let the post-processor add its special tokens.
         """
         model = self._check_model()
         texts = texts if isinstance(texts, list) else list(texts)
         n_threads = _threads(n_threads)
+        if (
+            is_pretokenized
+            or add_special_tokens is not True
+            or self.truncation is not None
+            or self.padding is not None
+            or not all(isinstance(text, str) for text in texts)
+        ):
+            batch = [self._encode_input(item, i, is_pretokenized, add_special_tokens) for i, item in enumerate(texts)]
+            if self.padding is not None:
+                self._pad(batch, self.padding)
+            return batch
         parts = self._native_parts(texts, n_threads)
         if parts is not None:  # see encode_ragged
             _check_strs(texts)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kvec.contracts import PostProcessor
+from kvec.encoding import Encoding
 
 __all__ = ["TemplateProcessing"]
 
@@ -22,10 +23,16 @@ class TemplateProcessing(PostProcessor):
         pair: the template for two sequences, e.g. ``"[CLS] $A [SEP] $B:1 [SEP]:1"``.
         special_tokens: ``[(token, id), ...]`` for every special token the templates use.
 
+    Without a ``pair`` template a pair is the two sequences back to back, the second with type id 1
+    (Hugging Face's default, ``"$A:0 $B:1"``).
+
     Example:
+        >>> from kvec.encoding import Encoding
         >>> post = TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
-        >>> post.apply([("a", 7, (0, 1))], None, add_special_tokens=True)
-        [('[CLS]', 1, (0, 0), 0, 1), ('a', 7, (0, 1), 0, 0), ('[SEP]', 2, (0, 0), 0, 1)]
+        >>> parts = post.process([Encoding([7], tokens=["a"], offsets=[(0, 1)], words=[0])], add_special_tokens=True)
+        >>> merged = Encoding.merge(parts, growing_offsets=False)
+        >>> merged.tokens, merged.special_tokens_mask, merged.word_ids, post.added_tokens(is_pair=False)
+        (['[CLS]', 'a', '[SEP]'], [1, 0, 1], [None, 0, None], 2)
     """
 
     def __init__(
@@ -40,7 +47,7 @@ class TemplateProcessing(PostProcessor):
         self.special_tokens = [(str(token), int(token_id)) for token, token_id in pairs]
         ids = dict(self.special_tokens)
         self._single = _parse(single, ids, "single")
-        self._pair = _parse(pair, ids, "pair") if pair is not None else None
+        self._pair = _parse(pair if pair is not None else "$A:0 $B:1", ids, "pair")
 
     def get_config(self):
         return {"single": self.single, "pair": self.pair, "special_tokens": [list(t) for t in self.special_tokens]}
@@ -58,20 +65,31 @@ class TemplateProcessing(PostProcessor):
         at = kinds.index("sequence")
         return [value[1] for _, value, _ in self._single[:at]], [value[1] for _, value, _ in self._single[at + 1 :]]
 
-    def apply(self, first, second, add_special_tokens):
-        """Combine ``[(token, id, offsets), ...]`` lists into ``[(token, id, offsets, type_id, special), ...]``."""
-        if second is not None and self._pair is None:
-            raise ValueError("this template has no pair template, so it cannot take a second sequence")
-        template = self._single if second is None else self._pair
-        combined = []
+    def process(self, encodings, add_special_tokens):
+        """The template's pieces in order: each sequence with the template's type id, each special token
+        (when ``add_special_tokens``) as an encoding of its own."""
+        template = self._single if len(encodings) == 1 else self._pair
+        processed = []
         for kind, value, type_id in template:
             if kind == "special":
                 if add_special_tokens:
-                    combined.append((value[0], value[1], (0, 0), type_id, 1))
-            else:
-                sequence = first if value == "A" else second
-                combined.extend((token, token_id, offsets, type_id, 0) for token, token_id, offsets in sequence)
-        return combined
+                    token, token_id = value
+                    processed.append(Encoding([token_id], tokens=[token], type_ids=[type_id], special_tokens_mask=[1]))
+                continue
+            sequence = encodings[0 if value == "A" else 1]
+            sequence.set_type_ids([type_id] * len(sequence))
+            processed.append(sequence)
+        return processed
+
+    def added_tokens(self, is_pair):
+        """How many special tokens the single (or pair) template adds.
+
+        Example:
+            >>> post = TemplateProcessing("[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1", [("[CLS]", 1), ("[SEP]", 2)])
+            >>> post.added_tokens(is_pair=False), post.added_tokens(is_pair=True)
+            (2, 3)
+        """
+        return sum(kind == "special" for kind, _, _ in (self._pair if is_pair else self._single))
 
 
 def _parse(template, special_ids, name):

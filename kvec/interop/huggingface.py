@@ -6,15 +6,17 @@ common normalizers, pre-tokenizers, post-processors and decoders. A component kv
 raises :class:`kvec.errors.FormatError` naming it and the file. :func:`save_tokenizer_json` writes a
 kvec pipeline in that format, so ``tokenizers.Tokenizer.from_file`` reads it.
 
-What the file says about truncation and padding is not read: in Keras, ``pad_sequences`` or the layer
-pads. The ``ByteLevel`` post-processor only trims offsets, which kvec leaves as they are; ids are the
-same.
+The file's ``truncation`` and ``padding`` sections are read into the pipeline (see
+:meth:`kvec.pipeline.Pipeline.enable_truncation` and :meth:`~kvec.pipeline.Pipeline.enable_padding`)
+and written back. The ``ByteLevel`` post-processor only trims offsets, which kvec leaves as they are;
+ids are the same.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import warnings
 from typing import Any
 
 import regex
@@ -33,6 +35,8 @@ __all__ = [
     "to_tokenizer_json_str",
 ]
 
+_TRUNCATION_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
+_DIRECTIONS = {"Left": "left", "Right": "right"}
 _BEHAVIORS = {
     "Removed": "removed",
     "Isolated": "isolated",
@@ -62,6 +66,7 @@ def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) 
     """:func:`load_tokenizer_json` of the parsed document; ``source`` names it in errors."""
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise FormatError(source, 'expected an object with a "model" object')
+    _warn_of_the_unknown(document, source)
     reader = _Reader(source)
     try:
         tokenizer = Pipeline(
@@ -76,7 +81,28 @@ def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) 
     except (TypeError, ValueError, KeyError, AttributeError) as e:
         raise FormatError(source, f"invalid component ({type(e).__name__}: {e})") from None
     reader.added_tokens(tokenizer, document.get("added_tokens") or [])
+    reader.truncation(tokenizer, document.get("truncation"))
+    reader.padding(tokenizer, document.get("padding"))
     return tokenizer
+
+
+_SECTIONS = {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor"}
+_SECTIONS |= {"decoder", "model"}
+
+
+def _warn_of_the_unknown(document, source):
+    """A warning for each top-level field kvec does not know, and for a format version other than 1.0:
+    what they say is not read."""
+    unknown = sorted(set(document) - _SECTIONS)
+    if unknown:
+        warnings.warn(f"{source}: unknown fields, ignored: {', '.join(unknown)}", UserWarning, stacklevel=3)
+    version = document.get("version", "1.0")
+    if version != "1.0":
+        warnings.warn(
+            f"{source}: format version {version!r}; kvec reads version '1.0', so what is new in it is not read",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class _Reader:
@@ -87,6 +113,50 @@ class _Reader:
 
     def fail(self, message):
         raise FormatError(self.source, message)
+
+    def truncation(self, tokenizer, entry):
+        """The ``truncation`` section: null, or max_length, stride, strategy and direction."""
+        if entry is None:
+            return
+        if not isinstance(entry, dict):
+            self.fail("truncation must be an object or null")
+        strategy = _TRUNCATION_STRATEGIES.get(entry.get("strategy", "LongestFirst"))
+        direction = _DIRECTIONS.get(entry.get("direction", "Right"))
+        if strategy is None or direction is None:
+            self.fail(f"truncation: unknown strategy {entry.get('strategy')!r} or direction {entry.get('direction')!r}")
+        try:
+            tokenizer.enable_truncation(entry.get("max_length"), entry.get("stride", 0), strategy, direction)
+        except (TypeError, ValueError) as e:
+            self.fail(f"truncation: {e}")
+
+    def padding(self, tokenizer, entry):
+        """The ``padding`` section: null, or its strategy (``"BatchLongest"`` or ``{"Fixed": n}``) and
+        what padding puts."""
+        if entry is None:
+            return
+        if not isinstance(entry, dict):
+            self.fail("padding must be an object or null")
+        strategy = entry.get("strategy", "BatchLongest")
+        if strategy == "BatchLongest":
+            length = None
+        elif isinstance(strategy, dict) and list(strategy) == ["Fixed"]:
+            length = strategy["Fixed"]
+        else:
+            self.fail(f"padding: unknown strategy {strategy!r}")
+        direction = _DIRECTIONS.get(entry.get("direction", "Right"))
+        if direction is None:
+            self.fail(f"padding: unknown direction {entry.get('direction')!r}")
+        try:
+            tokenizer.enable_padding(
+                direction=direction,
+                pad_id=entry.get("pad_id", 0),
+                pad_type_id=entry.get("pad_type_id", 0),
+                pad_token=entry.get("pad_token", "[PAD]"),
+                length=length,
+                pad_to_multiple_of=entry.get("pad_to_multiple_of"),
+            )
+        except (TypeError, ValueError) as e:
+            self.fail(f"padding: {e}")
 
     @staticmethod
     def optional(entry, read):
@@ -342,8 +412,8 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
     ]
     document = {
         "version": "1.0",
-        "truncation": None,
-        "padding": None,
+        "truncation": _truncation_json(tokenizer.truncation),
+        "padding": _padding_json(tokenizer.padding),
         "added_tokens": sorted(added, key=lambda entry: entry["id"]),
         "normalizer": _write(_normalizer_json, tokenizer.normalizer),
         "pre_tokenizer": _write(_pre_tokenizer_json, tokenizer.pre_tokenizer),
@@ -352,6 +422,34 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
         "model": _model_json(tokenizer.model),
     }
     return json.dumps(document, ensure_ascii=False)
+
+
+def _truncation_json(truncation):
+    if truncation is None:
+        return None
+    return {
+        "direction": _key_of(_DIRECTIONS, truncation["direction"]),
+        "max_length": truncation["max_length"],
+        "strategy": _key_of(_TRUNCATION_STRATEGIES, truncation["strategy"]),
+        "stride": truncation["stride"],
+    }
+
+
+def _padding_json(padding):
+    if padding is None:
+        return None
+    return {
+        "strategy": "BatchLongest" if padding["length"] is None else {"Fixed": padding["length"]},
+        "direction": _key_of(_DIRECTIONS, padding["direction"]),
+        "pad_to_multiple_of": padding["pad_to_multiple_of"],
+        "pad_id": padding["pad_id"],
+        "pad_type_id": padding["pad_type_id"],
+        "pad_token": padding["pad_token"],
+    }
+
+
+def _key_of(table, value):
+    return next(key for key, known in table.items() if known == value)
 
 
 def _write(function, component):
@@ -461,7 +559,7 @@ def _post_processor_json(processor):
             name, _, type_id = part.partition(":")
             type_id = int(type_id or 0)
             if name.startswith("$"):
-                pieces.append({"Sequence": {"id": name[1:] or "A", "type_id": type_id}})
+                pieces.append({"Sequence": {"id": "B" if name in ("$B", "$1") else "A", "type_id": type_id}})
             else:
                 pieces.append({"SpecialToken": {"id": name, "type_id": type_id}})
         return pieces
@@ -469,7 +567,7 @@ def _post_processor_json(processor):
     return {
         "type": "TemplateProcessing",
         "single": template(processor.single),
-        "pair": template(processor.pair) if processor.pair else template(processor.single + " $B:1"),
+        "pair": template(processor.pair if processor.pair is not None else "$A:0 $B:1"),
         "special_tokens": {
             token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in ids.items()
         },
