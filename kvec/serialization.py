@@ -94,6 +94,12 @@ def from_document(document, source):
     if not isinstance(document, dict):
         raise FormatError(source, "expected a JSON object")
     version = document.get("kvec_format")
+    if version is None and isinstance(document.get("model"), dict) and "added_tokens" in document:
+        raise FormatError(
+            source,
+            "this is a Hugging Face tokenizer.json, not a kvec tokenizer file: load it with "
+            "kvec.interop.huggingface.load_tokenizer_json",
+        )
     if version != FORMAT_VERSION:
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
     stages = {}

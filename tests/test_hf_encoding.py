@@ -273,3 +273,18 @@ def test_a_batch_encoding_works_out_its_fields_as_the_batch_was_encoded():
     ours.enable_truncation(3)  # switched on after the batch: its encodings stay as they were made
     ours.enable_padding(length=9)
     assert [fields(e) for e in batch] == [fields(e) for e in theirs.encode_batch(texts)]
+
+
+def test_each_loader_points_to_the_other_for_the_other_s_file(tmp_path):
+    from kvec.errors import FormatError
+    from kvec.interop.huggingface import load_tokenizer_json
+
+    ours, theirs = pair_of_tokenizers()
+    theirs.save(str(tmp_path / "tokenizer.json"))
+    ours.save(tmp_path / "kvec.json")
+    with pytest.raises(
+        FormatError, match=r"tokenizer.json: this is a Hugging Face tokenizer.json.*load_tokenizer_json"
+    ):
+        Pipeline.from_file(tmp_path / "tokenizer.json")
+    with pytest.raises(FormatError, match=r"kvec.json: this is a kvec tokenizer file.*Pipeline.from_file"):
+        load_tokenizer_json(tmp_path / "kvec.json")

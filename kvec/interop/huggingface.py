@@ -64,6 +64,10 @@ def from_tokenizer_json_str(text: str, source: str | os.PathLike[str] = "tokeniz
 
 def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
     """:func:`load_tokenizer_json` of the parsed document; ``source`` names it in errors."""
+    if isinstance(document, dict) and "kvec_format" in document:
+        raise FormatError(
+            source, "this is a kvec tokenizer file, not a Hugging Face tokenizer.json: load it with Pipeline.from_file"
+        )
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise FormatError(source, 'expected an object with a "model" object')
     _warn_of_the_unknown(document, source)
