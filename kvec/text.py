@@ -145,6 +145,7 @@ def hashing_trick(
     filters: str = DEFAULT_FILTERS,
     lower: bool = True,
     split: str = " ",
+    analyzer: Callable[[str], list[str]] | None = None,
 ) -> list[int]:
     """Convert a text to a list of word indices in a hashing space of size ``n``.
 
@@ -158,10 +159,14 @@ def hashing_trick(
             unless ``PYTHONHASHSEED`` is fixed), ``'md5'`` for a stable hash, or any callable
             ``str -> int``.
         filters, lower, split: as in :func:`text_to_word_sequence`.
+        analyzer: a callable ``str -> list of words`` used instead of them (as tf.keras' copy takes
+            it), such as a :class:`kvec.pipeline.Pipeline` for subword tokens.
 
     Example:
         >>> hashing_trick("the cat and the hat", 100, hash_function="md5")
         [51, 3, 69, 51, 24]
+        >>> hashing_trick("the-cat", 100, hash_function="md5", analyzer=lambda text: text.split("-"))
+        [51, 3]
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise TypeError(f"n must be an int, got {_type_name(n)}")
@@ -173,15 +178,25 @@ def hashing_trick(
         hash_function = _md5_hash
     elif not callable(hash_function):
         raise TypeError(f"hash_function must be None, 'md5' or a callable, got {hash_function!r}")
+    if analyzer is not None and not callable(analyzer):
+        raise TypeError(f"analyzer must be a callable or None, got {_type_name(analyzer)}")
     modulus = n - 1
-    return [hash_function(w) % modulus + 1 for w in text_to_word_sequence(text, filters, lower, split)]
+    words = text_to_word_sequence(text, filters, lower, split) if analyzer is None else analyzer(text)
+    return [hash_function(w) % modulus + 1 for w in words]
 
 
 def _md5_hash(word):
     return int(md5(word.encode()).hexdigest(), 16)
 
 
-def one_hot(text: str, n: int, filters: str = DEFAULT_FILTERS, lower: bool = True, split: str = " ") -> list[int]:
+def one_hot(
+    text: str,
+    n: int,
+    filters: str = DEFAULT_FILTERS,
+    lower: bool = True,
+    split: str = " ",
+    analyzer: Callable[[str], list[str]] | None = None,
+) -> list[int]:
     """``hashing_trick(text, n, hash_function=hash, ...)``: word indices in ``[1, n - 1]``.
 
     Python's ``hash`` is salted per process; use ``hashing_trick(..., hash_function='md5')`` for
@@ -191,7 +206,7 @@ def one_hot(text: str, n: int, filters: str = DEFAULT_FILTERS, lower: bool = Tru
         >>> len(one_hot("a b c", 10))
         3
     """
-    return hashing_trick(text, n, hash_function=hash, filters=filters, lower=lower, split=split)
+    return hashing_trick(text, n, hash_function=hash, filters=filters, lower=lower, split=split, analyzer=analyzer)
 
 
 # --------------------------------------------------------------------------------------------------
