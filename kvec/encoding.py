@@ -288,7 +288,7 @@ class Encoding:
     def _slice(self, start: int, stop: int) -> Encoding:
         return Encoding(
             self.ids[start:stop],
-            tokens=self.tokens[start:stop],
+            tokens=self._tokens[start:stop],
             offsets=self._offsets[start:stop],
             type_ids=self._type_ids[start:stop],
             special_tokens_mask=self._special_tokens_mask[start:stop],
@@ -328,13 +328,13 @@ class Encoding:
         other._fill()
         overflowing = []
         for mine in self._overflowing:
-            for theirs in [other, *other._overflowing]:
+            for theirs in [other, *other._overflowing]:  # merging reads `theirs` and never changes it
                 combined = mine._copy()
-                combined._merge_with(theirs._copy(), growing_offsets)
+                combined._merge_with(theirs, growing_offsets)
                 overflowing.append(combined)
         for theirs in other._overflowing:
             combined = self._copy()
-            combined._merge_with(theirs._copy(), growing_offsets)
+            combined._merge_with(theirs, growing_offsets)
             overflowing.append(combined)
         n = len(self.ids)
         for sequence, (start, stop) in other._sequence_ranges.items():
@@ -361,7 +361,6 @@ class Encoding:
         missing = length - len(self.ids)
         if missing <= 0:
             return
-        self._tokens = self.tokens
         fields = {
             "ids": pad_id,
             "_tokens": pad_token,

@@ -372,20 +372,8 @@ class Pipeline:
         else:
             encoding = first
         if padding is not None:
-            self._pad([encoding], padding)
+            pad_encodings([encoding], **padding)
         return encoding
-
-    @staticmethod
-    def _pad(encodings, padding):
-        pad_encodings(
-            encodings,
-            padding["length"],
-            padding["pad_to_multiple_of"],
-            padding["direction"],
-            padding["pad_id"],
-            padding["pad_type_id"],
-            padding["pad_token"],
-        )
 
     def _sequence_encoding(self, sequence, name, type_id, is_pretokenized):
         """The :class:`Encoding` of one input before post-processing: its tokens, offsets and words."""
@@ -600,15 +588,15 @@ class Pipeline:
             or add_special_tokens is not True
             or self.truncation is not None
             or self.padding is not None
-            or not all(isinstance(text, str) for text in texts)
+            or set(map(type, texts)) - {str}  # pairs, or items that are wrong (encode names them)
         ):
             batch = [self._encode_input(item, i, is_pretokenized, add_special_tokens) for i, item in enumerate(texts)]
             if self.padding is not None:
-                self._pad(batch, self.padding)
+                pad_encodings(batch, **self.padding)
             return batch
+        # from here every text is a str
         parts = self._native_parts(texts, n_threads)
         if parts is not None:  # see encode_ragged
-            _check_strs(texts)
             encoded: list[Encoding] = []
             with collector_paused():  # many new objects, no cycle among them
                 for start, values, row_lengths, again in parts:
@@ -625,9 +613,7 @@ class Pipeline:
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
         cache = None if model.sampling else self._word_ids
         encoded = []
-        for position, text in enumerate(texts):
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+        for text in texts:
             if not plain:
                 encoded.append(self.encode(text))
                 continue

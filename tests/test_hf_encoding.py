@@ -10,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec.encoding import Encoding
+from kvec.errors import FormatError
+from kvec.interop.huggingface import from_tokenizer_json_str, load_tokenizer_json, to_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import BertPreTokenizer
@@ -217,8 +219,6 @@ def test_misuse_gets_pointed_errors():
 
 @pytest.mark.parametrize("direction", ["right", "left"])
 def test_tokenizer_json_truncation_and_padding_are_honoured_and_written_back(direction):
-    from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
-
     _, theirs = pair_of_tokenizers()
     theirs.enable_truncation(8, stride=2, strategy="only_first", direction=direction)
     theirs.enable_padding(length=16, pad_to_multiple_of=4, direction=direction, pad_id=0, pad_token="[PAD]")
@@ -235,9 +235,6 @@ def test_tokenizer_json_truncation_and_padding_are_honoured_and_written_back(dir
 
 
 def test_tokenizer_json_sections_that_make_no_sense_are_refused():
-    from kvec.errors import FormatError
-    from kvec.interop.huggingface import from_tokenizer_json_str
-
     _, theirs = pair_of_tokenizers()
     document = json.loads(theirs.to_str())
     document["truncation"] = {"max_length": 8, "strategy": "Shortest", "direction": "Right", "stride": 0}
@@ -250,8 +247,6 @@ def test_tokenizer_json_sections_that_make_no_sense_are_refused():
 
 
 def test_tokenizer_json_unknown_fields_and_versions_are_warned_of():
-    from kvec.interop.huggingface import from_tokenizer_json_str
-
     _, theirs = pair_of_tokenizers()
     document = json.loads(theirs.to_str())
     with warnings.catch_warnings():
@@ -276,9 +271,6 @@ def test_a_batch_encoding_works_out_its_fields_as_the_batch_was_encoded():
 
 
 def test_each_loader_points_to_the_other_for_the_other_s_file(tmp_path):
-    from kvec.errors import FormatError
-    from kvec.interop.huggingface import load_tokenizer_json
-
     ours, theirs = pair_of_tokenizers()
     theirs.save(str(tmp_path / "tokenizer.json"))
     ours.save(tmp_path / "kvec.json")

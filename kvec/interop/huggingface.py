@@ -90,8 +90,10 @@ def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) 
     return tokenizer
 
 
-_SECTIONS = {"version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor"}
-_SECTIONS |= {"decoder", "model"}
+_SECTIONS = frozenset(
+    ["version", "truncation", "padding", "added_tokens", "normalizer", "pre_tokenizer", "post_processor"]
+    + ["decoder", "model"]
+)  # a tokenizer.json's top-level fields
 
 
 def _warn_of_the_unknown(document, source):
