@@ -12,7 +12,7 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
-__all__ = ["DROPPED", "ALONE", "RUN", "table", "in_turn"]
+__all__ = ["DROPPED", "ALONE", "RUN", "table", "in_turn", "letters"]
 
 DROPPED, ALONE, RUN = 0, 1, 2  # RUN and any class above it: maximal runs of that class form a word
 _CODE_POINTS = 0x110000
@@ -54,6 +54,20 @@ def table(dropped=None, alone=None, runs=()):
     if dropped is not None:
         classes[_matches(dropped)] = DROPPED
     return classes.tobytes()
+
+
+@lru_cache(maxsize=16)
+def letters(classes):
+    """A table of classes as a ``str.translate`` table: each code point becomes the digit of its class
+    (``"0"`` dropped, ``"1"`` alone, ``"2"`` runs, ``"3"``...). A regular expression over the translated
+    text finds words at the same places as over the text, and fast however large the classes'
+    patterns are (a character class of hundreds of ranges is slow to match).
+
+    Example:
+        >>> "a ,b".translate(letters(table(dropped=r"\\s", alone=r"[,.]")))
+        '2012'
+    """
+    return (np.frombuffer(classes, dtype=np.uint8) + ord("0")).tobytes().decode("latin-1")
 
 
 def separators(chars):

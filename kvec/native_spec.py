@@ -47,12 +47,12 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import cast
 
-from kvec import serialization
+from kvec import hf_unicode, serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import KvecError
 from kvec.models.bpe import BPE
-from kvec.models.unigram import Unigram
+from kvec.models.unigram import VITERBI_RULES, Unigram
 from kvec.models.wordpiece import WordPiece
 from kvec.normalizers import Prepend
 from kvec.normalizers import Sequence as NormalizerSequence
@@ -321,7 +321,8 @@ def _unigram(model: Unigram) -> bytes:
     )
     unk_id = -1 if model.unk_id is None else model.unk_id
     fallback = _u32(1) + struct.pack("<256i", *byte_ids) if byte_ids else _u32(0)
-    return _u32(UNIGRAM) + _u32(len(pieces)) + entries + struct.pack("<dq", model.unk_score, unk_id) + fallback
+    rule = _u32(VITERBI_RULES[model.viterbi])
+    return _u32(UNIGRAM) + _u32(len(pieces)) + entries + struct.pack("<dq", model.unk_score, unk_id) + fallback + rule
 
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:
@@ -389,7 +390,7 @@ def _decomposition_maps(config: str) -> bytes:
 
     def decomposed(c):
         text = split.before(c)
-        return None if text is None else unicodedata.normalize(split.form, text)
+        return None if text is None else "".join(hf_unicode.decompose(d, split.form) for d in text)
 
     compositions = _compositions() if split.compose else _u32(0)
     return _character_map(decomposed, name) + _combining_classes() + compositions + _character_map(split.after, name)
@@ -405,7 +406,7 @@ def _compositions() -> bytes:
         decomposition = unicodedata.decomposition(chr(c)).split()
         if len(decomposition) == 2 and not decomposition[0].startswith("<"):
             first, second = (int(code, 16) for code in decomposition)
-            if unicodedata.normalize("NFC", chr(first) + chr(second)) == chr(c):
+            if hf_unicode.compose(chr(first), chr(second)) == chr(c):
                 pairs.append((first, second, c))
     for lead in range(19):
         for vowel in range(21):
@@ -421,7 +422,7 @@ def _combining_classes() -> bytes:
     """``[first, last, class]`` for the runs of code points of one nonzero canonical combining class."""
     triples: list[int] = []
     for c in range(0x110000):
-        value = unicodedata.combining(chr(c))
+        value = hf_unicode.combining(chr(c))
         if not value:
             continue
         if triples and triples[-2] == c - 1 and triples[-1] == value:
