@@ -105,7 +105,7 @@ static float
 best_path(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece, double unk_score)
 {
     CodePoints text = {4, cps, n};
-    return unigram_best_path(&L->model.trie, &s->path, &text, skip_piece, (float)unk_score);
+    return (float)unigram_best_path(&L->model.trie, &s->path, &text, skip_piece, unk_score, UNIGRAM_SENTENCEPIECE);
 }
 
 static inline double

@@ -11,8 +11,9 @@
  *       .alternatives(n_threads) -> (scores, ids, lengths)   each piece's best split into others
  *       .segment(text, unk_score) -> [(piece or -1, start, end)]   the best segmentation
  *       .lattice(text, unk_score) -> [(start, end, piece or -1, score)]   every edge
- *       .configure(unk_score, unk_id, byte_ids), .ids(word), .spans(word), .resolve(word, edges)
- *           the encoding model's best segmentation of one word, its unknown characters resolved
+ *       .configure(unk_score, unk_id, byte_ids, rule), .ids(word), .spans(word), .resolve(word, edges)
+ *           the encoding model's best segmentation of one word by sentencepiece's or Hugging Face's rule
+ *           (csrc/core/unigram_path.h), its unknown characters resolved
  *       .encode_texts(texts, prefix, suffix)   whole texts to ids, without the GIL (unigram_encoder.c)
  *       .word_model()   ids(word) as a capsule for the word encoder (csrc/word_model.h); the lattice is
  *           then frozen: set_pieces and configure refuse
@@ -24,8 +25,8 @@
  *
  * Positions are code points. A position that no one-character piece covers gets an unknown edge
  * (piece -1) scored `unk_score`, as in sentencepiece, so every text has a segmentation. The best
- * segmentation follows sentencepiece's float arithmetic and tie order: at each end position the first
- * best path in order of start position is kept.
+ * segmentation follows the configured rule's arithmetic (the trainer's lattices: sentencepiece's float
+ * sums); at each end position the first best path in order of start position is kept.
  *
  * Counts are summed in fixed point (integers), so the results do not depend on how the words are
  * shared between threads: training is identical for every n_threads.
@@ -494,7 +495,7 @@ lattice_best_path(Lattice *self, PyObject *text, double unk_score)
         return -1;
     }
     CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), n};
-    unigram_best_path(&self->model.trie, &self->scratch.path, &view, -1, (float)unk_score);
+    unigram_best_path(&self->model.trie, &self->scratch.path, &view, -1, unk_score, self->model.rule);
     return 0;
 }
 
@@ -517,14 +518,20 @@ lattice_segment(Lattice *self, PyObject *args)
     return result;
 }
 
-/* configure(unk_score, unk_id, byte_ids): the unknown-character rules of the encoding methods */
+/* configure(unk_score, unk_id, byte_ids, rule=0): the unknown-character rules of the encoding methods,
+ * and the rule of the best path (csrc/core/unigram_path.h: 0 sentencepiece, 1 Hugging Face) */
 static PyObject *
 lattice_configure(Lattice *self, PyObject *args)
 {
     double unk_score;
-    int unk_id;
+    int unk_id, rule = UNIGRAM_SENTENCEPIECE;
     Py_buffer bytes;
-    if (!PyArg_ParseTuple(args, "diy*", &unk_score, &unk_id, &bytes)) return NULL;
+    if (!PyArg_ParseTuple(args, "diy*|i", &unk_score, &unk_id, &bytes, &rule)) return NULL;
+    if (rule != UNIGRAM_SENTENCEPIECE && rule != UNIGRAM_HUGGING_FACE) {
+        PyBuffer_Release(&bytes);
+        PyErr_Format(PyExc_ValueError, "rule must be 0 (sentencepiece) or 1 (Hugging Face), got %d", rule);
+        return NULL;
+    }
     if (self->frozen) {
         PyBuffer_Release(&bytes);
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
@@ -542,93 +549,40 @@ lattice_configure(Lattice *self, PyObject *args)
     }
     self->model.unk_score = unk_score;
     self->model.unk_id = unk_id;
+    self->model.rule = rule;
     self->model.has_bytes = bytes.len != 0;
     if (self->model.has_bytes) memcpy(self->model.byte_ids, bytes.buf, sizeof(self->model.byte_ids));
     PyBuffer_Release(&bytes);
     Py_RETURN_NONE;
 }
 
-/* Appends (id, start, end) to the path being resolved. */
-typedef struct {
-    int32_t *ids, *starts, *ends;
-    Py_ssize_t n, capacity;
-} Resolved;
-
-static int
-resolved_add(Resolved *r, int32_t id, int32_t start, int32_t end)
-{
-    if (r->n == r->capacity) {
-        Py_ssize_t capacity = r->capacity ? 2 * r->capacity : 64;
-        int32_t *ids = PyMem_Realloc(r->ids, (size_t)capacity * sizeof(int32_t));
-        if (ids) r->ids = ids;
-        int32_t *starts = ids ? PyMem_Realloc(r->starts, (size_t)capacity * sizeof(int32_t)) : NULL;
-        if (starts) r->starts = starts;
-        int32_t *ends = starts ? PyMem_Realloc(r->ends, (size_t)capacity * sizeof(int32_t)) : NULL;
-        if (!ends) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        r->ends = ends;
-        r->capacity = capacity;
-    }
-    r->ids[r->n] = id;
-    r->starts[r->n] = start;
-    r->ends[r->n] = end;
-    r->n++;
-    return 0;
-}
-
-/* One edge of a path: a piece, or unknown characters [start, end) of text spelled as byte pieces where
- * every byte has one, else fused into the unknown token with an unknown run just before. */
-static int
-resolve_edge(const Lattice *L, PyObject *text, int32_t piece, int32_t start, int32_t end, Resolved *r)
-{
-    if (piece >= 0) return resolved_add(r, piece, start, end);
-    if (start < 0 || end > PyUnicode_GET_LENGTH(text) || start >= end) {
-        PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
-        return -1;
-    }
-    if (L->model.has_bytes) {
-        int32_t *ids = PyMem_Malloc(sizeof(int32_t) * 4 * (size_t)(end - start));
-        if (!ids) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
-        Py_ssize_t n = unigram_byte_pieces(&L->model, &view, start, end, ids);
-        int rc = 0;
-        for (Py_ssize_t k = 0; rc == 0 && k < n; k++) rc = resolved_add(r, ids[k], start, end);
-        PyMem_Free(ids);
-        if (rc < 0 || n > 0) return rc;
-    }
-    if (L->model.unk_id < 0) {
-        PyObject *chars = PyUnicode_Substring(text, start, end);
-        if (chars) {
-            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", chars);
-            Py_DECREF(chars);
-        }
-        return -1;
-    }
-    if (r->n && r->ids[r->n - 1] == L->model.unk_id && r->ends[r->n - 1] == start) { /* unk runs fuse */
-        r->ends[r->n - 1] = end;
-        return 0;
-    }
-    return resolved_add(r, L->model.unk_id, start, end);
-}
-
-/* The resolved path as a list of (id, start, end); consumes r. */
+/* The tokens of path[0, count) through text (unigram_resolve) as a list of (id, start, end). */
 static PyObject *
-resolved_list(Resolved *r)
+resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t count)
 {
-    PyObject *result = PyList_New(r->n);
-    for (Py_ssize_t k = 0; result && k < r->n; k++) {
-        PyObject *item = Py_BuildValue("(iii)", r->ids[k], r->starts[k], r->ends[k]);
-        if (!item) Py_CLEAR(result);
-        else PyList_SET_ITEM(result, k, item);
+    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    Int64s tokens = {0};
+    ptrdiff_t unknown_at = 0;
+    int status = unigram_resolve(&L->model, &view, path, count, 1, &tokens, &unknown_at);
+    PyObject *result = NULL;
+    if (status < 0) {
+        PyErr_NoMemory();
+    } else if (status > 0) {
+        PyObject *c = PyUnicode_Substring(text, unknown_at, unknown_at + 1);
+        if (c) {
+            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
+            Py_DECREF(c);
+        }
+    } else {
+        result = PyList_New(tokens.length / 3);
+        for (Py_ssize_t k = 0; result && k < tokens.length / 3; k++) {
+            const int64_t *t = tokens.data + 3 * k;
+            PyObject *item = Py_BuildValue("(LLL)", (long long)t[0], (long long)t[1], (long long)t[2]);
+            if (!item) Py_CLEAR(result);
+            else PyList_SET_ITEM(result, k, item);
+        }
     }
-    PyMem_Free(r->ids);
-    PyMem_Free(r->starts);
-    PyMem_Free(r->ends);
+    int64s_free(&tokens);
     return result;
 }
 
@@ -639,21 +593,13 @@ lattice_spans(Lattice *self, PyObject *text)
     if (lattice_best_path(self, text, self->model.unk_score) < 0) return NULL;
     const UnigramPath *s = &self->scratch.path;
     Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
-    Resolved r = {0};
     for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
     Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
     if (!path) return PyErr_NoMemory();
     for (Py_ssize_t q = n, k = count; q > 0; q = s->from[q]) path[--k] = (Edge){s->from[q], (int32_t)q, s->piece_at[q]};
-    int rc = 0;
-    for (Py_ssize_t k = 0; rc == 0 && k < count; k++) rc = resolve_edge(self, text, path[k].piece, path[k].start, path[k].end, &r);
+    PyObject *result = resolved_list(self, text, path, count);
     PyMem_Free(path);
-    if (rc < 0) {
-        PyMem_Free(r.ids);
-        PyMem_Free(r.starts);
-        PyMem_Free(r.ends);
-        return NULL;
-    }
-    return resolved_list(&r);
+    return result;
 }
 
 /* ids(word) -> [id, ...]: the best segmentation's ids (csrc/core/unigram_path.h) */
@@ -693,28 +639,32 @@ lattice_ids(Lattice *self, PyObject *text)
 static PyObject *
 lattice_resolve(Lattice *self, PyObject *args)
 {
-    PyObject *text, *edges;
+    PyObject *text, *edges, *result = NULL;
     if (!PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &edges)) return NULL;
-    Resolved r = {0};
-    for (Py_ssize_t k = 0; k < PyList_GET_SIZE(edges); k++) {
+    Py_ssize_t count = PyList_GET_SIZE(edges);
+    Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
+    if (!path) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < count; k++) {
         int piece, start, end;
         PyObject *edge = PyList_GET_ITEM(edges, k);
         if (!PyTuple_Check(edge) || !PyArg_ParseTuple(edge, "iii", &piece, &start, &end)) {
             if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "edges[%zd] must be a (piece, start, end) tuple", k);
-            goto failed;
+            goto done;
         }
         if (piece >= self->pieces.n) {
             PyErr_Format(PyExc_ValueError, "edges[%zd] names piece %d, not in the vocabulary", k, piece);
-            goto failed;
+            goto done;
         }
-        if (resolve_edge(self, text, piece, start, end, &r) < 0) goto failed;
+        if (start < 0 || end > PyUnicode_GET_LENGTH(text) || start >= end) {
+            PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
+            goto done;
+        }
+        path[k] = (Edge){start, end, piece < 0 ? -1 : piece};
     }
-    return resolved_list(&r);
-failed:
-    PyMem_Free(r.ids);
-    PyMem_Free(r.starts);
-    PyMem_Free(r.ends);
-    return NULL;
+    result = resolved_list(self, text, path, count);
+done:
+    PyMem_Free(path);
+    return result;
 }
 
 /* lattice(text, unk_score) -> [(start, end, piece or -1, score), ...] ordered by start then end */
@@ -754,8 +704,9 @@ static PyMethodDef lattice_methods[] = {
     {"segment", (PyCFunction)lattice_segment, METH_VARARGS,
      "segment(text, unk_score) -> [(piece, start, end)]: the best segmentation (piece -1: unknown)"},
     {"configure", (PyCFunction)lattice_configure, METH_VARARGS,
-     "configure(unk_score, unk_id, byte_ids): unknown characters score unk_score and become byte pieces "
-     "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none)"},
+     "configure(unk_score, unk_id, byte_ids, rule=0): unknown characters score unk_score and become byte pieces "
+     "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none); rule: the best "
+     "path's arithmetic and how unknown runs resolve (0 sentencepiece, 1 Hugging Face)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
     {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
      "word_model() -> ids(word) as a capsule for the word encoder (csrc/word_model.h); freezes the lattice"},

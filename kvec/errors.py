@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 
-def parse_json(text: str, source: str | os.PathLike[str]) -> Any:
-    """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON."""
+def parse_json(text: str, source: str | os.PathLike[str], parse_float: Callable[[str], float] | None = None) -> Any:
+    """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON.
+    ``parse_float`` reads the numbers with a fraction or an exponent (as ``json.loads`` takes it)."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=parse_float)
     except json.JSONDecodeError as e:
         raise FormatError(source, f"not valid JSON ({e})") from None
 

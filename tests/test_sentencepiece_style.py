@@ -55,7 +55,9 @@ TEXT = st.lists(st.sampled_from(WORDS + SYMBOLS + [" ", "  ", "7", "ß", "😀",
 def kvec_from(sp):
     vocab = [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())]
     return sentencepiece_style(
-        Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True), split_digits=True, user_defined_symbols=SYMBOLS
+        Unigram(vocab, unk_id=sp.unk_id(), byte_fallback=True, viterbi="sentencepiece"),
+        split_digits=True,
+        user_defined_symbols=SYMBOLS,
     )
 
 
@@ -126,7 +128,11 @@ def test_equal_scores_are_broken_as_sentencepiece_breaks_them():
     )
     sp = spm.SentencePieceProcessor(model_proto=proto.getvalue())
     ours = sentencepiece_style(
-        Unigram([(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())], unk_id=0)
+        Unigram(
+            [(sp.id_to_piece(i), sp.get_score(i)) for i in range(sp.get_piece_size())],
+            unk_id=0,
+            viterbi="sentencepiece",
+        )
     )
     texts = [". " + "=" * k for k in range(30, 60)]
     assert [ours.encode(text).ids for text in texts] == sp.encode(texts)

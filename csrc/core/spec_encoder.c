@@ -248,6 +248,9 @@ read_unigram(Reader *r, SpecEncoder *e)
             m->byte_ids[b] = (int32_t)read_u32(r);
             if ((m->byte_ids[b] < -1 || m->byte_ids[b] >= (int64_t)n) && !r->error) r->error = "a byte id is out of range";
         }
+        uint32_t rule = read_u32(r);
+        if (!r->error && rule != UNIGRAM_SENTENCEPIECE && rule != UNIGRAM_HUGGING_FACE) r->error = "an unknown Unigram rule";
+        m->rule = (int)rule;
     }
     free(cps);
     free(offset);

@@ -43,7 +43,8 @@
  *                4 none: the words themselves are the output (a word splitter; see spec_encode);
  *                5 Unigram (csrc/core/unigram_path.h): u32 n_pieces, then n_pieces times u32 length, u32
  *                code points[] (none: never matched), f64 score; f64 the unknown score; i64 unk id (-1:
- *                none); u32 byte fallback (0, or 1 then i32 byte_ids[256], -1 for missing)
+ *                none); u32 byte fallback (0, or 1 then i32 byte_ids[256], -1 for missing); u32 the rule
+ *                (0 sentencepiece, 1 Hugging Face)
  *   post         u32 n, i64 ids put before each text; u32 n, i64 ids put after it
  *   id map       u32 0, or 1 then i64 the id of ids past the map, u32 n, i64 map[n]: each id of a text
  *                becomes map[id] (-1: dropped), as the Keras Tokenizer indexes a subword analyzer's tokens

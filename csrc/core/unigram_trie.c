@@ -13,6 +13,7 @@ void
 unigram_trie_free(UnigramTrie *t)
 {
     free(t->nodes);
+    free(t->wide);
     free(t->first);
     free(t->head);
     free(t->root);
@@ -104,10 +105,11 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     int32_t *order = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
     uint32_t *run_end = malloc(sizeof(uint32_t) * capacity);
     t->nodes = malloc(sizeof(UnigramNode) * capacity);
+    t->wide = malloc(sizeof(double) * capacity);
     t->first = malloc(sizeof(uint32_t) * (capacity + 1));
     t->head = malloc(sizeof(uint32_t) * capacity);
     t->root = malloc(sizeof(int32_t) * UNIGRAM_ROOT_SPAN);
-    if (!order || !run_end || !t->nodes || !t->first || !t->head || !t->root) {
+    if (!order || !run_end || !t->nodes || !t->wide || !t->first || !t->head || !t->root) {
         free(order);
         free(run_end);
         unigram_trie_free(t);
@@ -150,6 +152,7 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     free(run_end);
     t->n_nodes = n_nodes;
     t->nodes = shrunk(t->nodes, sizeof(UnigramNode) * n_nodes);
+    t->wide = shrunk(t->wide, sizeof(double) * n_nodes);
     t->first = shrunk(t->first, sizeof(uint32_t) * (n_nodes + 1));
     t->head = shrunk(t->head, sizeof(uint32_t) * n_nodes);
     for (uint32_t cp = 0; cp < UNIGRAM_ROOT_SPAN; cp++) t->root[cp] = -1;
@@ -161,6 +164,8 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
 void
 unigram_trie_set_scores(UnigramTrie *t, const double *scores)
 {
-    for (ptrdiff_t node = 0; node < t->n_nodes; node++)
-        t->nodes[node].score = t->nodes[node].piece < 0 ? 0.0f : (float)scores[t->nodes[node].piece];
+    for (ptrdiff_t node = 0; node < t->n_nodes; node++) {
+        t->wide[node] = t->nodes[node].piece < 0 ? 0.0 : scores[t->nodes[node].piece];
+        t->nodes[node].score = (float)t->wide[node];
+    }
 }

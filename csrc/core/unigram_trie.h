@@ -10,7 +10,7 @@
  * points the pieces were given in, which the trie borrows (they must outlive it, unchanged). The
  * root's children below UNIGRAM_ROOT_SPAN are also in an array. Each node holds the piece its path
  * spells (the first of duplicates; -1: none) and that piece's score as a float, the arithmetic of
- * sentencepiece's best path. */
+ * sentencepiece's best path; `wide` holds the same scores as doubles, Hugging Face's arithmetic. */
 #ifndef KVEC_CORE_UNIGRAM_TRIE_H
 #define KVEC_CORE_UNIGRAM_TRIE_H
 
@@ -30,6 +30,7 @@ typedef struct {
 typedef struct {
     const uint32_t *text; /* borrowed: the pieces' code points */
     UnigramNode *nodes;
+    double *wide;         /* each node's score as a double (unigram_trie_set_scores) */
     uint32_t *first;      /* n_nodes + 1 */
     uint32_t *head;       /* the first code point of each node's edge (the root's: 0) */
     int32_t *root;        /* the root's child over each code point below UNIGRAM_ROOT_SPAN (-1: none) */

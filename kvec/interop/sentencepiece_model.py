@@ -51,6 +51,7 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
         pieces.append((piece, as_float(last(fields, 2, bytes(4), path), path), last(fields, 3, NORMAL, path)))
     if not pieces:
         raise FormatError(path, "no pieces: not a sentencepiece model")
+    _refuse_unsupported(trainer, spec, read_message(last(model, 5, b"", path), path), path)
     model_type = last(trainer, 3, UNIGRAM, path)
     byte_fallback = bool(last(trainer, 35, 0, path))
     split_digits = bool(last(trainer, 25, 0, path))
@@ -73,7 +74,12 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
             best = max(normal)
             vocab = [(p, len(p) * best - 0.1 if kind == USER_DEFINED else s) for p, s, kind in pieces]
             subwords = Unigram(
-                vocab, unk_id=unk_id, byte_fallback=byte_fallback, unmatchable=unmatchable, unk_score=min(normal) - 10.0
+                vocab,
+                unk_id=unk_id,
+                byte_fallback=byte_fallback,
+                unmatchable=unmatchable,
+                unk_score=min(normal) - 10.0,
+                viterbi="sentencepiece",
             )
         elif model_type == BPE_TYPE:
             subwords = _bpe(pieces, unk_id, byte_fallback)
@@ -84,8 +90,17 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
             raise
         raise FormatError(path, f"invalid model ({e})") from None
     # a Unigram lattice spans the whole text, as sentencepiece's does: its float sums, and so its choice
-    # between equal scores, carry on from word to word; BPE merges never cross a word's ▁
-    words = pretokenizers.SentencePiece(split_digits=split_digits) if model_type == BPE_TYPE else None
+    # between equal scores, carry on from word to word. sentencepiece's BPE merges run over the whole
+    # text too; cut at each ▁ (faster, a cache of words) they give the same ids where no piece holds a
+    # ▁ past its first character: split_by_whitespace, no whitespace-only pieces, spaces escaped as ▁
+    words = None
+    if (
+        model_type == BPE_TYPE
+        and last(trainer, 22, 1, path)
+        and not last(trainer, 26, 0, path)
+        and last(spec, 5, 1, path)
+    ):
+        words = pretokenizers.SentencePiece(split_digits=split_digits)
     tokenizer = Pipeline(
         subwords,
         pre_tokenizer=words,
@@ -95,6 +110,19 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
     if symbols and model_type == BPE_TYPE:  # a Unigram lattice holds them with their bonus instead
         tokenizer.add_tokens(symbols)
     return tokenizer
+
+
+def _refuse_unsupported(trainer, spec, denormalizer, path):
+    """A :class:`FormatError` naming the first option of the file's ``trainer_spec``,
+    ``normalizer_spec`` or ``denormalizer_spec`` that changes how sentencepiece encodes or decodes and
+    that kvec does not follow exactly. The options read elsewhere (model type, byte fallback, split
+    digits, the character map, dummy prefix, whitespace rules, unk id) are followed; the others of the
+    trainer spec (split by script, number or whitespace, delimiters, sizes...) only shape training, and
+    the pieces a model holds carry their effect."""
+    if last(trainer, 24, 0, path):
+        raise FormatError(path, "treat_whitespace_as_suffix=true is not supported (kvec puts ▁ before words)")
+    if denormalizer and (last(denormalizer, 2, b"", path) or last(denormalizer, 6, b"", path)):
+        raise FormatError(path, "a denormalizer_spec (decoding rules) is not supported")
 
 
 def _bpe(pieces, unk_id, byte_fallback):

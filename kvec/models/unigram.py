@@ -3,8 +3,17 @@
 Each piece has a score, its log probability. The segmentation of a word is the path of highest total
 score through the lattice of every vocabulary piece found in it (Viterbi). A character that no
 one-character piece covers is an unknown edge scored ``min(score) - 10``; consecutive unknown
-characters are fused into one ``unk`` token, or with ``byte_fallback`` each becomes the ``<0xNN>`` tokens
-of its UTF-8 bytes. Given the same pieces and scores, the ids equal sentencepiece's.
+characters are fused into one ``unk`` token whose token is the text it covers (as Hugging Face and
+sentencepiece spell it), or with ``byte_fallback`` become the ``<0xNN>`` tokens of their UTF-8 bytes.
+
+Paths whose scores (nearly) tie are told apart by the arithmetic of the sums, so the model follows one
+of two ``viterbi`` rules. ``"huggingface"`` (the default, and that of models kvec trains, which export
+to ``tokenizer.json``): Hugging Face's float64 sums; every piece matches text, ``<unk>`` included; a run
+of unknown characters is one string, spelled by byte pieces where every byte has one. ``"sentencepiece"``
+(models read from ``.model`` files): sentencepiece's float32 sums; the unknown and byte pieces never
+match text; each unknown character is spelled by byte pieces on its own. At each end position both keep
+the first best path in order of start position. Given the same pieces and scores, the ids equal those
+of the library the rule names.
 
 ``nbest(word, k)`` lists the ``k`` best segmentations; ``sample(word)`` draws one for subword
 regularization (``alpha`` sharpens or flattens the distribution; ``nbest_size=-1`` samples from every
@@ -24,6 +33,7 @@ from kvec.models.base import SubwordModel
 __all__ = ["Unigram"]
 
 UNKNOWN_PENALTY = 10.0
+VITERBI_RULES = {"sentencepiece": 0, "huggingface": 1}  # csrc/core/unigram_path.h
 
 
 class Unigram(SubwordModel):
@@ -40,18 +50,20 @@ class Unigram(SubwordModel):
             and unused pieces).
         unk_score: the score of an unknown character (default: the lowest score less 10, as
             sentencepiece's lowest normal piece less 10).
+        viterbi: ``"huggingface"`` or ``"sentencepiece"``: whose best-path arithmetic, tie order and
+            unknown-character rules the model follows (see the module's docstring).
 
     Example:
         >>> model = Unigram([("<unk>", 0.0), ("a", -2.0), ("b", -2.0), ("ab", -3.0), ("c", -2.5)], unk_id=0)
-        >>> model.tokenize("abcab"), model.tokenize("abx")
-        (['ab', 'c', 'ab'], ['ab', '<unk>'])
+        >>> model.tokenize("abcab"), model.tokenize("abxy"), model.tokenize_ids("abxy")
+        (['ab', 'c', 'ab'], ['ab', 'xy'], [3, 0])
         >>> [(tokens, round(score, 2)) for tokens, score in model.nbest("ab", 2)]
         [(['ab'], -3.0), (['a', 'b'], -4.0)]
     """
 
     def __init__(
         self,
-        vocab,
+        vocab=None,
         unk_id=None,
         byte_fallback=False,
         alpha=0.1,
@@ -59,7 +71,13 @@ class Unigram(SubwordModel):
         seed=None,
         unmatchable=(),
         unk_score=None,
+        viterbi="huggingface",
     ):
+        if viterbi not in VITERBI_RULES:
+            raise ValueError(f"viterbi must be one of {sorted(VITERBI_RULES)}, got {viterbi!r}")
+        self.viterbi = viterbi
+        if vocab is None:  # Hugging Face's empty model: the unknown piece alone
+            vocab, unk_id = [("<unk>", 0.0)], 0 if unk_id is None else unk_id
         self.pieces = []
         for position, entry in enumerate(vocab):
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
@@ -84,17 +102,20 @@ class Unigram(SubwordModel):
         pieces, scores, byte_ids = self.lattice_inputs()
         self._lattice.set_pieces(pieces, scores)
         # unknown characters: byte pieces where every byte has one, else the (fused) unknown token
-        self._lattice.configure(self.unk_score, -1 if unk_id is None else unk_id, array("i", byte_ids).tobytes())
+        unk = -1 if unk_id is None else unk_id
+        self._lattice.configure(self.unk_score, unk, array("i", byte_ids).tobytes(), VITERBI_RULES[viterbi])
 
     def lattice_inputs(self) -> tuple[list[str], list[float], list[int]]:
         """What the best path runs on (``csrc/core/unigram_path.h``): each id's piece as text may match
-        it, ``""`` for those that never do (the unknown, byte, empty and unmatchable pieces), their
-        scores, and the id of each byte's ``<0xNN>`` piece (-1: none; an empty list without byte
-        fallback)."""
+        it, ``""`` for those that never do (the empty and unmatchable pieces, and by sentencepiece's
+        rule the unknown and byte pieces), their scores, and the id of each byte's ``<0xNN>`` piece (-1:
+        none; an empty list without byte fallback)."""
         excluded = set(self.unmatchable)
+        every = self.viterbi == "huggingface"  # Hugging Face's trie holds every piece
         pieces, scores = [], []
         for i, (piece, score) in enumerate(self.pieces):
-            matchable = i != self.unk_id and piece and not _is_byte_piece(piece) and i not in excluded
+            special = i == self.unk_id or _is_byte_piece(piece)
+            matchable = piece and (every or not special) and i not in excluded
             pieces.append(piece if matchable else "")
             scores.append(score if matchable else 0.0)
         byte_ids = [self.vocab.get(f"<0x{b:02X}>", -1) for b in range(256)] if self.byte_fallback else []
@@ -113,6 +134,7 @@ class Unigram(SubwordModel):
             "nbest_size": self.nbest_size,
             "unmatchable": self.unmatchable,
             "unk_score": self.unk_score if self._explicit_unk_score else None,
+            "viterbi": self.viterbi,
         }
 
     # ---- segmentation ----
@@ -125,6 +147,20 @@ class Unigram(SubwordModel):
         if self.nbest_size is None:
             return self._lattice.spans(word)
         return self._lattice.resolve(word, self._sampled_edges(word, self.alpha, self.nbest_size))
+
+    def tokenize(self, word: str) -> list[str]:
+        """The tokens of one word: an unknown token is the text it covers, as Hugging Face and
+        sentencepiece give it (its id stays ``unk_id``)."""
+        return [self.token_text(word, i, start, end) for i, start, end in self.tokenize_spans(word)]
+
+    @property
+    def text_token_id(self) -> int | None:  # type: ignore[override]
+        return self.unk_id
+
+    def token_text(self, word: str, token_id: int, start: int, end: int) -> str:
+        """The token of ``token_id`` over ``word[start:end]``: the vocabulary's piece, or for the
+        unknown token the text it covers."""
+        return word[start:end] if token_id == self.unk_id else self.id_to_token[token_id]
 
     def tokenize_ids(self, word: str) -> list[int]:
         if self.nbest_size is None:
@@ -158,7 +194,9 @@ class Unigram(SubwordModel):
         return [t for t, _, _ in self._tokens(word, self._sampled_edges(word, alpha, nbest_size))]
 
     def _tokens(self, word, edges):
-        return [(self.id_to_token[i], start, end) for i, start, end in self._lattice.resolve(word, edges)]
+        return [
+            (self.token_text(word, i, start, end), start, end) for i, start, end in self._lattice.resolve(word, edges)
+        ]
 
     def _edges(self, word):
         """Lattice edges ``(start, end, piece, score)`` grouped by end position."""
