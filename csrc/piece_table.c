@@ -2,13 +2,17 @@
  * pass, for decoders whose text is the concatenation of what each token stands for
  * (kvec.contracts.Decoder.token_bytes).
  *
- *   PieceTable(first, later, skipped)
+ *   PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"")
  *       first, later: lists of bytes or None, one per id: the UTF-8 bytes that id adds to the text as the
  *           first token decoded, and as any later one; None: no token has that id.
  *       skipped: bytes, one per id: 1 where skip_special_tokens leaves the id out.
+ *       invalid: how bytes that are not UTF-8 are read (kvec.contracts.PieceDecoder.invalid_utf8):
+ *           0 ("lossy"): the whole text with one U+FFFD per bad byte run, as kvec.contracts.utf8_text;
+ *           1 ("bytes"): one U+FFFD per bad byte; 2 ("runs"): each run of byte tokens (byte_first,
+ *           byte_later: 1 per id where its first or later bytes are a byte token's) that is not strict
+ *           UTF-8 as a whole becomes one U+FFFD per byte, as Hugging Face's ByteFallback decoder.
  *   .decode(rows, skip_special_tokens) -> list of str: each row (a sequence of ints) as the concatenation
- *       of its tokens' bytes read as UTF-8: lone surrogates are kept, and where the bytes are not UTF-8
- *       the whole text is read with U+FFFD in place of each bad byte run, as kvec.contracts.utf8_text.
+ *       of its tokens' bytes read as UTF-8 (lone surrogates kept), bad bytes replaced as `invalid` says.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,8 +28,63 @@ typedef struct {
     Py_ssize_t *later_at;   /* and its later-token bytes: pool[later_at[i] .. later_at[i + 1]) */
     unsigned char *present; /* 1 where an id has a token */
     unsigned char *skipped;
+    unsigned char *byte_first; /* with invalid == 2: 1 where an id's first-token bytes are a byte token's */
+    unsigned char *byte_later;
+    int invalid;
     char *pool;
 } PieceTable;
+
+static const char REPLACEMENT[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD in UTF-8 */
+
+/* The length of the UTF-8 character at s[0 .. n), or 0 where none starts there (surrogates count as
+ * characters when `surrogates`). */
+static Py_ssize_t
+utf8_length(const unsigned char *s, Py_ssize_t n, int surrogates)
+{
+    unsigned char b = s[0], low = 0x80, high = 0xBF;
+    Py_ssize_t length;
+    if (b < 0x80) return 1;
+    if (b >= 0xC2 && b <= 0xDF) length = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+        length = 3;
+        if (b == 0xE0) low = 0xA0;
+        if (b == 0xED && !surrogates) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        length = 4;
+        if (b == 0xF0) low = 0x90;
+        if (b == 0xF4) high = 0x8F;
+    } else return 0;
+    if (n < length || s[1] < low || s[1] > high) return 0;
+    for (Py_ssize_t k = 2; k < length; k++)
+        if ((s[k] & 0xC0) != 0x80) return 0;
+    return length;
+}
+
+/* True when data[0 .. n) is strict UTF-8 (no surrogates). */
+static int
+is_utf8(const unsigned char *data, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0, length; k < n; k += length)
+        if (!(length = utf8_length(data + k, n - k, 0))) return 0;
+    return 1;
+}
+
+/* Room for `size` bytes in *buffer; -1 with an exception set. */
+static int
+reserve(char **buffer, Py_ssize_t *capacity, Py_ssize_t size)
+{
+    if (size <= *capacity) return 0;
+    Py_ssize_t grown = *capacity ? *capacity : 256;
+    while (grown < size) grown *= 2;
+    char *bigger = PyMem_Realloc(*buffer, (size_t)grown);
+    if (!bigger) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *buffer = bigger;
+    *capacity = grown;
+    return 0;
+}
 
 static void
 piece_table_clear(PieceTable *self)
@@ -34,9 +93,12 @@ piece_table_clear(PieceTable *self)
     PyMem_Free(self->later_at);
     PyMem_Free(self->present);
     PyMem_Free(self->skipped);
+    PyMem_Free(self->byte_first);
+    PyMem_Free(self->byte_later);
     PyMem_Free(self->pool);
     self->first_at = self->later_at = NULL;
-    self->present = self->skipped = NULL;
+    self->present = self->skipped = self->byte_first = self->byte_later = NULL;
+    self->invalid = 0;
     self->pool = NULL;
     self->n = 0;
 }
@@ -64,11 +126,12 @@ piece_table_fill(PieceTable *self, PyObject *pieces, const char *name, Py_ssize_
 static int
 PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"first", "later", "skipped", NULL};
+    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", NULL};
     PyObject *first, *later;
-    Py_buffer skipped;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
-                                     &skipped))
+    Py_buffer skipped, byte_first = {0}, byte_later = {0};
+    int invalid = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
+                                     &skipped, &invalid, &byte_first, &byte_later))
         return -1;
     piece_table_clear(self);
     Py_ssize_t n = PyList_GET_SIZE(first), size = 0, used = 0;
@@ -78,6 +141,11 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
                      PyList_GET_SIZE(later), skipped.len);
         goto done;
     }
+    if (invalid < 0 || invalid > 2 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
+        PyErr_Format(PyExc_ValueError, "invalid must be 0, 1 or 2, with 2 byte_first and byte_later of %zd entries", n);
+        goto done;
+    }
+    self->invalid = invalid;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = PyList_GET_ITEM(first, i), *b = PyList_GET_ITEM(later, i);
         if ((a == Py_None) != (b == Py_None)) {
@@ -98,6 +166,16 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
         goto done;
     }
     memcpy(self->skipped, skipped.buf, (size_t)n);
+    if (invalid == 2) {
+        self->byte_first = PyMem_Malloc((size_t)(n ? n : 1));
+        self->byte_later = PyMem_Malloc((size_t)(n ? n : 1));
+        if (!self->byte_first || !self->byte_later) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(self->byte_first, byte_first.buf, (size_t)n);
+        memcpy(self->byte_later, byte_later.buf, (size_t)n);
+    }
     if (piece_table_fill(self, first, "first", self->first_at, &used) < 0 ||
         piece_table_fill(self, later, "later", self->later_at, &used) < 0)
         goto done;
@@ -105,6 +183,8 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
 done:
     if (status < 0) piece_table_clear(self);
     PyBuffer_Release(&skipped);
+    if (byte_first.obj) PyBuffer_Release(&byte_first);
+    if (byte_later.obj) PyBuffer_Release(&byte_later);
     return status;
 }
 
@@ -136,42 +216,72 @@ piece_id(const PieceTable *self, PyObject *item, Py_ssize_t k)
     return (Py_ssize_t)id;
 }
 
+/* Ends the run of byte tokens at buffer[run .. *length): where it is not strict UTF-8, one U+FFFD per
+ * byte instead (as Hugging Face's ByteFallback decoder); -1 with an exception set. */
+static int
+end_byte_run(char **buffer, Py_ssize_t *capacity, Py_ssize_t run, Py_ssize_t *length)
+{
+    Py_ssize_t n = *length - run;
+    if (n <= 0 || is_utf8((const unsigned char *)*buffer + run, n)) return 0;
+    if (reserve(buffer, capacity, run + 3 * n) < 0) return -1;
+    for (Py_ssize_t k = 0; k < n; k++) memcpy(*buffer + run + 3 * k, REPLACEMENT, 3);
+    *length = run + 3 * n;
+    return 0;
+}
+
+/* buffer[0 .. length) read as UTF-8 with lone surrogates kept; bad bytes replaced as `invalid` says. */
+static PyObject *
+utf8_text(const char *buffer, Py_ssize_t length, int invalid)
+{
+    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, "surrogatepass");
+    if (text || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
+    PyErr_Clear();
+    if (invalid != 1) return PyUnicode_DecodeUTF8(buffer, length, "replace");
+    char *fixed = PyMem_Malloc((size_t)(3 * length));
+    if (!fixed) return PyErr_NoMemory();
+    Py_ssize_t size = 0;
+    for (Py_ssize_t k = 0, n; k < length; k += n) {
+        n = utf8_length((const unsigned char *)buffer + k, length - k, 1);
+        if (n) memcpy(fixed + size, buffer + k, (size_t)n);
+        else memcpy(fixed + size, REPLACEMENT, 3);
+        size += n ? n : 3;
+        n = n ? n : 1;
+    }
+    text = PyUnicode_DecodeUTF8(fixed, size, "surrogatepass");
+    PyMem_Free(fixed);
+    return text;
+}
+
 /* The text of one row; NULL with an exception set. The buffer is reused from row to row. */
 static PyObject *
 piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char **buffer, Py_ssize_t *capacity)
 {
     PyObject *seq = PySequence_Fast(row, "each row of ids must be a sequence of int");
     if (!seq) return NULL;
-    Py_ssize_t length = 0, n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t length = 0, run = -1, n = PySequence_Fast_GET_SIZE(seq);
     int first = 1;
     for (Py_ssize_t k = 0; k < n; k++) {
         Py_ssize_t id = piece_id(self, PySequence_Fast_GET_ITEM(seq, k), k);
         if (id < 0) goto fail;
         if (skip_special && self->skipped[id]) continue;
+        if (self->invalid == 2) {
+            int byte = (first ? self->byte_first : self->byte_later)[id];
+            if (byte && run < 0) run = length;
+            if (!byte && run >= 0) {
+                if (end_byte_run(buffer, capacity, run, &length) < 0) goto fail;
+                run = -1;
+            }
+        }
         const Py_ssize_t *at = first ? self->first_at : self->later_at;
         Py_ssize_t size = at[id + 1] - at[id];
-        if (length + size > *capacity) {
-            Py_ssize_t grown = *capacity ? *capacity : 256;
-            while (grown < length + size) grown *= 2;
-            char *bigger = PyMem_Realloc(*buffer, (size_t)grown);
-            if (!bigger) {
-                PyErr_NoMemory();
-                goto fail;
-            }
-            *buffer = bigger;
-            *capacity = grown;
-        }
+        if (reserve(buffer, capacity, length + size) < 0) goto fail;
         memcpy(*buffer + length, self->pool + at[id], (size_t)size);
         length += size;
         first = 0;
     }
     Py_DECREF(seq);
-    PyObject *text = PyUnicode_DecodeUTF8(*buffer, length, "surrogatepass");
-    if (!text && PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
-        PyErr_Clear();
-        text = PyUnicode_DecodeUTF8(*buffer, length, "replace");
-    }
-    return text;
+    if (run >= 0 && end_byte_run(buffer, capacity, run, &length) < 0) return NULL;
+    return utf8_text(*buffer, length, self->invalid);
 fail:
     Py_DECREF(seq);
     return NULL;

@@ -1,23 +1,37 @@
-"""Decoders: turn a list of tokens back into text."""
+"""Decoders whose text is each token's bytes back to back (:class:`kvec.contracts.PieceDecoder`): the
+pipeline decodes them in C."""
 
 from __future__ import annotations
 
-from kvec.contracts import PieceDecoder
-from kvec.pretokenizers import byte_level_bytes
+import regex
+
+from kvec.contracts import JsonState, PieceDecoder
+from kvec.pretokenizers import byte_level_bytes, metaspace_prepend_scheme, metaspace_replacement
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
 
-class ByteLevel(PieceDecoder):
+class ByteLevel(JsonState, PieceDecoder):
     """Undo the byte-level spelling: read the tokens' characters back as UTF-8 bytes.
+
+    It takes the keywords of ``tokenizers``' ByteLevel (``add_prefix_space``, ``trim_offsets``,
+    ``use_regex``, and ``type="ByteLevel"``: what ``json.loads(decoder.__getstate__())`` holds), which
+    do not change decoding, as there.
 
     Example:
         >>> ByteLevel().decode(["ĠHello", "Ġw", "orld"])
         ' Hello world'
     """
 
+    def __init__(self, **settings: object) -> None:
+        self._state_keywords(settings, allowed=("add_prefix_space", "trim_offsets", "use_regex"))
+
     def get_config(self):
         return {}
+
+    def _state_config(self):
+        # tokenizers' decoder is its ByteLevel with the default settings
+        return {"add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 
     def token_bytes(self, token, first):
         return byte_level_bytes(token)
@@ -63,6 +77,12 @@ class WordPiece(PieceDecoder):
                 token = token.replace(before, after)
         return token.encode("utf-8", "surrogatepass")
 
+    def decode_chain(self, tokens):
+        return [self.token_bytes(t, i == 0).decode("utf-8", "surrogatepass") for i, t in enumerate(tokens)]
+
+    def token_step(self):
+        return lambda token, first: self.token_bytes(token, first).decode("utf-8", "surrogatepass")
+
 
 class Metaspace(PieceDecoder):
     """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
@@ -78,18 +98,46 @@ class Metaspace(PieceDecoder):
         self.prepend_scheme = prepend_scheme
         self.split = split
 
+    @property
+    def replacement(self) -> str:
+        """The one character that stands for a space (setting it checks it, as ``tokenizers`` does)."""
+        return self._replacement
+
+    @replacement.setter
+    def replacement(self, replacement: str) -> None:
+        self._replacement = metaspace_replacement(replacement)
+
+    @property
+    def prepend_scheme(self) -> str:
+        """``"always"``, ``"first"`` or ``"never"`` (setting it checks it)."""
+        return self._prepend_scheme
+
+    @prepend_scheme.setter
+    def prepend_scheme(self, prepend_scheme: str) -> None:
+        self._prepend_scheme = metaspace_prepend_scheme(prepend_scheme)
+
     def get_config(self):
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
 
     def token_bytes(self, token, first):
+        return self._text(token, first).encode("utf-8", "surrogatepass")
+
+    def _text(self, token, first):
         # As in Hugging Face tokenizers, every replacement character of the first token is dropped.
         drop = first and self.prepend_scheme != "never"
-        return token.replace(self.replacement, "" if drop else " ").encode("utf-8", "surrogatepass")
+        return token.replace(self.replacement, "" if drop else " ")
+
+    def decode_chain(self, tokens):
+        return [self._text(token, i == 0) for i, token in enumerate(tokens)]
+
+    def token_step(self):
+        return self._text
 
 
 class SentencePiece(PieceDecoder):
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
-    surrogates included; U+FFFD where they are not UTF-8), ``▁`` becomes a space, and the space of
+    surrogates included; one U+FFFD per byte that is not part of a UTF-8 character, as sentencepiece
+    does), ``▁`` becomes a space, and the space of
     ``add_dummy_prefix`` at the start goes. With ``escape`` (a character ``E``), the escapes of
     :func:`kvec.presets.sentencepiece_style` are undone: ``E E`` is ``E`` and ``E`` U+FDD1 is ``▁``.
 
@@ -97,6 +145,8 @@ class SentencePiece(PieceDecoder):
         >>> SentencePiece().decode(["▁H", "<0xC3>", "<0xA9>", "y", "▁", "▁you"])
         'Héy  you'
     """
+
+    invalid_utf8 = "bytes"
 
     def __init__(self, add_dummy_prefix: bool = True, escape: str | None = None) -> None:
         self.add_dummy_prefix = add_dummy_prefix
@@ -106,11 +156,8 @@ class SentencePiece(PieceDecoder):
         return {"add_dummy_prefix": self.add_dummy_prefix, "escape": self.escape}
 
     def token_bytes(self, token, first):
-        if len(token) == 6 and token.startswith("<0x") and token.endswith(">"):
-            try:
-                return bytes([int(token[3:5], 16)])
-            except ValueError:
-                pass
+        if _BYTE_PIECE.fullmatch(token):
+            return bytes([int(token[3:5], 16)])
         return token.replace("▁", " ").encode("utf-8", "surrogatepass")
 
     def finish(self, text):
@@ -119,6 +166,7 @@ class SentencePiece(PieceDecoder):
         return text if self.escape is None else _unescape(text, self.escape)
 
 
+_BYTE_PIECE = regex.compile(r"<0x[0-9A-F]{2}>")  # sentencepiece's byte pieces
 ESCAPED_SPACE_MARK = "\ufdd1"  # after the escape character: a literal ▁
 
 

@@ -1,0 +1,69 @@
+"""The WordLevel model: each pre-tokenized word is one token of the vocabulary, or the unknown token.
+
+Given the same vocabulary, the ids equal Hugging Face ``tokenizers``' WordLevel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kvec.models.base import SubwordModel
+from kvec.vocab_reading import read_vocab_json
+
+__all__ = ["WordLevel"]
+
+
+class WordLevel(SubwordModel):
+    """A word-level model: a word is its own token when the vocabulary has it, else ``unk_token``.
+
+    Args:
+        vocab: ``{token: id}``.
+        unk_token: the token of words missing from the vocabulary; a word is an error where the
+            vocabulary has neither (as in Hugging Face).
+
+    Example:
+        >>> model = WordLevel({"<unk>": 0, "hello": 1, "world": 2})
+        >>> model.tokenize("hello"), model.tokenize("hi")
+        (['hello'], ['<unk>'])
+    """
+
+    def __init__(self, vocab: Mapping[str, int] | None = None, unk_token: str = "<unk>") -> None:
+        vocab = {} if vocab is None else vocab
+        if not isinstance(vocab, Mapping):
+            raise TypeError(f"vocab must be a mapping of token to id, got {type(vocab).__name__}")
+        for token, token_id in vocab.items():
+            if not isinstance(token, str) or isinstance(token_id, bool) or not isinstance(token_id, int):
+                raise TypeError(f"vocab must map str tokens to int ids, got {token!r}: {token_id!r}")
+        if not isinstance(unk_token, str):
+            raise TypeError(f"unk_token must be a str, got {type(unk_token).__name__}")
+        self.vocab = dict(vocab)
+        self.id_to_token = {i: t for t, i in self.vocab.items()}
+        self.unk_token = unk_token
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """``{token: id}`` of a ``vocab.json`` (Hugging Face's helper)."""
+        return read_vocab_json(vocab)
+
+    @classmethod
+    def from_file(cls, vocab: str, unk_token: str = "<unk>") -> WordLevel:
+        """A WordLevel model from a ``vocab.json``."""
+        return cls(cls.read_file(vocab), unk_token=unk_token)
+
+    def get_config(self):
+        return {"vocab": self.vocab, "unk_token": self.unk_token}
+
+    def tokenize_spans(self, word):
+        """``[(id, 0, len(word))]``: the word's id, or the unknown token's."""
+        return [(self._id(word), 0, len(word))]
+
+    def tokenize_ids(self, word):
+        return [self._id(word)]
+
+    def _id(self, word):
+        found = self.vocab.get(word)
+        if found is None:
+            found = self.vocab.get(self.unk_token)
+            if found is None:
+                raise ValueError(f"WordLevel: {word!r} and the unk_token {self.unk_token!r} are not in the vocabulary")
+        return found
