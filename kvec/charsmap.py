@@ -9,6 +9,8 @@ rules.
 
 import base64
 import binascii
+import sys
+from array import array
 
 from kvec._native import CharsMapTable
 from kvec.errors import FormatError
@@ -30,6 +32,38 @@ class CharsMap:
         if size % 4 or 4 + size > len(blob):
             raise FormatError(source, "the character map's trie size does not fit the data")
         self._table = CharsMapTable(self.blob[4 : 4 + size], self.blob[4 + size :])
+        self._units = None  # the trie as uint32s, read on first use by shortest_match
+
+    def shortest_match(self, chunk: str) -> str | None:
+        """The replacement of the shortest key of the map that starts ``chunk`` (the first result of the
+        trie's common prefix search), or None: Hugging Face's ``Precompiled`` replaces a whole grapheme
+        so (see :class:`kvec.normalizers.Precompiled`)."""
+        if len(self.blob) < 4:
+            return None
+        if self._units is None:
+            size = int.from_bytes(self.blob[:4], "little")
+            units = array("I")
+            units.frombytes(self.blob[4 : 4 + size])
+            if sys.byteorder != "little":
+                units.byteswap()
+            self._units = units
+        units, node = self._units, 0
+        node ^= _offset(units[0])
+        for byte in chunk.encode("utf-8", "surrogatepass"):
+            if byte == 0:
+                break
+            node ^= byte
+            if node >= len(units):
+                return None
+            unit = units[node]
+            if unit & ((1 << 31) | 0xFF) != byte:  # the unit's label
+                return None
+            node ^= _offset(unit)
+            if (unit >> 8) & 1 and node < len(units):  # a key ends here: its value points at the text
+                start = 4 + len(units) * 4 + (units[node] & 0x7FFFFFFF)
+                end = self.blob.find(b"\0", start)
+                return self.blob[start : len(self.blob) if end < 0 else end].decode("utf-8", "replace")
+        return None
 
     @classmethod
     def from_base64(cls, text, source="precompiled_charsmap"):
@@ -71,3 +105,8 @@ class CharsMap:
         return self._table.normalize_batch(
             texts, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces
         )
+
+
+def _offset(unit: int) -> int:
+    """A darts-clone unit's offset to its children."""
+    return (unit >> 10) << ((unit & (1 << 9)) >> 6)

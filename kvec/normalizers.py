@@ -9,6 +9,7 @@ reordering and composition.
 
 from __future__ import annotations
 
+import base64
 import unicodedata
 from array import array
 from collections.abc import Callable, Iterable
@@ -17,11 +18,15 @@ from typing import cast
 
 import regex
 
+from kvec import hf_unicode
 from kvec.charsmap import CharsMap
-from kvec.contracts import Decomposition, Normalized, Normalizer
+from kvec.contracts import Decomposition, Normalized, Normalizer, StageList
+from kvec.patterns import Regex, compile_pattern, find_matches
+from kvec.pretokenizers import byte_spelling
 
 __all__ = [
     "BertNormalizer",
+    "ByteLevel",
     "Lowercase",
     "NFC",
     "NFD",
@@ -29,16 +34,20 @@ __all__ = [
     "NFKD",
     "Normalized",
     "OpenCC",
+    "Precompiled",
     "Prepend",
+    "Regex",
     "Replace",
     "Sequence",
     "SentencePieceNormalizer",
+    "Strip",
     "StripAccents",
 ]
 
 
 class Lowercase(Normalizer):
-    """Lowercase each character (no context rules such as the Greek final sigma, as in HF).
+    """Lowercase each character as HF does (Rust's ``char::to_lowercase``, Unicode 17.0.0, see
+    :mod:`kvec.hf_unicode`): no context rules such as the Greek final sigma.
 
     Example:
         >>> Lowercase().normalize_str("HELLO Σ")
@@ -46,17 +55,16 @@ class Lowercase(Normalizer):
     """
 
     def normalize(self, normalized):
-        return normalized.map(str.lower)
+        return normalized.map(hf_unicode.lower)
 
     def keeps(self, char):
-        return char.lower() == char
+        return hf_unicode.lower(char) == char
 
     def character_rule(self):
-        return str.lower
+        return hf_unicode.lower
 
     def normalize_str(self, text):
-        # str.lower lowercases a final sigma by its context; character by character it is always σ
-        return text.lower() if "\u03a3" not in text else "".join(map(str.lower, text))
+        return hf_unicode.lowercase(text)
 
 
 class OpenCC(Normalizer):
@@ -76,8 +84,13 @@ class OpenCC(Normalizer):
             import opencc
         except ImportError:
             raise ImportError("the OpenCC normalizer needs the opencc package: pip install kvec[chinese]") from None
+        self._opencc = opencc
         self.config = config
-        self._converter = opencc.OpenCC(config)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name == "config":  # set after construction too: the converter follows it
+            self._converter = self._opencc.OpenCC(value)
 
     def get_config(self):
         return {"config": self.config}
@@ -124,55 +137,207 @@ class Prepend(Normalizer):
 
 
 class Replace(Normalizer):
-    """Replace every occurrence of the string ``pattern`` by ``content``, left to right; the new
-    characters stand for the span of the replaced ones.
+    """Replace every match of ``pattern`` by ``content``, left to right, as Hugging Face's ``Replace``:
+    a ``str`` pattern is found literally, a :class:`Regex` is a regular expression. Every new
+    character stands for the last character of its match (for an empty match, the character before
+    it), as ``tokenizers`` aligns them.
 
     Example:
-        >>> Replace(" ", "▁").normalize_str("Hey you")
-        'Hey▁you'
+        >>> Replace(" ", "▁").normalize_str("Hey you"), Replace(Regex(r"\\s+"), " ").normalize_str("a \\t b")
+        ('Hey▁you', 'a b')
     """
 
-    def __init__(self, pattern: str, content: str) -> None:
-        if not isinstance(pattern, str) or not pattern:
-            raise ValueError(f"pattern must be a non-empty str, got {pattern!r}")
+    def __init__(self, pattern: str | Regex, content: str) -> None:
+        self._compiled = compile_pattern(pattern)
+        self._pattern = pattern
         if not isinstance(content, str):
             raise TypeError(f"content must be a str, got {type(content).__name__}")
-        self.pattern = pattern
         self.content = content
 
+    @property
+    def pattern(self) -> str | Regex:
+        """Not readable, as in ``tokenizers``: the pattern is in ``get_config()["pattern"]``. Setting it
+        raises too: make a new ``Replace``."""
+        raise Exception("Cannot get pattern")
+
+    @pattern.setter
+    def pattern(self, pattern: str | Regex) -> None:
+        raise Exception("Cannot set pattern, please instantiate a new replace pattern instead")
+
     def get_config(self):
-        return {"pattern": self.pattern, "content": self.content}
+        return {"pattern": self._pattern, "content": self.content}
+
+    def _literal(self):
+        """The pattern when it is a non-empty literal string, else None."""
+        return self._pattern if isinstance(self._pattern, str) and self._pattern else None
 
     def keeps(self, char):
-        return char not in self.pattern
+        if isinstance(self._pattern, Regex):
+            return False
+        return char not in self._pattern  # an empty pattern inserts content, but keeps every character
 
     def normalize_str(self, text):
-        return text.replace(self.pattern, self.content)  # left to right, as normalize
+        literal = self._literal()
+        if literal is not None:
+            return text.replace(literal, self.content)  # leftmost, not overlapping: as the matches
+        return self.normalize(Normalized.of(text)).text
 
     def character_rule(self):
-        if len(self.pattern) != 1:
+        literal = self._literal()
+        if literal is None or len(literal) != 1:
             return None
-        pattern, content = self.pattern, self.content
-        return lambda c: content if c == pattern else c
+        content = self.content
+        return lambda c: content if c == literal else c
 
     def normalize(self, normalized):
         text, spans = normalized.text, normalized.spans
-        chars, new_spans, position = [], [], 0
-        while True:
-            found = text.find(self.pattern, position)
-            end = len(text) if found < 0 else found
-            chars.append(text[position:end])
-            new_spans.extend(spans[position:end])
-            if found < 0:
-                break
-            position = found + len(self.pattern)
+        chars, new_spans = [], []
+        for start, end, is_match in find_matches(self._compiled, text):
+            if not is_match:
+                chars.append(text[start:end])
+                new_spans.extend(spans[start:end])
+                continue
             chars.append(self.content)
-            new_spans.extend([(spans[found][0], spans[position - 1][1])] * len(self.content))
+            # tokenizers inserts the content after the match, removed: each new character shares the
+            # span of the character before it, the match's last one
+            new_spans.extend([spans[end - 1] if end else (0, 0)] * len(self.content))
         return Normalized("".join(chars), new_spans)
 
 
+class Strip(Normalizer):
+    """Remove the whitespace (Unicode ``White_Space``) at the start (``left``) and at the end (``right``)
+    of the text, as Hugging Face's ``Strip``; the characters kept keep their spans.
+
+    Example:
+        >>> Strip().normalize_str("  hello world \\n"), Strip(right=False).normalize_str("  hello  ")
+        ('hello world', 'hello  ')
+    """
+
+    def __init__(self, left: bool = True, right: bool = True) -> None:
+        self.left = left
+        self.right = right
+
+    def get_config(self):
+        return {"left": self.left, "right": self.right}
+
+    def keeps(self, char):
+        return not hf_unicode.is_whitespace(char)
+
+    def _bounds(self, text):
+        start, end = 0, len(text)
+        if self.left:
+            while start < end and hf_unicode.is_whitespace(text[start]):
+                start += 1
+        if self.right:
+            while end > start and hf_unicode.is_whitespace(text[end - 1]):
+                end -= 1
+        return start, end
+
+    def normalize(self, normalized):
+        start, end = self._bounds(normalized.text)
+        return Normalized(normalized.text[start:end], normalized.spans[start:end])
+
+    def normalize_str(self, text):
+        start, end = self._bounds(text)
+        return text[start:end]
+
+
+class ByteLevel(Normalizer):
+    """Spell every UTF-8 byte of the text as one printable character, as GPT-2's byte-level
+    pre-tokenizer does (Hugging Face's ``normalizers.ByteLevel``); the characters of a character's
+    bytes stand for its span.
+
+    Example:
+        >>> ByteLevel().normalize_str("hello\\nwörld")
+        'helloĊwÃ¶rld'
+    """
+
+    def normalize(self, normalized):
+        return normalized.map(byte_spelling)
+
+    def normalize_str(self, text):
+        return byte_spelling(text)
+
+    def keeps(self, char):
+        return "!" <= char <= "~"  # the ASCII bytes spelled as themselves
+
+    def character_rule(self):
+        return byte_spelling
+
+
+class Precompiled(Normalizer):
+    """A sentencepiece model's precompiled character map (its NFKC and more), applied as Hugging Face's
+    ``Precompiled`` applies it: each grapheme cluster (of fewer than 6 UTF-8 bytes) that starts with a
+    key of the map becomes that key's replacement (the shortest such key), else each of its characters
+    is looked up alone. Only the map: no whitespace rules (see :class:`SentencePieceNormalizer` for
+    sentencepiece's own normalization).
+
+    Args:
+        precompiled_charsmap: the map as stored in a ``.model`` file: ``bytes``, or base64 text as
+            ``tokenizer.json`` holds it (empty: no mapping).
+
+    Example:
+        >>> Precompiled(b"").normalize_str("ｶﾞ①")  # an empty map leaves the text as it is
+        'ｶﾞ①'
+    """
+
+    def __init__(self, precompiled_charsmap: bytes | str) -> None:
+        self.precompiled_charsmap = precompiled_charsmap
+
+    def __setattr__(self, name, value):
+        if name == "precompiled_charsmap":
+            if isinstance(value, (bytes, bytearray)):
+                self._map = CharsMap(bytes(value))
+            elif isinstance(value, str):
+                self._map = CharsMap.from_base64(value)
+            else:
+                raise TypeError(f"precompiled_charsmap must be bytes or base64 str, got {type(value).__name__}")
+        super().__setattr__(name, value)
+
+    def get_config(self):
+        return {"precompiled_charsmap": base64.b64encode(self._map.blob).decode("ascii")}
+
+    def __reduce__(self):  # the C table is made again from the map's bytes
+        return (Precompiled, (self._map.blob,))
+
+    def normalize(self, normalized):
+        stream, modified = [], False
+        for grapheme in _GRAPHEME.findall(normalized.text):
+            if len(grapheme.encode("utf-8", "surrogatepass")) < 6:
+                replacement = self._map.shortest_match(grapheme)
+                if replacement is not None:
+                    modified = True
+                    _replaced(stream, len(grapheme), replacement)
+                    continue
+            for c in grapheme:
+                replacement = self._map.shortest_match(c)
+                if replacement is None:
+                    stream.append((c, 0))
+                else:
+                    modified = True
+                    _replaced(stream, 1, replacement)
+        return normalized.transform(stream) if modified else normalized
+
+
+_GRAPHEME = regex.compile(r"\X", regex.DOTALL)
+
+
+def _replaced(stream, old_length, new):
+    """``new`` in place of ``old_length`` characters, with tokenizers' changes for Precompiled: each new
+    character replaces one, the extra ones are inserted, and the last one before (possibly the previous
+    character) removes what is left."""
+    stream.extend((c, 0) for c in new)
+    difference = len(new) - old_length
+    if difference > 0:
+        for k in range(len(stream) - difference, len(stream)):
+            stream[k] = (stream[k][0], 1)
+    elif difference < 0 and stream:
+        stream[-1] = (stream[-1][0], stream[-1][1] + difference)
+
+
 class StripAccents(Normalizer):
-    """Remove every mark (categories Mn, Mc and Me, as HF's StripAccents); use after NFD or NFKD.
+    """Remove every mark (categories Mn, Mc and Me of Unicode 9.0.0, as HF's StripAccents: see
+    :mod:`kvec.hf_unicode`); use after NFD or NFKD.
 
     Example:
         >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
@@ -190,21 +355,27 @@ class StripAccents(Normalizer):
 
 
 def _without_mark(c):
-    return "" if unicodedata.category(c).startswith("M") else c
+    return "" if hf_unicode.is_mark(c) else c
 
 
 class _UnicodeForm(Normalizer):
+    """A Unicode normalization form of Unicode 9.0.0, as HF's (see :mod:`kvec.hf_unicode`): a code
+    point assigned later is left as it is, a starter."""
+
     form = ""  # NFD, NFKD, NFC or NFKC: set by each form
 
     def normalize(self, normalized):
         stream = []  # (char, change): the first char of a decomposition replaces its source, others are inserted
         for c in normalized.text:
-            parts = unicodedata.normalize("NFKD" if "K" in self.form else "NFD", c)
+            parts = hf_unicode.decompose(c, "NFKD" if "K" in self.form else "NFD")
             stream.extend((d, 1 if i else 0) for i, d in enumerate(parts))
         stream = _canonical_order(stream)
         if self.form in ("NFC", "NFKC"):
             stream = _compose(stream)
         return normalized.transform(stream)
+
+    def normalize_str(self, text):
+        return hf_unicode.normalize(self.form, text)
 
     def keeps(self, char):
         # only marks move when decomposing; composing may join a character to the next one
@@ -219,8 +390,8 @@ class _UnicodeForm(Normalizer):
         seconds = _composition_seconds() if self.form in ("NFC", "NFKC") else frozenset()
 
         def rule(c):
-            first = unicodedata.normalize(decomposition, c)[:1]
-            if unicodedata.combining(first) or first in seconds:
+            first = hf_unicode.decompose(c, decomposition)[:1]
+            if hf_unicode.combining(first) or first in seconds:
                 return None
             return self.normalize(Normalized.of(c)).text
 
@@ -282,7 +453,7 @@ def _composition_seconds():
         parts = unicodedata.decomposition(chr(code_point)).split()
         if len(parts) == 2 and not parts[0].startswith("<"):
             first, second = chr(int(parts[0], 16)), chr(int(parts[1], 16))
-            if unicodedata.normalize("NFC", first + second) == chr(code_point):
+            if hf_unicode.compose(first, second) == chr(code_point):
                 seconds.add(second)
     return frozenset(seconds)
 
@@ -292,13 +463,13 @@ def _canonical_order(stream):
     stream = list(stream)
     i, n = 0, len(stream)
     while i < n:
-        if unicodedata.combining(stream[i][0]) == 0:
+        if hf_unicode.combining(stream[i][0]) == 0:
             i += 1
             continue
         j = i
-        while j < n and unicodedata.combining(stream[j][0]) != 0:
+        while j < n and hf_unicode.combining(stream[j][0]) != 0:
             j += 1
-        stream[i:j] = sorted(stream[i:j], key=lambda item: unicodedata.combining(item[0]))
+        stream[i:j] = sorted(stream[i:j], key=lambda item: hf_unicode.combining(item[0]))
         i = j
     return stream
 
@@ -312,10 +483,10 @@ def _compose(stream):
     starter = None  # index in out of the last starter
     last_class = 0
     for c, change in stream:
-        ccc = unicodedata.combining(c)
+        ccc = hf_unicode.combining(c)
         if starter is not None and (last_class < ccc or (last_class == 0 and starter == len(out) - 1)):
-            composite = unicodedata.normalize("NFC", out[starter][0] + c)
-            if len(composite) == 1:
+            composite = hf_unicode.compose(out[starter][0], c)
+            if composite is not None:
                 out[starter] = (composite, out[starter][1] + change - 1)
                 continue
         if ccc == 0:
@@ -327,32 +498,28 @@ def _compose(stream):
     return out
 
 
-_CONTROL_CATEGORIES = {"Cc", "Cf", "Cn", "Co"}
-_WHITESPACE = regex.compile(r"\p{White_Space}")
-
-
 def _is_chinese(c):
-    cp = ord(c)
-    return (
-        0x4E00 <= cp <= 0x9FFF
-        or 0x3400 <= cp <= 0x4DBF
-        or 0x20000 <= cp <= 0x2A6DF
-        or 0x2A700 <= cp <= 0x2B73F
-        or 0x2B740 <= cp <= 0x2B81F
-        or 0x2B920 <= cp <= 0x2CEAF
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x2F800 <= cp <= 0x2FA1F
-    )
+    return _CHINESE.match(c) is not None
+
+
+# the CJK ideographs BERT puts spaces around (HF's ranges)
+_CHINESE = regex.compile(
+    "[\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f\U0002b740-\U0002b81f"
+    "\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f]"
+)
 
 
 class BertNormalizer(Normalizer):
-    """BERT's normalizer.
+    """BERT's normalizer, as Hugging Face's: every code point is classified by HF's tables
+    (:mod:`kvec.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
 
     Args:
-        clean_text: remove control characters and U+FFFD, turn every whitespace into a space.
+        clean_text: remove NUL, U+FFFD and control characters (Cc, Cf and Co of Unicode 8.0.0, not tab,
+            newline or carriage return; unassigned code points stay), turn every whitespace into a space.
         handle_chinese_chars: put spaces around CJK ideographs so each becomes a word.
-        strip_accents: NFD and remove nonspacing marks (Mn); None follows ``lowercase``.
-        lowercase: lowercase every character.
+        strip_accents: NFD (Unicode 9.0.0) and remove nonspacing marks (Mn of Unicode 8.0.0); None
+            follows ``lowercase``.
+        lowercase: lowercase every character (Unicode 17.0.0, as :class:`Lowercase`).
 
     Example:
         >>> BertNormalizer().normalize_str("Héllo\\tWORLD 中文")
@@ -379,6 +546,16 @@ class BertNormalizer(Normalizer):
             "lowercase": self.lowercase,
         }
 
+    def normalize_str(self, text):
+        # as normalize, on the text alone: each step over the whole text at once
+        if self.clean_text:
+            text = _BERT_SPACES.sub(" ", _BERT_REMOVED.sub("", text))
+        if self.handle_chinese_chars:
+            text = _CHINESE.sub(r" \g<0> ", text)
+        if self.lowercase if self.strip_accents is None else self.strip_accents:
+            text = hf_unicode.remove_nonspacing_marks(hf_unicode.normalize("NFD", text))
+        return hf_unicode.lowercase(text) if self.lowercase else text
+
     def normalize(self, normalized):
         if self.clean_text:
             normalized = normalized.map(_clean)
@@ -386,7 +563,7 @@ class BertNormalizer(Normalizer):
             normalized = normalized.map(lambda c: f" {c} " if _is_chinese(c) else c)
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
         if strip:  # BERT removes nonspacing marks (Mn) only, unlike StripAccents
-            normalized = NFD().normalize(normalized).map(lambda c: "" if unicodedata.category(c) == "Mn" else c)
+            normalized = NFD().normalize(normalized).map(_without_nonspacing_mark)
         if self.lowercase:
             normalized = Lowercase().normalize(normalized)
         return normalized
@@ -398,9 +575,9 @@ class BertNormalizer(Normalizer):
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
 
         def rule(c):
-            text = self.normalize(Normalized.of(c)).text
+            text = self.normalize_str(c)
             # with accents stripped, a mark that stays may be reordered with the marks around it
-            return None if strip and any(map(unicodedata.combining, text)) else text
+            return None if strip and any(map(hf_unicode.combining, text)) else text
 
         return rule
 
@@ -412,9 +589,9 @@ class BertNormalizer(Normalizer):
         lowercase = self.lowercase
 
         def after(c):  # the nonspacing marks removed, then lowercased
-            if unicodedata.category(c) == "Mn":
+            if hf_unicode.is_nonspacing_mark(c):
                 return ""
-            return c.lower() if lowercase else c
+            return hf_unicode.lower(c) if lowercase else c
 
         return Decomposition(before, "NFD", after)
 
@@ -422,22 +599,32 @@ class BertNormalizer(Normalizer):
 def _clean(c):
     # Controls go first, even those that are also whitespace (form feed, U+0085); tab, newline and
     # carriage return are kept as whitespace.
-    if c in ("\0", "\ufffd"):
+    if _BERT_REMOVED.match(c):
         return ""
-    if c not in "\t\n\r" and unicodedata.category(c) in _CONTROL_CATEGORIES:
-        return ""
-    if c in "\t\n\r" or _WHITESPACE.match(c):
-        return " "
-    return c
+    return " " if _BERT_SPACES.match(c) else c
 
 
-class Sequence(Normalizer):
-    """Apply normalizers one after the other.
+def _without_nonspacing_mark(c):
+    return "" if hf_unicode.is_nonspacing_mark(c) else c
+
+
+# _clean over a whole text: the characters it removes (NUL and U+FFFD, and controls but tab, newline
+# and carriage return), then those it makes spaces
+_BERT_REMOVED = regex.compile(f"(?![\t\n\r])[{hf_unicode.CONTROL}\ufffd]")
+_BERT_SPACES = regex.compile(f"[{hf_unicode.WHITE_SPACE}]")
+
+
+class Sequence(StageList, Normalizer):
+    """Apply normalizers one after the other. ``sequence[i]`` is the i-th normalizer, and can be
+    replaced (``sequence[1] = Strip()``); ``len(sequence)`` counts them.
 
     Example:
         >>> Sequence([NFD(), StripAccents(), Lowercase()]).normalize_str("Ångström")
         'angstrom'
     """
+
+    _stages_attribute = "normalizers"
+    _stage_type = Normalizer
 
     def __init__(self, normalizers: Iterable[Normalizer]) -> None:
         self.normalizers = list(normalizers)
@@ -535,9 +722,14 @@ class SentencePieceNormalizer(Normalizer):
         self.remove_extra_whitespaces = bool(remove_extra_whitespaces)
         self.escape_whitespaces = bool(escape_whitespaces)
         self.user_defined_symbols = list(user_defined_symbols)
-        self._map = CharsMap.from_base64(precompiled_charsmap)
-        # longest first: at each position the longest symbol that starts there is kept whole
-        self._symbols = tuple(sorted(set(self.user_defined_symbols), key=len, reverse=True))
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name == "precompiled_charsmap":  # set after construction too: the map follows it
+            self._map = CharsMap.from_base64(value)
+        elif name == "user_defined_symbols":
+            # longest first: at each position the longest symbol that starts there is kept whole
+            self._symbols = tuple(sorted(set(value), key=len, reverse=True))
 
     def get_config(self):
         return {

@@ -13,26 +13,33 @@ from dataclasses import replace
 
 import regex
 
-from kvec import char_classes
+from kvec import char_classes, hf_unicode
 from kvec._native import WordSplitter
-from kvec.contracts import Piece, PreTokenizer, WordTable, utf8_text
+from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, utf8_text
+from kvec.patterns import Regex, compile_pattern, find_matches
+from kvec.unicode_scripts import ANY, script_classes
 
 __all__ = [
     "CL100K_PATTERN",
     "DEFAULT_FILTERS",
     "BertPreTokenizer",
     "ByteLevel",
+    "CharDelimiterSplit",
     "Digits",
+    "FixedLength",
     "KerasFilters",
     "Metaspace",
     "Piece",
     "Punctuation",
+    "Regex",
     "SentencePiece",
     "Sequence",
     "Split",
+    "UnicodeScripts",
     "Whitespace",
     "WhitespaceSplit",
     "byte_level_bytes",
+    "byte_spelling",
     "byte_level_decode",
     "bytes_to_unicode",
 ]
@@ -69,7 +76,7 @@ CL100K_PATTERN = (
 )
 
 
-class ByteLevel(PreTokenizer):
+class ByteLevel(JsonState, PreTokenizer):
     """GPT-2's byte-level pre-tokenizer.
 
     Splits with GPT-2's regular expression (contractions, letters, digits, other symbols, spaces), then
@@ -78,19 +85,34 @@ class ByteLevel(PreTokenizer):
     Args:
         add_prefix_space: prepend a space when the text does not start with one, so the first word is
             spelled like the others (``Ġword``).
+        trim_offsets: kept for ``tokenizers``' files and API (its ByteLevel is also a post-processor,
+            where this trims offsets: see :class:`kvec.processors.ByteLevel`); it does not change the
+            words.
         use_regex: split with the regular expression (else the whole text is one piece).
+        type: ``"ByteLevel"`` only: what ``json.loads(pre_tokenizer.__getstate__())`` holds besides
+            the settings, so that ``ByteLevel(**state)`` rebuilds it, as in ``tokenizers``.
 
     Example:
         >>> [p.text for p in ByteLevel().pre_tokenize("Hello world!")]
         ['ĠHello', 'Ġworld', '!']
     """
 
-    def __init__(self, add_prefix_space: bool = True, use_regex: bool = True) -> None:
+    trim_offsets = True  # what a ByteLevel pickled by a kvec from before the setting has
+
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True, **state: str
+    ) -> None:
+        self._state_keywords(state)
         self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
         self.use_regex = use_regex
 
     def get_config(self):
-        return {"add_prefix_space": self.add_prefix_space, "use_regex": self.use_regex}
+        return {
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
 
     @staticmethod
     def char_classes():
@@ -144,6 +166,12 @@ class ByteLevel(PreTokenizer):
         if not self.use_regex:
             return [(0, len(text))] if text else []
         return [m.span() for m in _GPT2_PATTERN.finditer(text)]
+
+
+def byte_spelling(text: str) -> str:
+    """``text`` spelled byte by byte: each UTF-8 byte as its printable character (GPT-2's, see
+    :func:`bytes_to_unicode`)."""
+    return _spell(text)
 
 
 def _spell(chunk):
@@ -210,44 +238,50 @@ class WhitespaceSplit(_CharClassWords):
 
 class BertPreTokenizer(_CharClassWords):
     """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
-    punctuation or ASCII symbol) is a word of its own.
+    punctuation or ASCII symbol) is a word of its own. The classes are Hugging Face's (whitespace of
+    Unicode 17.0.0, punctuation of Unicode 8.0.0: see :mod:`kvec.hf_unicode`).
 
     Example:
         >>> [p.text for p in BertPreTokenizer().pre_tokenize("Hey, it's $5!")]
         ['Hey', ',', 'it', "'", 's', '$', '5', '!']
     """
 
-    _pattern = regex.compile(r"[^\p{White_Space}\p{P}!-/:-@\[-`{-~]+|[\p{P}!-/:-@\[-`{-~]")
+    _pattern = regex.compile("2+|1")  # over the text's class letters: runs of other characters, punctuation
 
     @staticmethod
     def char_classes():
-        return char_classes.table(dropped=r"\p{White_Space}", alone=r"[\p{P}!-/:-@\[-`{-~]")
+        return char_classes.table(dropped=f"[{hf_unicode.WHITE_SPACE}]", alone=f"[{hf_unicode.PUNCTUATION}]")
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in self._spans(text)]
+
+    def _spans(self, text):
+        return [m.span() for m in self._pattern.finditer(text.translate(char_classes.letters(self.char_classes())))]
 
 
-_PUNCTUATION = regex.compile(r"[\p{P}!-/:-@\[-`{-~]")
-_DIGIT = regex.compile(r"\p{N}")
+# HF's classes (kvec.hf_unicode): ASCII symbols and Unicode 8.0.0's punctuation; Rust's char::is_numeric
+_PUNCTUATION = regex.compile(f"[{hf_unicode.PUNCTUATION}]")
+_DIGIT = regex.compile(f"[{hf_unicode.NUMBER}]")
+_ALONE = regex.compile("1")  # an isolated character among class letters (char_classes.letters)
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
 
 
-def _split_spans(text, pattern, behavior):
-    """Cut ``text`` at each single-character match of ``pattern`` with Hugging Face's delimiter rules."""
-    segments, position = [], 0  # (start, end, is_match)
-    for m in pattern.finditer(text):
-        if m.start() > position:
-            segments.append((position, m.start(), False))
-        segments.append((m.start(), m.end(), True))
-        position = m.end()
-    if position < len(text):
-        segments.append((position, len(text), False))
+def _split_spans(text, pattern, behavior, invert=False):
+    """Cut ``text`` at the matches of ``pattern`` (with ``invert``, at the stretches between them) with
+    Hugging Face's delimiter rules."""
+    segments = [(a, b, match != invert) for a, b, match in find_matches(pattern, text)]  # (start, end, is_match)
     if behavior == "removed":
-        return [(a, b) for a, b, match in segments if not match]
+        return [(a, b) for a, b, match in segments if not match and b > a]
     if behavior == "isolated":
-        return [(a, b) for a, b, _ in segments]
+        return [(a, b) for a, b, _ in segments if b > a]  # as tokenizers, no empty word
     merged = []
-    if behavior == "contiguous":
+    if behavior == "contiguous":  # neighbours of one kind join (inverted, the stretches between matches)
         for a, b, match in segments:
-            if match and merged and merged[-1][2]:
-                merged[-1] = (merged[-1][0], b, True)
+            if merged and merged[-1][2] == match:
+                merged[-1] = (merged[-1][0], b, match)
             else:
                 merged.append((a, b, match))
     elif behavior == "merged_with_previous":
@@ -267,7 +301,7 @@ def _split_spans(text, pattern, behavior):
                 merged.append((a, b, match))
             next_match = match
         merged.reverse()
-    return [(a, b) for a, b, _ in merged]
+    return [(a, b) for a, b, _ in merged if b > a]
 
 
 class _DelimiterSplit(PreTokenizer):
@@ -300,7 +334,8 @@ class _DelimiterSplit(PreTokenizer):
 
 
 class Punctuation(_DelimiterSplit):
-    """Split at punctuation (Unicode punctuation and ASCII symbols), each mark handled by ``behavior``:
+    """Split at punctuation (Unicode 8.0.0's punctuation and ASCII symbols, as HF: see
+    :mod:`kvec.hf_unicode`), each mark handled by ``behavior``:
     ``removed``, ``isolated`` (default), ``merged_with_previous``, ``merged_with_next``, ``contiguous``.
 
     Example:
@@ -310,9 +345,106 @@ class Punctuation(_DelimiterSplit):
 
     _pattern = _PUNCTUATION
 
+    def _spans(self, text):
+        # at the class letters' "1"s: the same places, found faster than by the class of punctuation
+        letters = char_classes.letters(char_classes.table(alone=self._pattern.pattern))
+        return _split_spans(text.translate(letters), _ALONE, self.behavior)
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in self._spans(text)]
+
+
+class CharDelimiterSplit(_DelimiterSplit):
+    """Split on one character, which is dropped (Hugging Face's ``CharDelimiterSplit``).
+
+    Example:
+        >>> [p.text for p in CharDelimiterSplit("x").pre_tokenize("helloxthere")]
+        ['hello', 'there']
+    """
+
+    def __init__(self, delimiter: str) -> None:
+        super().__init__("removed")
+        self.delimiter = delimiter
+
+    @property
+    def delimiter(self) -> str:
+        """The character words are cut at (setting it takes effect at once)."""
+        return self._delimiter
+
+    @delimiter.setter
+    def delimiter(self, delimiter: str) -> None:
+        if not isinstance(delimiter, str):
+            raise TypeError(f"delimiter must be a str, got {type(delimiter).__name__}")
+        if len(delimiter) != 1:
+            raise ValueError(f"delimiter must be one character: expected a string of length 1, got {delimiter!r}")
+        self._pattern = regex.compile(regex.escape(delimiter))
+        self._delimiter = delimiter
+
+    def get_config(self):
+        return {"delimiter": self.delimiter}
+
+
+class FixedLength(PreTokenizer):
+    """Cut the text into pieces of ``length`` characters (the last one may be shorter), as Hugging
+    Face's ``FixedLength``.
+
+    Example:
+        >>> [p.text for p in FixedLength(length=3).pre_tokenize("Hello")]
+        ['Hel', 'lo']
+    """
+
+    def __init__(self, length: int = 5) -> None:
+        if isinstance(length, bool) or not isinstance(length, int):
+            raise TypeError(f"length must be an int, got {type(length).__name__}")
+        if length < 1:
+            raise ValueError(f"length must be >= 1, got {length}")
+        self.length = length
+
+    def get_config(self):
+        return {"length": self.length}
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a : a + self.length], a) for a in range(0, len(text), self.length)]
+
+    def split_words(self, text, first=True):
+        return [text[a : a + self.length] for a in range(0, len(text), self.length)]
+
+
+class UnicodeScripts(PreTokenizer):
+    """Split where the Unicode script changes, as Hugging Face's ``UnicodeScripts`` (and sentencepiece)
+    do: Hiragana and Katakana count as Han, spaces and characters without a script never start a word
+    (they join the word before them; leading ones are dropped). The scripts: :mod:`kvec.unicode_scripts`.
+
+    Example:
+        >>> [p.text for p in UnicodeScripts().pre_tokenize("どこ Where 漢字123")]
+        ['どこ ', 'Where ', '漢字', '123']
+    """
+
+    def _spans(self, text):
+        classes = script_classes()
+        starts, last = [], None
+        for position, c in enumerate(text):
+            script = classes[ord(c)]
+            if script == ANY:
+                continue
+            if script != last:
+                starts.append(position)
+            last = script
+        return list(zip(starts, starts[1:] + [len(text)]))
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in self._spans(text)]
+
 
 class Digits(PreTokenizer):
-    """Split digits (``\\p{N}``) from the rest, as runs or one digit at a time.
+    """Split digits (Nd, Nl and No of Unicode 17.0.0: Rust's ``char::is_numeric``, as HF) from the
+    rest, as runs or one digit at a time.
 
     Example:
         >>> [p.text for p in Digits().pre_tokenize("a123b4")], [p.text for p in Digits(True).pre_tokenize("a12")]
@@ -326,7 +458,9 @@ class Digits(PreTokenizer):
         return {"individual_digits": self.individual_digits}
 
     def _spans(self, text):
-        return _split_spans(text, _DIGIT, "isolated" if self.individual_digits else "contiguous")
+        # at the class letters' "1"s: the same places, found faster than by the class of numbers
+        letters = char_classes.letters(char_classes.table(alone=_DIGIT.pattern))
+        return _split_spans(text.translate(letters), _ALONE, "isolated" if self.individual_digits else "contiguous")
 
     def word_table(self):
         if self.individual_digits:
@@ -358,7 +492,11 @@ class KerasFilters(_CharClassWords):
             raise ValueError(f"split must be one character here, got {split!r} (kvec.Tokenizer takes longer ones)")
         self.filters = filters
         self.split = split
-        self._compile()
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if name in ("filters", "split") and "filters" in self.__dict__ and "split" in self.__dict__:
+            self._compile()  # set after construction too: the words follow the new separators
 
     def _compile(self):
         separators = sorted(set(self.filters) | {self.split})
@@ -385,6 +523,22 @@ class KerasFilters(_CharClassWords):
 PREPEND_SCHEMES = ("always", "first", "never")
 
 
+def metaspace_replacement(replacement: str) -> str:
+    """``replacement`` checked as Hugging Face's Metaspace checks it: one character."""
+    if not isinstance(replacement, str):
+        raise TypeError(f"replacement must be a str, got {type(replacement).__name__}")
+    if len(replacement) != 1:
+        raise ValueError(f"replacement must be one character: expected a string of length 1, got {replacement!r}")
+    return replacement
+
+
+def metaspace_prepend_scheme(prepend_scheme: str) -> str:
+    """``prepend_scheme`` checked as Hugging Face's Metaspace checks it: one of ``PREPEND_SCHEMES``."""
+    if prepend_scheme not in PREPEND_SCHEMES:
+        raise ValueError(f"prepend_scheme must be one of {PREPEND_SCHEMES}, got {prepend_scheme!r}")
+    return prepend_scheme
+
+
 class Metaspace(PreTokenizer):
     """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
     (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
@@ -396,14 +550,28 @@ class Metaspace(PreTokenizer):
     """
 
     def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
-        if not isinstance(replacement, str) or len(replacement) != 1:
-            raise ValueError(f"replacement must be one character, got {replacement!r}")
-        if prepend_scheme not in PREPEND_SCHEMES:
-            raise ValueError(f"prepend_scheme must be one of {PREPEND_SCHEMES}, got {prepend_scheme!r}")
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split = split
+
+    @property
+    def replacement(self) -> str:
+        """The one character spaces become (setting it checks it, as ``tokenizers`` does)."""
+        return self._replacement
+
+    @replacement.setter
+    def replacement(self, replacement: str) -> None:
+        self._replacement = metaspace_replacement(replacement)
         self._split_pattern = regex.compile(regex.escape(replacement))
+
+    @property
+    def prepend_scheme(self) -> str:
+        """``"always"``, ``"first"`` or ``"never"`` (setting it checks it)."""
+        return self._prepend_scheme
+
+    @prepend_scheme.setter
+    def prepend_scheme(self, prepend_scheme: str) -> None:
+        self._prepend_scheme = metaspace_prepend_scheme(prepend_scheme)
 
     def get_config(self):
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
@@ -424,7 +592,10 @@ class Metaspace(PreTokenizer):
             classes[ord(self.replacement)] = char_classes.ALONE
         prefix = "" if self.prepend_scheme == "never" else self.replacement  # a whole text is the first
         return WordTable(
-            bytes(classes), merge="next" if self.split else "", replace=(" ", self.replacement), prefix=prefix
+            bytes(classes),
+            merge="next" if self.split else "",
+            replace=(" ", self.replacement),
+            prefix=prefix,
         )
 
     def _spans(self, spelled):
@@ -456,6 +627,15 @@ class SentencePiece(_RegexWords):
 
     def __init__(self, split_digits: bool = False) -> None:
         self.split_digits = split_digits
+
+    @property
+    def split_digits(self) -> bool:
+        """Whether each digit is a word of its own (setting it takes effect at once)."""
+        return self._split_digits
+
+    @split_digits.setter
+    def split_digits(self, split_digits: bool) -> None:
+        self._split_digits = split_digits
         self._pattern = regex.compile("[0-9]|▁[^▁0-9]*|[^▁0-9]+" if split_digits else "▁[^▁]*|[^▁]+")
 
     def get_config(self):
@@ -463,47 +643,82 @@ class SentencePiece(_RegexWords):
 
 
 class Split(PreTokenizer):
-    """Words cut by a regular expression, with one of Hugging Face's delimiter behaviors: ``"isolated"``
-    keeps each match and each stretch between matches as words (tiktoken's patterns match every
-    character, so their words are the matches), ``"removed"`` drops the matches, and so on.
+    """Words cut by a pattern, with one of Hugging Face's delimiter behaviors: ``"isolated"`` keeps each
+    match and each stretch between matches as words (tiktoken's patterns match every character, so
+    their words are the matches), ``"removed"`` drops the matches, and so on. As in ``tokenizers``, a
+    ``str`` pattern is found literally and a :class:`Regex` is a regular expression; ``invert`` swaps
+    the matches and the stretches between them.
 
     Example:
-        >>> [p.text for p in Split(r"\\p{N}{1,3}").pre_tokenize("ab12345c")]
+        >>> [p.text for p in Split(Regex(r"\\p{N}{1,3}")).pre_tokenize("ab12345c")]
         ['ab', '123', '45', 'c']
+        >>> [p.text for p in Split(".", "removed").pre_tokenize("a.b-c")]
+        ['a', 'b-c']
     """
 
-    def __init__(self, pattern: str, behavior: str = "isolated") -> None:
+    def __init__(self, pattern: str | Regex, behavior: str = "isolated", invert: bool = False) -> None:
+        self._pattern = compile_pattern(pattern)
+        self._pattern_value = pattern
+        self.behavior = behavior
+        self.invert = invert
+
+    @property
+    def pattern(self) -> str | Regex:
+        """Not readable, as in ``tokenizers``: the pattern is in ``get_config()["pattern"]``. Setting it
+        raises too: make a new ``Split``."""
+        raise Exception("Cannot get pattern")
+
+    @pattern.setter
+    def pattern(self, pattern: str | Regex) -> None:
+        raise Exception("Cannot set pattern, please instantiate a new split pattern instead")
+
+    @property
+    def behavior(self) -> str:
+        """What becomes of the matches (one of ``BEHAVIORS``)."""
+        return self._behavior
+
+    @behavior.setter
+    def behavior(self, behavior: str) -> None:
         if behavior not in BEHAVIORS:
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
-        self.pattern = pattern
-        self.behavior = behavior
-        self._pattern = regex.compile(pattern)
+        self._behavior = behavior
 
     def get_config(self):
-        return {"pattern": self.pattern, "behavior": self.behavior}
+        return {"pattern": self._pattern_value, "behavior": self.behavior, "invert": self.invert}
 
     def word_table(self):
         # the expressions of byte-level tokenizers cut in C; each matches every character, so with
         # "isolated" the words are its matches
-        expression = {_GPT2_PATTERN.pattern: "gpt2", CL100K_PATTERN: "cl100k"}.get(self.pattern)
-        if expression is None or self.behavior != "isolated":
+        pattern = self._pattern_value
+        if not isinstance(pattern, Regex) or self.behavior != "isolated" or self.invert:
+            return None
+        expression = {_GPT2_PATTERN.pattern: "gpt2", CL100K_PATTERN: "cl100k"}.get(pattern.pattern)
+        if expression is None:
             return None
         return WordTable(char_classes.table(runs=(r"\s", r"\p{L}", r"\p{N}", r"[\r\n]")), expression=expression)
 
+    def _spans(self, text):
+        return _split_spans(text, self._pattern, self.behavior, self.invert)
+
     def pre_tokenize(self, text, first=True):
-        return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text, first=True):
-        return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior) if b > a]
+        return [text[a:b] for a, b in self._spans(text)]
 
 
-class Sequence(PreTokenizer):
+class Sequence(StageList, PreTokenizer):
     """Apply pre-tokenizers one after the other: each cuts the pieces of the one before.
+    ``sequence[i]`` is the i-th pre-tokenizer, and can be replaced (``sequence[1] = Metaspace()``);
+    ``len(sequence)`` counts them.
 
     Example:
         >>> [p.text for p in Sequence([Whitespace(), Digits(individual_digits=True)]).pre_tokenize("Call 911!")]
         ['Call', '9', '1', '1', '!']
     """
+
+    _stages_attribute = "pretokenizers"
+    _stage_type = PreTokenizer
 
     def __init__(self, pretokenizers: Iterable[PreTokenizer]) -> None:
         self.pretokenizers = list(pretokenizers)
@@ -512,21 +727,26 @@ class Sequence(PreTokenizer):
         pieces = [Piece(text, 0)]
         for stage in self.pretokenizers:
             cut = []
-            for position, piece in enumerate(pieces):
-                for sub in stage.pre_tokenize(piece.text, first and position == 0):
+            for piece in pieces:
+                # as tokenizers, a piece is first when it starts at the text's first character
+                for sub in stage.pre_tokenize(piece.text, first and bool(piece.text) and piece.offsets(0, 1)[0] == 0):
                     spans = [piece.offsets(*sub.offsets(i, i + 1)) for i in range(len(sub.text))]
                     cut.append(Piece(sub.text, spans[0][0] if spans else piece.base, spans))
             pieces = cut
         return pieces
 
     def split_words(self, text, first=True):
-        words = [text]
+        words, leading = [text], first  # leading: the first word starts at the text's first character
         for stage in self.pretokenizers:
-            words = [
+            cut = [
                 stage.spell(part)
                 for position, word in enumerate(words)
-                for part in stage.split_words(word, first and position == 0)
+                for part in stage.split_words(word, leading and position == 0)
             ]
+            if leading:  # the first piece's offsets say whether the new first word still starts there
+                pieces = stage.pre_tokenize(words[0], True) if words else []
+                leading = bool(pieces) and bool(pieces[0].text) and pieces[0].offsets(0, 1)[0] == 0
+            words = cut
         return words
 
     def word_table(self):
@@ -542,6 +762,15 @@ class Sequence(PreTokenizer):
     @staticmethod
     def spell(word):
         return word  # every stage has spelled its words already
+
+
+def prepends_at_first_only(pre_tokenizer: PreTokenizer | None) -> bool:
+    """Whether ``pre_tokenizer`` (or a stage of it) puts a prefix only before the piece that starts the
+    original text (Metaspace's ``prepend_scheme="first"``): its words then depend on where a normalizer
+    moved the text's first character."""
+    if isinstance(pre_tokenizer, Sequence):
+        return any(map(prepends_at_first_only, pre_tokenizer.pretokenizers))
+    return isinstance(pre_tokenizer, Metaspace) and pre_tokenizer.prepend_scheme == "first"
 
 
 def _spells_only(table):

@@ -82,7 +82,7 @@ def test_exports_to_tokenizer_json_and_refuses_ids_it_cannot_hold(pair, tmp_path
         save_tokenizer_json(ours, tmp_path / "gapped.json")
     ours = load_tiktoken(
         tmp_path / "ranks.tiktoken",
-        pattern=ours.pre_tokenizer.pretokenizers[0].pattern,
+        pattern=ours.pre_tokenizer.pretokenizers[0].get_config()["pattern"],
         special_tokens={"<|endoftext|>": len(ours.model.vocab)},
     )
     save_tokenizer_json(ours, tmp_path / "t.json")

@@ -15,6 +15,7 @@ import os
 from collections.abc import Mapping
 
 from kvec import decoders, pretokenizers, serialization
+from kvec.added_vocabulary import AddedToken
 from kvec.errors import FormatError
 from kvec.models import BPE
 from kvec.pipeline import Pipeline
@@ -31,13 +32,16 @@ PATTERNS = {
 
 
 def load_tiktoken(
-    path: str | os.PathLike[str], pattern: str = "cl100k_base", special_tokens: Mapping[str, int] | None = None
+    path: str | os.PathLike[str],
+    pattern: str | pretokenizers.Regex = "cl100k_base",
+    special_tokens: Mapping[str, int] | None = None,
 ) -> Pipeline:
     """A pipeline that encodes as tiktoken does with this rank file.
 
     Args:
         path: the rank file.
-        pattern: the word expression, or the name of a known one (``"cl100k_base"``, ``"r50k_base"``).
+        pattern: the word expression (a str or a :class:`kvec.patterns.Regex`), or the name of a known
+            one (``"cl100k_base"``, ``"r50k_base"``).
         special_tokens: ``{token: id}`` matched before the model (tiktoken's ``allowed_special="all"``).
     """
     path, text = serialization.read_text(path)
@@ -65,7 +69,9 @@ def load_tiktoken(
         if len(parts) != 2:
             raise FormatError(path, f"token of rank {rank} cannot be made from two lower-ranked tokens")
         merges.append(tuple("".join(spell[b] for b in part) for part in parts))
-    words = pretokenizers.Split(PATTERNS.get(pattern, pattern), behavior="isolated")
+    if not isinstance(pattern, pretokenizers.Regex):
+        pattern = pretokenizers.Regex(PATTERNS.get(pattern, pattern))
+    words = pretokenizers.Split(pattern, behavior="isolated")
     try:
         model = BPE(vocab, merges, ignore_merges=True)
     except ValueError as e:
@@ -76,7 +82,9 @@ def load_tiktoken(
         decoder=decoders.ByteLevel(),
     )
     if special_tokens:
-        tokenizer.added_vocabulary.restore(dict(special_tokens), {}, None)
+        tokenizer.added_vocabulary.restore(
+            [(AddedToken(token, special=True), token_id) for token, token_id in dict(special_tokens).items()], None
+        )
         tokenizer._word_ids = {}
     return tokenizer
 
