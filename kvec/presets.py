@@ -90,7 +90,8 @@ def keras_subword(
     word-inner pieces with ``##``; ``"bytelevel_bpe"`` is GPT-2's byte-level BPE (no filters: nothing is
     lost); ``"unigram"`` reads raw text as sentencepiece does, with byte fallback. ``lower`` adds a
     lowercasing normalizer. ``trainer_options`` go to the trainer; its special tokens default to a
-    padding token first (id 0, as Keras pads with 0) and, where the model needs one, an unknown token.
+    padding token first (id 0, as Keras pads with 0) and, where the model needs one, an unknown token,
+    and ``show_progress`` to False.
 
     Example:
         >>> tok, trainer = keras_subword("wordpiece", 60)
@@ -103,6 +104,8 @@ def keras_subword(
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
         raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
     lowercase = normalizers.Lowercase() if lower else None
+    # the trainers show progress by default, as Hugging Face's do; Keras' Tokenizer never prints
+    trainer_options.setdefault("show_progress", False)
     if kind == "unigram":
         trainer_options.setdefault("byte_fallback", True)
         trainer_options.setdefault("special_tokens", ["<pad>", "<unk>"])

@@ -213,6 +213,8 @@ class BottomUpWordPieceTrainer(Trainer):
         ['s', '##l', '##o', '##w', '##e', '##r']
     """
 
+    trains = WordPiece  # the model class it trains: a pipeline with another kind of model refuses it
+
     def __init__(
         self,
         vocab_size: int,

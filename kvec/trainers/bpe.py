@@ -27,9 +27,11 @@ from array import array
 from collections.abc import Iterable, Mapping
 
 from kvec._native import bpe_merge_loop
+from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
+from kvec.trainers.options import alphabet_list, copies, from_state, special_token_list, to_state, token_state
 
 TIE_RULES = ("ids", "first")
 
@@ -41,7 +43,8 @@ class BpeTrainer(Trainer):
         vocab_size: the target size, special tokens and alphabet included (it is exceeded only when
             those alone are larger).
         min_frequency: pairs seen fewer times than this are never merged.
-        special_tokens: tokens that take the first ids, in order.
+        special_tokens: tokens that take the first ids, in order (str or :class:`kvec.AddedToken`;
+            kept as AddedToken made special, and registered with the tokenizer after training).
         limit_alphabet: keep at most this many characters (the most frequent); others are skipped.
         initial_alphabet: characters always in the alphabet, even if absent from the corpus.
         continuing_subword_prefix: prepended to every non-initial symbol (``"##"`` for WordPiece).
@@ -50,7 +53,11 @@ class BpeTrainer(Trainer):
         tie_break: ``"ids"`` (Hugging Face parity) or ``"first"`` (first pair in corpus order).
         byte_fallback: add the 256 tokens ``<0x00>``..``<0xFF>`` after the special tokens and make the
             model spell characters outside its alphabet with them (sentencepiece's BPE option).
-        show_progress: show a progress bar of the merges (needs ``tqdm``).
+        show_progress: show a progress bar of the merges (needs ``tqdm``; on by default, as in
+            Hugging Face).
+
+    Every option is also a settable attribute; pickling gives the JSON bytes of Hugging Face's
+    ``BpeTrainer.__getstate__``.
 
     Example:
         >>> trainer = BpeTrainer(vocab_size=8)
@@ -58,6 +65,8 @@ class BpeTrainer(Trainer):
         >>> model.merges
         [('u', 'g'), ('h', 'ug'), ('p', 'ug')]
     """
+
+    trains = BPE  # the model class it trains: a pipeline with another kind of model refuses it
 
     def __init__(
         self,
@@ -71,7 +80,7 @@ class BpeTrainer(Trainer):
         max_token_length=None,
         tie_break="ids",
         byte_fallback=False,
-        show_progress=False,
+        show_progress=True,
     ):
         _check_int("vocab_size", vocab_size, 0)
         _check_int("min_frequency", min_frequency, 0)
@@ -81,14 +90,6 @@ class BpeTrainer(Trainer):
             _check_int("max_token_length", max_token_length, 1)
         if tie_break not in TIE_RULES:
             raise ValueError(f"tie_break must be one of {TIE_RULES}, got {tie_break!r}")
-        special_tokens = list(special_tokens)
-        for i, token in enumerate(special_tokens):
-            if not isinstance(token, str) or not token:
-                raise TypeError(f"special_tokens[{i}] must be a non-empty str, got {token!r}")
-        initial_alphabet = list(initial_alphabet)
-        for i, c in enumerate(initial_alphabet):
-            if not isinstance(c, str) or len(c) != 1:
-                raise ValueError(f"initial_alphabet[{i}] must be a single character, got {c!r}")
         for name, value in (
             ("continuing_subword_prefix", continuing_subword_prefix),
             ("end_of_word_suffix", end_of_word_suffix),
@@ -107,6 +108,54 @@ class BpeTrainer(Trainer):
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
+    @property
+    def special_tokens(self) -> list[AddedToken]:
+        """The special tokens, as :class:`kvec.AddedToken` (a str given becomes ``AddedToken(token,
+        special=True)``); they take the first ids, and training registers them with the tokenizer."""
+        return copies(self._special_tokens)
+
+    @special_tokens.setter
+    def special_tokens(self, tokens: Iterable[str | AddedToken]) -> None:
+        self._special_tokens = special_token_list(tokens)
+
+    @property
+    def initial_alphabet(self) -> list[str]:
+        """The characters always in the alphabet."""
+        return list(self._initial_alphabet)
+
+    @initial_alphabet.setter
+    def initial_alphabet(self, chars: Iterable[str]) -> None:
+        self._initial_alphabet = alphabet_list(chars)
+
+    def _state_fields(self):
+        """The fields of Hugging Face's BpeTrainer, in its order, then kvec's own where they differ
+        from their defaults."""
+        fields = {
+            "min_frequency": self.min_frequency,
+            "vocab_size": self.vocab_size,
+            "show_progress": self.show_progress,
+            "progress_format": "Indicatif",
+            "special_tokens": [token_state(t) for t in self._special_tokens],
+            "limit_alphabet": self.limit_alphabet,
+            "initial_alphabet": list(self._initial_alphabet),
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "max_token_length": self.max_token_length,
+            "words": {},
+        }
+        if self.tie_break != "ids":
+            fields["tie_break"] = self.tie_break
+        if self.byte_fallback:
+            fields["byte_fallback"] = True
+        return fields
+
+    def __getstate__(self) -> bytes:
+        """The trainer as the JSON bytes of Hugging Face's ``BpeTrainer.__getstate__``."""
+        return to_state("BpeTrainer", self._state_fields())
+
+    def __setstate__(self, state: bytes) -> None:
+        self.__init__(**from_state("BpeTrainer", state))  # type: ignore[misc]
+
     def train_from_counts(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1) -> BPE:
         """Train on a ``{word: count}`` mapping (or an iterable of ``(word, count)`` pairs).
 
@@ -114,7 +163,7 @@ class BpeTrainer(Trainer):
         suffixed characters; pass words in first-occurrence order for results that follow the corpus.
         """
         items = word_count_items(word_counts)
-        vocab, tokens, add = new_vocabulary(self.special_tokens)
+        vocab, tokens, add = new_vocabulary(t.content for t in self._special_tokens)
         if self.byte_fallback:
             for b in range(256):
                 add(f"<0x{b:02X}>")
@@ -147,7 +196,7 @@ class BpeTrainer(Trainer):
         for word, count in items:
             for c in word:
                 weight[c] = weight.get(c, 0) + count
-        for c in self.initial_alphabet:
+        for c in self._initial_alphabet:
             weight[c] = sys.maxsize
         kept = list(weight)
         if self.limit_alphabet is not None and len(kept) > self.limit_alphabet:

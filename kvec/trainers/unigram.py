@@ -12,7 +12,8 @@
    split into other pieces) goes, keeping ``shrinking_factor`` of the vocabulary, until it is within
    10% of ``vocab_size``.
 4. The final vocabulary: special tokens (and the 256 byte tokens of ``byte_fallback``), the characters
-   of ``character_coverage``, then the best pieces, exactly ``vocab_size`` in all.
+   of ``character_coverage`` and ``initial_alphabet``, then the best pieces, exactly ``vocab_size`` in
+   all (fewer when the corpus has fewer pieces, as in Hugging Face).
 
 The counting and the lattices run natively; training is deterministic.
 """
@@ -26,9 +27,11 @@ import numpy as np
 import regex
 
 from kvec._unigram import Lattice
+from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.unigram import Unigram
 from kvec.progress import progress_bar
+from kvec.trainers.options import alphabet_list, copies, from_state, special_token_list, to_state, token_state
 
 __all__ = ["UnigramTrainer"]
 
@@ -78,8 +81,10 @@ class UnigramTrainer(Trainer):
 
     Args:
         vocab_size: the size of the final vocabulary, special tokens included.
-        special_tokens: tokens placed first in the vocabulary (score 0).
-        unk_token: the unknown token; added first to the special tokens when missing there.
+        special_tokens: tokens placed first in the vocabulary (score 0); str or :class:`kvec.AddedToken`,
+            kept as AddedToken made special and registered with the tokenizer after training.
+        unk_token: the unknown token; the vocabulary starts with it when it is not a special token
+            (the ``special_tokens`` attribute stays as given, as in Hugging Face).
         character_coverage: the share of character occurrences the alphabet must cover; rarer
             characters become unknown.
         max_piece_length: the longest piece, in characters.
@@ -89,7 +94,13 @@ class UnigramTrainer(Trainer):
         split_by_unicode_script: pieces never mix scripts (or digits with letters).
         byte_fallback: add the 256 tokens ``<0x00>``..``<0xFF>`` after the special tokens, and make
             the model spell unknown characters with them.
-        show_progress: tqdm progress bars, when tqdm is installed.
+        show_progress: tqdm progress bars, when tqdm is installed (on by default, as in Hugging Face).
+        initial_alphabet: characters always in the vocabulary, even if absent from the corpus or
+            rarer than ``character_coverage`` keeps.
+
+    A corpus that cannot give ``vocab_size`` pieces gives a smaller vocabulary, as in Hugging Face.
+    Every option is also an attribute; pickling gives the JSON bytes of Hugging Face's
+    ``UnigramTrainer.__getstate__``.
 
     Example:
         >>> trainer = UnigramTrainer(vocab_size=12, special_tokens=["<unk>"])
@@ -97,6 +108,8 @@ class UnigramTrainer(Trainer):
         >>> model.tokenize("▁lowest")
         ['▁low', 'e', 's', 't']
     """
+
+    trains = Unigram  # the model class it trains: a pipeline with another kind of model refuses it
 
     def __init__(
         self,
@@ -110,7 +123,8 @@ class UnigramTrainer(Trainer):
         n_sub_iterations=2,
         split_by_unicode_script=True,
         byte_fallback=False,
-        show_progress=False,
+        show_progress=True,
+        initial_alphabet=(),
     ):
         for name, value, minimum in (
             ("vocab_size", vocab_size, 1),
@@ -129,9 +143,10 @@ class UnigramTrainer(Trainer):
             raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
         if not 0.0 < shrinking_factor < 1.0:
             raise ValueError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
-        self.special_tokens = list(special_tokens)
-        if unk_token is not None and unk_token not in self.special_tokens:
-            self.special_tokens.insert(0, unk_token)
+        if unk_token is not None and (not isinstance(unk_token, str) or not unk_token):
+            raise TypeError(f"unk_token must be a non-empty str or None, got {unk_token!r}")
+        self.special_tokens = special_tokens
+        self.initial_alphabet = initial_alphabet
         self.vocab_size = vocab_size
         self.unk_token = unk_token
         self.character_coverage = character_coverage
@@ -142,6 +157,56 @@ class UnigramTrainer(Trainer):
         self.split_by_unicode_script = split_by_unicode_script
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
+
+    @property
+    def special_tokens(self) -> list[AddedToken]:
+        """The special tokens as given, as :class:`kvec.AddedToken` made special (settable). Training
+        puts ``unk_token`` before them when it is not among them, as Hugging Face does, but only these
+        are registered with the tokenizer."""
+        return copies(self._special_tokens)
+
+    @special_tokens.setter
+    def special_tokens(self, tokens: Iterable[str | AddedToken]) -> None:
+        self._special_tokens = special_token_list(tokens)
+
+    @property
+    def initial_alphabet(self) -> list[str]:
+        """Characters always in the vocabulary, even if absent from the corpus (settable)."""
+        return list(self._initial_alphabet)
+
+    @initial_alphabet.setter
+    def initial_alphabet(self, chars: Iterable[str]) -> None:
+        self._initial_alphabet = alphabet_list(chars)
+
+    def _specials(self) -> list[str]:
+        """The special tokens that lead the vocabulary: ``unk_token`` first when missing from them."""
+        specials = [t.content for t in self._special_tokens]
+        if self.unk_token is not None and self.unk_token not in specials:
+            specials.insert(0, self.unk_token)
+        return specials
+
+    def __getstate__(self) -> bytes:
+        """The trainer as the JSON bytes of Hugging Face's ``UnigramTrainer.__getstate__`` (kvec's own
+        options follow where they differ from their defaults)."""
+        fields = {
+            "show_progress": self.show_progress,
+            "vocab_size": self.vocab_size,
+            "n_sub_iterations": self.n_sub_iterations,
+            "shrinking_factor": self.shrinking_factor,
+            "special_tokens": [token_state(t) for t in self._special_tokens],
+            "initial_alphabet": list(self._initial_alphabet),
+            "unk_token": self.unk_token,
+            "max_piece_length": self.max_piece_length,
+            "seed_size": self.seed_size,
+            "words": {},
+        }
+        for name, default in (("character_coverage", 1.0), ("split_by_unicode_script", True), ("byte_fallback", False)):
+            if getattr(self, name) != default:
+                fields[name] = getattr(self, name)
+        return to_state("UnigramTrainer", fields)
+
+    def __setstate__(self, state: bytes) -> None:
+        self.__init__(**from_state("UnigramTrainer", state))  # type: ignore[misc]
 
     def train_from_counts(self, word_counts: Mapping[str, int] | Iterable[tuple[str, int]], n_jobs: int = 1) -> Unigram:
         """Train on ``{word: count}`` (or ``(word, count)`` pairs) and return the model; the lattices
@@ -161,7 +226,7 @@ class UnigramTrainer(Trainer):
         required = self._required_chars(words, counts)
         fixed = self._fixed_tokens()
         if len(fixed) + len(required) > self.vocab_size:
-            special = len(self.special_tokens)
+            special = len(self._specials())
             parts = [f"{special} special token{'s' if special != 1 else ''}"]
             if self.byte_fallback:
                 parts.append("256 byte tokens")
@@ -175,9 +240,10 @@ class UnigramTrainer(Trainer):
         classes = self._classes(words, required)
         total = float(sum(counts))
         del words, counts  # the lattice holds them
+        seeded = [(c, n) for c, n in required if n > 0]  # an initial-alphabet character absent: finalize only
         lattice.seed(
-            [c for c, _ in required],
-            [n for _, n in required],
+            [c for c, _ in seeded],
+            [n for _, n in seeded],
             self.max_piece_length,
             classes,
             ord(WHITESPACE),
@@ -197,7 +263,7 @@ class UnigramTrainer(Trainer):
 
     def _fixed_tokens(self):
         """The tokens placed first: the special tokens, then the byte tokens of byte_fallback."""
-        return self.special_tokens + ([f"<0x{b:02X}>" for b in range(256)] if self.byte_fallback else [])
+        return self._specials() + ([f"<0x{b:02X}>" for b in range(256)] if self.byte_fallback else [])
 
     def _required_chars(self, words, counts):
         """The most frequent characters covering ``character_coverage`` of all occurrences, as
@@ -213,6 +279,11 @@ class UnigramTrainer(Trainer):
                 break
             required.append((char, count))
             covered += count
+        # the initial alphabet is always in: its characters of the corpus with their counts (they
+        # seed as the others), then those absent from it, in code point order
+        kept = {c for c, _ in required}
+        required += [(c, weight[c]) for c in self._initial_alphabet if c in weight and c not in kept]
+        required += [(c, 0) for c in sorted(self._initial_alphabet) if c not in weight]
         return required
 
     def _classes(self, words, required):
@@ -235,7 +306,8 @@ class UnigramTrainer(Trainer):
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
         kept = expected[keep]
         del expected  # one float per piece: the first step has the million seeds
-        scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0]
+        # no piece left (an empty corpus): no scores, and no digamma of 0
+        scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
         lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
         return scores
 
@@ -292,14 +364,10 @@ class UnigramTrainer(Trainer):
                 break
             if piece not in final and piece not in fixed:
                 final[piece] = score
-        if len(final) < room:
-            raise ValueError(
-                f"vocab_size {self.vocab_size} is too large for this corpus: it yields at most "
-                f"{len(final) + len(fixed)} tokens"
-            )
+        # a corpus with fewer pieces than vocab_size gives a smaller vocabulary, as in Hugging Face
         ranked = sorted(final.items(), key=lambda item: (-item[1], item[0]))
         vocab = [(token, 0.0) for token in fixed] + ranked
-        unk_id = self.special_tokens.index(self.unk_token) if self.unk_token is not None else None
+        unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
         return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
 
 
