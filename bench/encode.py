@@ -23,6 +23,9 @@ Workloads (the names ``--skip`` takes), each over every line of CORPUS:
    ratio is the 2-thread time over the 1-thread time.
 7. ``decode``: workloads 1 and 4's tokenizers, ``decode_batch`` of HF's ids of every line (special
    tokens skipped) vs HF ``decode_batch``; the texts must be identical.
+8. ``bert-shaped``: workload 1 with ``enable_truncation(max_length=128)`` and ``enable_padding()`` on
+   both sides, batches of 64 lines (a training step's shape): the ids and attention masks of every
+   batch vs HF's.
 
 kvec's ``encode_batch`` runs on every core by default (``n_threads=None``), as HF's ``encode_batch`` and
 sentencepiece's ``encode`` of a list do; workloads 1 to 4 compare the defaults.
@@ -43,7 +46,17 @@ from harness import interleave, mismatch, positive_int, print_convention, read_l
 VOCAB_SIZE = 8000
 HF_TRAINING_LINES = 20000
 SENTENCEPIECE_TRAINING_LINES = 30000
-WORKLOADS = ("bert", "sentencepiece-model", "sentencepiece-style", "bytelevel-bpe", "keras", "threads", "decode")
+WORKLOADS = (
+    "bert",
+    "sentencepiece-model",
+    "sentencepiece-style",
+    "bytelevel-bpe",
+    "keras",
+    "threads",
+    "decode",
+    "bert-shaped",
+)
+SHAPED_BATCH, SHAPED_LENGTH = 64, 128
 
 
 def check_rows(workload):
@@ -128,6 +141,32 @@ def bench_hf(name, path, lines, runs):
         keep=False,
     )
     report(name, "HF tokenizers", kvec_times, hf_times, "  ids identical")
+
+
+def bench_shaped(path, lines, runs):
+    """Workload 8."""
+    from tokenizers import Tokenizer
+
+    from kvec.interop import load_tokenizer_json
+
+    def shaped(tokenizer):
+        tokenizer.enable_truncation(max_length=SHAPED_LENGTH)
+        tokenizer.enable_padding()
+        return tokenizer
+
+    def rows(tokenizer):
+        found = []
+        for start in range(0, len(lines), SHAPED_BATCH):
+            for e in tokenizer.encode_batch(lines[start : start + SHAPED_BATCH]):
+                found.append(e.ids + e.attention_mask)
+        return found
+
+    hf = shaped(Tokenizer.from_file(path))
+    kvec = fresh(lambda: shaped(load_tokenizer_json(path)), runs)
+    kvec_times, hf_times, _ = interleave(
+        lambda: rows(kvec()), lambda: rows(hf), runs, check_rows("bert-shaped"), keep=False
+    )
+    report("bert-shaped", "HF tokenizers", kvec_times, hf_times, "  ids and attention masks identical")
 
 
 def bench_sentencepiece_model(path, lines, runs):
@@ -257,7 +296,8 @@ def main(argv=None):
     print(f"corpus {args.corpus}  ({len(lines):,} lines)", flush=True)
     skip = set(args.skip)
     with tempfile.TemporaryDirectory() as folder:
-        hf = hf_files(lines, folder, args.vocab_size) if {"bert", "bytelevel-bpe", "threads", "decode"} - skip else {}
+        uses_hf = {"bert", "bytelevel-bpe", "threads", "decode", "bert-shaped"}
+        hf = hf_files(lines, folder, args.vocab_size) if uses_hf - skip else {}
         model = (
             sentencepiece_file(lines, folder, args.vocab_size)
             if {"sentencepiece-model", "sentencepiece-style"} - skip
@@ -278,6 +318,8 @@ def main(argv=None):
         if "decode" not in skip:
             bench_decode("bert", hf["bert"], lines, args.runs)
             bench_decode("bytelevel-bpe", hf["bytelevel-bpe"], lines, args.runs)
+        if "bert-shaped" not in skip:
+            bench_shaped(hf["bert"], lines, args.runs)
     print("\nall checked outputs identical")
 
 

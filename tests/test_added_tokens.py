@@ -4,7 +4,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from kvec import decoders, normalizers
+from kvec import AddedToken, decoders, normalizers
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Metaspace, Whitespace
@@ -165,8 +165,10 @@ def test_same_normalized_form_takes_the_first_token_registered():
 
 def test_bad_tokens():
     ours, _ = build("wordpiece-whitespace", "none")
-    with pytest.raises(TypeError, match=r"tokens\[1\] must be a non-empty str, got 3"):
+    with pytest.raises(TypeError, match=r"tokens\[1\] must be a str or an AddedToken, got int"):
         ours.add_tokens(["a", 3])
-    with pytest.raises(TypeError, match=r"tokens\[0\] must be a non-empty str, got ''"):
-        ours.add_special_tokens([""])
+    with pytest.raises(TypeError, match=r"tokens must be a list of str or AddedToken, got a single str"):
+        ours.add_tokens("abc")
+    with pytest.raises(TypeError, match=r"lstrip must be a bool, got 1"):
+        AddedToken("a", lstrip=1)
     assert ours.get_vocab() == VOCAB

@@ -259,3 +259,39 @@ def test_long_word_ids_skip_the_spans_and_equal_them(word_counts, vocab_size, af
     model = BpeTrainer(vocab_size=vocab_size, **affixes).train_from_counts(word_counts)
     for word in list(word_counts) + probes:  # "f" is unknown: those words take the spans path
         assert model.tokenize_ids(word) == [i for i, _, _ in model.tokenize_spans(word)]
+
+
+def test_empty_models_and_models_from_files_as_hugging_face(tmp_path):
+    import json
+
+    from kvec.models import WordLevel, WordPiece
+    from kvec.pipeline import Tokenizer as Pipeline
+
+    hf = pytest.importorskip("tokenizers")
+    from kvec.models import Unigram
+
+    assert Pipeline(BPE()).encode("abc").ids == hf.Tokenizer(hf.models.BPE()).encode("abc").ids == []
+    empty, hf_empty = Pipeline(Unigram()), hf.Tokenizer(hf.models.Unigram())
+    for text in ["abc", "<unk>x", ""]:
+        assert empty.encode(text).tokens == hf_empty.encode(text).tokens
+        assert empty.encode(text).ids == hf_empty.encode(text).ids
+    assert empty.get_vocab() == hf_empty.get_vocab()
+    vocab = {"a": 0, "b": 1, "ab": 2, "[UNK]": 3, "##b": 4}
+    (tmp_path / "vocab.json").write_text(json.dumps(vocab))
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b\n")
+    (tmp_path / "vocab.txt").write_text("".join(f"{t}\n" for t in vocab))
+    pairs = [
+        (
+            BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), unk_token="[UNK]"),
+            hf.models.BPE.from_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), unk_token="[UNK]"),
+        ),
+        (WordPiece.from_file(str(tmp_path / "vocab.txt")), hf.models.WordPiece.from_file(str(tmp_path / "vocab.txt"))),
+        (
+            WordLevel.from_file(str(tmp_path / "vocab.json"), unk_token="[UNK]"),
+            hf.models.WordLevel.from_file(str(tmp_path / "vocab.json"), unk_token="[UNK]"),
+        ),
+    ]
+    for ours, theirs in pairs:
+        for text in ["ab", "abb", "ba", "c"]:
+            assert Pipeline(ours).encode(text).tokens == hf.Tokenizer(theirs).encode(text).tokens
+    assert BPE.read_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")) == (vocab, [("a", "b")])

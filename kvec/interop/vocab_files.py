@@ -9,22 +9,14 @@ from __future__ import annotations
 
 import os
 
-from kvec import decoders, normalizers, pretokenizers, serialization
-from kvec.errors import FormatError, parse_json
+from kvec import decoders, normalizers, pretokenizers
+from kvec.errors import FormatError
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
+from kvec.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
 
 __all__ = ["load_bert_vocab", "load_gpt2_files"]
-
-
-def _lines(path):
-    """The file's lines, without line ends (a last empty line is no line)."""
-    path, text = serialization.read_text(path)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return path, lines
 
 
 def load_bert_vocab(
@@ -54,12 +46,8 @@ def load_bert_vocab(
         >>> bert.encode("Unable").tokens
         ['[CLS]', 'un', '##able', '[SEP]']
     """
-    path, lines = _lines(path)
-    vocab = {}
-    for number, line in enumerate(lines):
-        vocab[line.rstrip()] = number
-    if not vocab:
-        raise FormatError(path, "no tokens")
+    vocab = read_vocab_txt(path)
+    path = os.fspath(path)
     for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
         if token not in vocab:
             raise FormatError(path, f"{name} {token!r} is not in the vocabulary")
@@ -99,23 +87,11 @@ def load_gpt2_files(
         >>> gpt2.encode("hi hi").tokens
         ['hi', 'Ġhi']
     """
-    vocab_path, text = serialization.read_text(vocab_path)
-    vocab = parse_json(text, vocab_path)
-    if not isinstance(vocab, dict) or not all(isinstance(t, str) and isinstance(i, int) for t, i in vocab.items()):
-        raise FormatError(vocab_path, "expected an object of token: id")
-    merges_path, lines = _lines(merges_path)
-    merges = []
-    for number, line in enumerate(lines, start=1):
-        if line.startswith("#version"):
-            continue
-        parts = line.split(" ")
-        if len(parts) != 2:
-            raise FormatError(merges_path, f"line {number} is not two tokens separated by a space: {line[:80]!r}")
-        merges.append((parts[0], parts[1]))
+    vocab, merges = read_vocab_json(vocab_path), read_merges_txt(merges_path)
     try:
         model = BPE(vocab, merges)
     except ValueError as e:
-        raise FormatError(merges_path, str(e)) from None
+        raise FormatError(os.fspath(merges_path), str(e)) from None
     return Pipeline(
         model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel()
     )

@@ -15,7 +15,8 @@ class SubwordModel(Model):
     def __call__(self, text):
         """The tokens of a text split on whitespace: a bare model is an ``analyzer`` for
         :class:`kvec.Tokenizer` too (a pipeline adds normalization and a decoder)."""
-        return [token for word in text.split() for token in self.tokenize(word)]
+        # the vocabulary's tokens, as a pipeline analyzer gives them (an unknown one is the unk token)
+        return [self.id_to_token[i] for word in text.split() for i in self.tokenize_ids(word)]
 
 
 def _from_config(cls, config):

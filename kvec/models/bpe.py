@@ -18,6 +18,7 @@ from itertools import islice
 
 from kvec._native import BpeRanks, BpeSymbols
 from kvec.models.base import SubwordModel
+from kvec.vocab_reading import read_merges_txt, read_vocab_json
 
 __all__ = ["BPE"]
 
@@ -45,8 +46,8 @@ class BPE(SubwordModel):
 
     def __init__(
         self,
-        vocab,
-        merges,
+        vocab=None,
+        merges=None,
         unk_token=None,
         continuing_subword_prefix=None,
         end_of_word_suffix=None,
@@ -59,9 +60,9 @@ class BPE(SubwordModel):
     ):
         if dropout is not None and not 0.0 <= dropout <= 1.0:
             raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
-        self.vocab = dict(vocab)
+        self.vocab = {} if vocab is None else dict(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.merges = [tuple(pair) for pair in merges]
+        self.merges = [] if merges is None else [tuple(pair) for pair in merges]
         self.unk_token = unk_token
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
@@ -89,6 +90,32 @@ class BPE(SubwordModel):
         ]
         self._native = BpeRanks(self.merge_table)
         self._native.seed(random.Random(seed).getstate()[1])  # dropout draws as Python's random.Random(seed)
+
+    @staticmethod
+    def read_file(vocab, merges):
+        """``(vocab, merges)`` of a ``vocab.json`` and a ``merges.txt`` (Hugging Face's helper)."""
+        return read_vocab_json(vocab), read_merges_txt(merges)
+
+    @classmethod
+    def from_file(cls, vocab, merges, **kwargs):
+        """A BPE model from a ``vocab.json`` and a ``merges.txt``; ``kwargs`` as the constructor's.
+
+        Example:
+            >>> import json, os, tempfile
+            >>> folder = tempfile.mkdtemp()
+            >>> with open(os.path.join(folder, "vocab.json"), "w") as f:
+            ...     json.dump({"a": 0, "b": 1, "ab": 2}, f)
+            >>> with open(os.path.join(folder, "merges.txt"), "w") as f:
+            ...     _ = f.write("#version: 0.2\\na b\\n")
+            >>> BPE.from_file(os.path.join(folder, "vocab.json"), os.path.join(folder, "merges.txt")).tokenize("ab")
+            ['ab']
+        """
+        return cls(*cls.read_file(vocab, merges), **kwargs)
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if not name.startswith("_") and "_cache" in self.__dict__:
+            self._cache.clear()  # a new setting (a prefix, unk_token...): words are segmented again
 
     def word_model(self, byte_spelling=""):
         """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule

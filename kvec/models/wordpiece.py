@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from kvec._native import WordPieceTable
 from kvec.models.base import SubwordModel
+from kvec.vocab_reading import read_vocab_txt
 
 __all__ = ["WordPiece"]
 
@@ -33,17 +34,32 @@ class WordPiece(SubwordModel):
 
     def __init__(
         self,
-        vocab: Mapping[str, int],
+        vocab: Mapping[str, int] | None = None,
         unk_token: str = "[UNK]",
         max_input_chars_per_word: int = 100,
         continuing_subword_prefix: str = "##",
     ) -> None:
-        self.vocab = dict(vocab)
+        self.vocab = {} if vocab is None else dict(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = unk_token
         self.max_input_chars_per_word = max_input_chars_per_word
         self.continuing_subword_prefix = continuing_subword_prefix
         self._table = None  # the vocabulary as a C table, built on first use
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if not name.startswith("_"):  # a new setting: the C table is built again, with it
+            self.__dict__["_table"] = None
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """``{token: id}`` of a ``vocab.txt`` (Hugging Face's helper)."""
+        return read_vocab_txt(vocab)
+
+    @classmethod
+    def from_file(cls, vocab: str, **kwargs) -> WordPiece:
+        """A WordPiece model from a ``vocab.txt``; ``kwargs`` as the constructor's."""
+        return cls(cls.read_file(vocab), **kwargs)
 
     def get_config(self):
         return {
