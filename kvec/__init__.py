@@ -9,10 +9,14 @@ The public surface, mirroring ``keras.preprocessing.text`` and ``keras.utils.pad
     x = pad_sequences(tok.texts_to_sequences(texts), maxlen=128)
 
 ``kvec.Pipeline`` is the subword tokenizer (normalizer, pre-tokenizer, model, post-processor,
-decoder); see :mod:`kvec.pipeline`. The core imports and runs without TensorFlow or Keras.
+decoder); see :mod:`kvec.pipeline`. ``kvec.load(path)`` reads any tokenizer file kvec knows, telling
+its format from its contents (see :mod:`kvec.interop.detection`). The core imports and runs without
+TensorFlow or Keras.
 """
 
+from kvec.added_vocabulary import AddedToken
 from kvec.errors import FormatError, KvecError
+from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
 from kvec.sequence import pad_sequences
 from kvec.text import (
@@ -26,11 +30,13 @@ from kvec.text import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "AddedToken",
     "FormatError",
     "KvecError",
     "Pipeline",
     "Tokenizer",
     "hashing_trick",
+    "load",
     "one_hot",
     "pad_sequences",
     "text_to_word_sequence",

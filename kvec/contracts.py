@@ -16,16 +16,22 @@ Every stage stores itself as its type name and ``get_config()``, and is rebuilt 
 
 from __future__ import annotations
 
+import json
+import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from kvec.encoding import Encoding
+
+if TYPE_CHECKING:
+    from kvec.added_vocabulary import AddedToken
 
 __all__ = [
     "Decoder",
     "Decomposition",
+    "JsonState",
     "Model",
     "Normalized",
     "Normalizer",
@@ -33,8 +39,11 @@ __all__ = [
     "PieceDecoder",
     "PostProcessor",
     "PreTokenizer",
+    "StageList",
     "Trainer",
     "WordTable",
+    "byte_run_text",
+    "settings_key",
     "utf8_text",
 ]
 
@@ -166,7 +175,132 @@ class Decomposition:
 # The stages
 
 
-class Normalizer(ABC):
+# How stages and pipelines print themselves (``repr`` and ``str`` as ``tokenizers`` does): filled in by
+# kvec.interop.hf_repr, a higher layer, when it is imported; until then a stage prints its config.
+PRINTERS: dict[str, Callable[[Any], str]] = {}
+
+
+class _Shown:
+    """``repr()`` and ``str()`` as ``tokenizers`` prints its stages (:mod:`kvec.interop.hf_repr`)."""
+
+    def __repr__(self) -> str:
+        printer = PRINTERS.get("stage_repr")
+        return printer(self) if printer else _config_text(self)
+
+    def __str__(self) -> str:
+        printer = PRINTERS.get("stage_str")
+        return printer(self) if printer else _config_text(self)
+
+
+def _config_text(stage: Any) -> str:
+    arguments = ", ".join(f"{name}={value!r}" for name, value in stage.get_config().items())
+    return f"{type(stage).__name__}({arguments})"
+
+
+class _Settings:
+    """Counts the assignments to a stage's public attributes (its settings), so that what was made from
+    them (a C table, a pipeline's encoder and word cache) is made again: see :func:`settings_key`."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if not name.startswith("_"):
+            self.__dict__["_settings_changes"] = self.__dict__.get("_settings_changes", 0) + 1
+
+
+def _changed(stage: object) -> None:
+    """Count a change to ``stage`` made otherwise than by assigning one of its attributes (an item of a
+    ``Sequence`` replaced), so that :func:`settings_key` changes too."""
+    stage.__dict__["_settings_changes"] = stage.__dict__.get("_settings_changes", 0) + 1
+
+
+def settings_key(stage: object) -> tuple[Any, ...]:
+    """A key that changes when ``stage``, or a stage it holds (a ``Sequence``'s), is given a new setting
+    (an attribute assigned after construction, as ``tokenizers`` users do); what was cached from a stage
+    holds while its key stays the same."""
+    if not isinstance(stage, _Settings):
+        return (id(stage),)
+    nested = []
+    for value in stage.__dict__.values():
+        if isinstance(value, _Settings):
+            nested.append(settings_key(value))
+        elif isinstance(value, list) and value and isinstance(value[0], _Settings):
+            nested.extend(map(settings_key, value))
+    return (id(stage), stage.__dict__.get("_settings_changes", 0), tuple(nested))
+
+
+class StageList:
+    """Item access to the stages of a ``Sequence`` (``sequence[0]``, ``sequence[1] = Strip()``,
+    ``len(sequence)``), as ``tokenizers``' ``Sequence`` objects have it: an index past the end raises
+    ``IndexError`` and a negative one ``OverflowError``, as there. The item is the stage itself, so
+    setting its attributes changes the sequence; replacing an item takes effect at the next call."""
+
+    #: the name of the attribute that holds the list of stages, and the type every stage has
+    _stages_attribute: str = ""
+    _stage_type: type = object
+
+    def _stages(self) -> list[Any]:
+        return cast(list[Any], getattr(self, self._stages_attribute))
+
+    @staticmethod
+    def _index(index: int) -> int:
+        position = operator.index(index)
+        if position < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        return position
+
+    def _position(self, position: int) -> int:
+        if position >= len(self._stages()):
+            raise IndexError("Index not found")
+        return position
+
+    def __len__(self) -> int:
+        return len(self._stages())
+
+    def __bool__(self) -> bool:
+        return True  # a stage is never false, even a Sequence of none
+
+    def __getitem__(self, index: int) -> Any:
+        return self._stages()[self._position(self._index(index))]
+
+    def __setitem__(self, index: int, stage: Any) -> None:
+        position = self._index(index)  # checked in tokenizers' order: the index, the stage, the end
+        if not isinstance(stage, self._stage_type):
+            raise TypeError(f"{type(stage).__name__!r} object is not an instance of {self._stage_type.__name__!r}")
+        self._stages()[self._position(position)] = stage
+        _changed(self)
+
+
+class JsonState:
+    """Pickled as ``tokenizers`` pickles its components: :meth:`__getstate__` is the component's JSON,
+    ``{"type": ..., **config}`` (compact UTF-8 bytes), and the stage is rebuilt from it with
+    ``type(**config)``, so ``type(**json.loads(stage.__getstate__()))`` rebuilds it too."""
+
+    def _state_keywords(self, keywords: Mapping[str, object], allowed: Iterable[str] = ()) -> None:
+        """Check the keywords a constructor takes besides its settings: ``type``, the stage's own name
+        (which the JSON holds), and the ``allowed`` names."""
+        name = type(self).__name__
+        for keyword, value in keywords.items():
+            if not (keyword == "type" and value == name) and keyword not in allowed:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument {keyword!r}")
+
+    def _state_config(self) -> dict[str, Any]:
+        """The settings :meth:`__getstate__` writes (``get_config()`` by default)."""
+        return cast(dict[str, Any], cast(Any, self).get_config())
+
+    def __getstate__(self) -> bytes:
+        document = {"type": type(self).__name__, **self._state_config()}
+        return json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+    def __setstate__(self, state: bytes | str | dict[str, Any]) -> None:
+        if isinstance(state, dict):  # pickled by a kvec from before: its attributes
+            self.__dict__.update(state)
+            return
+        config = json.loads(state)
+        config.pop("type", None)
+        cast(Any, self).__init__(**config)
+
+
+class Normalizer(_Shown, _Settings, ABC):
     """Cleans text before pre-tokenization, keeping the original span of every character."""
 
     @abstractmethod
@@ -211,7 +345,7 @@ class Normalizer(ABC):
         return {}
 
 
-class PreTokenizer(ABC):
+class PreTokenizer(_Shown, _Settings, ABC):
     """Cuts (normalized) text into the words a model segments, with their offsets.
 
     ``first`` is True when the text starts a whole text (some pre-tokenizers add a prefix there).
@@ -239,12 +373,23 @@ class PreTokenizer(ABC):
     #: segments each (normalized) text whole, as sentencepiece does.
     whole_text_models: bool = False
 
+    def pre_tokenize_str(self, text: str) -> list[tuple[str, Span]]:
+        """``[(word, (start, end)), ...]``: the words of ``text`` as the model sees them, each with the
+        span of ``text`` it comes from (as ``tokenizers``' ``pre_tokenize_str``; no empty word).
+
+        Example:
+            >>> from kvec.pretokenizers import Whitespace
+            >>> Whitespace().pre_tokenize_str("Hi, you")
+            [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7))]
+        """
+        return [(piece.text, piece.offsets(0, len(piece.text))) for piece in self.pre_tokenize(text) if piece.text]
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this pre-tokenizer."""
         return {}
 
 
-class Model(ABC):
+class Model(_Shown, _Settings, ABC):
     """Segments one pre-tokenized word into tokens of a vocabulary.
 
     Attributes:
@@ -254,6 +399,9 @@ class Model(ABC):
 
     vocab: dict[str, int]
     id_to_token: dict[int, str]
+    #: The id whose token is the text it covers rather than its vocabulary entry (Unigram's unknown
+    #: token, as Hugging Face and sentencepiece spell it); None: every token is its id's entry.
+    text_token_id: int | None = None
 
     @abstractmethod
     def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
@@ -310,7 +458,7 @@ class Trainer(ABC):
     """Learns a :class:`Model` from word counts (words as :meth:`PreTokenizer.split_words` gives
     them, spelled with :meth:`PreTokenizer.spell`)."""
 
-    special_tokens: Sequence[str] = ()  # registered as special by the trained pipeline
+    special_tokens: Sequence[str | AddedToken] = ()  # registered as special by the trained pipeline
 
     @abstractmethod
     def train_from_counts(self, word_counts: Mapping[str, int], n_jobs: int = 1) -> Model:
@@ -318,7 +466,7 @@ class Trainer(ABC):
         threads where the trainer has parallel work (the result is the same for every ``n_jobs``)."""
 
 
-class PostProcessor(ABC):
+class PostProcessor(_Shown, ABC):
     """Adds special tokens and type ids around one encoded text or a pair."""
 
     def single_affixes(self) -> tuple[list[int], list[int]] | None:
@@ -343,21 +491,68 @@ class PostProcessor(ABC):
         return {}
 
 
-def utf8_text(data: bytes) -> str:
-    """``data`` read as UTF-8, lone surrogates kept; where it is not UTF-8 (ids that split a character),
-    the whole text is read with U+FFFD in place of each bad byte run, as Hugging Face's decoders do."""
+def utf8_text(data: bytes, invalid: str = "lossy") -> str:
+    """``data`` read as UTF-8, lone surrogates kept. Where it is not UTF-8 (ids that split a character),
+    ``invalid`` says how: ``"lossy"``, the whole text is read with U+FFFD in place of each bad byte run,
+    as Hugging Face's byte-level decoder does; ``"bytes"``, one U+FFFD per bad byte, as sentencepiece does.
+
+    Example:
+        >>> utf8_text(b"\\xe5\\x8f!"), utf8_text(b"\\xe5\\x8f!", "bytes")
+        ('\ufffd!', '\ufffd\ufffd!')
+    """
     try:
         return data.decode("utf-8", "surrogatepass")
     except UnicodeDecodeError:
-        return data.decode("utf-8", "replace")
+        if invalid != "bytes":
+            return data.decode("utf-8", "replace")
+    parts, position = [], 0
+    while True:
+        try:
+            parts.append(data[position:].decode("utf-8", "surrogatepass"))
+            return "".join(parts)
+        except UnicodeDecodeError as error:  # start..end: one maximal bad run of bytes
+            parts.append(data[position : position + error.start].decode("utf-8", "surrogatepass"))
+            parts.append("\ufffd" * (error.end - error.start))
+            position += error.end
 
 
-class Decoder(ABC):
-    """Turns tokens back into text."""
+def byte_run_text(data: bytes) -> str:
+    """A run of byte tokens' bytes as Hugging Face's ByteFallback decoder reads it: the text where they
+    are UTF-8 as a whole (surrogates not allowed), else one U+FFFD per byte.
+
+    Example:
+        >>> byte_run_text(b"\\xc3\\xa9"), byte_run_text(b"A\\xe5")
+        ('\u00e9', '\ufffd\ufffd')
+    """
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "\ufffd" * len(data)
+
+
+class Decoder(_Shown, ABC):
+    """Turns tokens back into text, as a step of a chain (Hugging Face's ``decode_chain``): each decoder
+    turns a list of tokens into a new list, the next decoder of a :class:`kvec.decoders.Sequence` takes
+    that, and the text is the last list joined."""
 
     @abstractmethod
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        """The tokens this decoder makes of ``tokens`` (its step in a chain)."""
+
     def decode(self, tokens: list[str]) -> str:
-        """The text of ``tokens``."""
+        """The text of ``tokens``: :meth:`decode_chain` joined."""
+        return "".join(self.decode_chain(list(tokens)))
+
+    def pieces(self) -> PieceDecoder | None:
+        """This decoder as a :class:`PieceDecoder` that decodes every token list alike, when it has one
+        (the pipeline then decodes ids in C); None (the default) when it has not."""
+        return None
+
+    def token_step(self) -> Callable[[str, bool], str] | None:
+        """``(token, first) -> text`` when :meth:`decode_chain` turns each token into one on its own,
+        knowing only whether it comes first (a :class:`kvec.decoders.Sequence` of such steps then decodes
+        in C); None (the default) when it does more."""
+        return None
 
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this decoder."""
@@ -366,20 +561,52 @@ class Decoder(ABC):
 
 class PieceDecoder(Decoder):
     """A decoder that gives each token's part of the text alone, knowing only whether the token comes
-    first: the text is every token's :meth:`token_bytes` back to back, read by :func:`utf8_text`, then
-    :meth:`finish`. The pipeline decodes ids in C through a table of these bytes
-    (``kvec._encoder.PieceTable``), so this is the decoder's one implementation.
+    first: the text is every token's :meth:`token_bytes` back to back, read as UTF-8 as
+    :attr:`invalid_utf8` says, then :meth:`finish`. The pipeline decodes ids in C through a table of these
+    bytes (``kvec._encoder.PieceTable``), so this is the decoder's one implementation.
+
+    Attributes:
+        invalid_utf8: how bytes that are not UTF-8 are read: ``"lossy"`` and ``"bytes"`` as
+            :func:`utf8_text` says; ``"runs"``: each run of tokens that :meth:`is_byte_token` marks is read
+            by :func:`byte_run_text`, as Hugging Face's ByteFallback decoder does.
     """
+
+    invalid_utf8: str = "lossy"
 
     @abstractmethod
     def token_bytes(self, token: str, first: bool) -> bytes:
         """The UTF-8 bytes ``token`` adds to the text, as the first token or a later one (special
         tokens that are skipped do not count)."""
 
+    def is_byte_token(self, token: str, first: bool) -> bool:
+        """With ``invalid_utf8 = "runs"``: True where ``token`` stands for one raw byte there."""
+        return False
+
     def finish(self, text: str) -> str:
         """The last touch to the text of the tokens' bytes (none by default)."""
         return text
 
+    def pieces(self) -> PieceDecoder:
+        return self
+
+    def decode_chain(self, tokens: list[str]) -> list[str]:
+        """The whole text as one token (decoders whose tokens keep their own text say so instead)."""
+        return [self.decode(tokens)]
+
     def decode(self, tokens: list[str]) -> str:
-        data = b"".join(self.token_bytes(token, position == 0) for position, token in enumerate(tokens))
-        return self.finish(utf8_text(data))
+        if self.invalid_utf8 != "runs":
+            data = b"".join(self.token_bytes(token, position == 0) for position, token in enumerate(tokens))
+            return self.finish(utf8_text(data, self.invalid_utf8))
+        parts, run = [], bytearray()
+        for position, token in enumerate(tokens):
+            data = self.token_bytes(token, position == 0)
+            if self.is_byte_token(token, position == 0):
+                run += data
+                continue
+            if run:
+                parts.append(byte_run_text(bytes(run)).encode("utf-8"))
+                run.clear()
+            parts.append(data)
+        if run:
+            parts.append(byte_run_text(bytes(run)).encode("utf-8"))
+        return self.finish(utf8_text(b"".join(parts)))

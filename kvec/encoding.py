@@ -109,8 +109,10 @@ class Encoding:
     def _field(self, name: str) -> Any:
         value = getattr(self, name)
         if value is None:
-            if self._tokenizer is not None and name == "_tokens":  # tokens alone need no encoding
-                self._tokens = [self._tokenizer.id_to_token(i) for i in self.ids]
+            tokenizer = self._tokenizer
+            # tokens alone need no encoding, unless one is the text it covers (Model.text_token_id)
+            if tokenizer is not None and name == "_tokens" and tokenizer.model.text_token_id not in self.ids:
+                self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
                 return self._tokens
             self._fill()
             value = getattr(self, name)

@@ -20,9 +20,10 @@ from numpy.typing import NDArray
 
 from kvec import serialization
 from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings
-from kvec.added_vocabulary import AddedVocabulary
+from kvec.added_vocabulary import AddedToken, AddedVocabulary
 from kvec.collector import collector_paused
 from kvec.contracts import (
+    PRINTERS,
     Decoder,
     Model,
     Normalized,
@@ -33,6 +34,7 @@ from kvec.contracts import (
     PreTokenizer,
     Trainer,
     WordTable,
+    settings_key,
 )
 from kvec.encoding import (
     DIRECTIONS,
@@ -43,6 +45,9 @@ from kvec.encoding import (
     pad_encodings,
     truncate_encodings,
 )
+from kvec.errors import FormatError
+from kvec.pipeline_conveniences import Conveniences
+from kvec.pretokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 
@@ -165,7 +170,7 @@ def _splice(values, row_lengths, replaced):
     return np.concatenate(pieces), row_lengths
 
 
-class Pipeline:
+class Pipeline(Conveniences):
     """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
 
     Each stage implements its contract in :mod:`kvec.contracts`; the pipeline calls nothing else.
@@ -208,6 +213,14 @@ class Pipeline:
         self.post_processor = post_processor
         self.added_vocabulary = AddedVocabulary()
 
+    def __repr__(self) -> str:
+        printer = PRINTERS.get("pipeline_repr")  # kvec.interop.hf_repr: as tokenizers prints a Tokenizer
+        return printer(self) if printer else object.__repr__(self)
+
+    def __str__(self) -> str:
+        printer = PRINTERS.get("pipeline_str")
+        return printer(self) if printer else object.__repr__(self)
+
     def __setattr__(self, name, value):
         if name in ("model", "pre_tokenizer", "normalizer"):
             # the caches of word -> ids hold only while these stages stay the same
@@ -217,6 +230,15 @@ class Pipeline:
         object.__setattr__(self, name, value)
         if name == "normalizer" and "added_vocabulary" in self.__dict__:
             self.added_vocabulary.refresh(value)  # added tokens match in their normalized form
+
+    def _check_settings(self):
+        """Drop the encoder and the word cache when a stage was given a new setting since they were made
+        (``tok.pre_tokenizer.replacement = "_"``): tokenizers reads its stages' settings at every call."""
+        key = (settings_key(self.normalizer), settings_key(self.pre_tokenizer), settings_key(self.model))
+        if self.__dict__.get("_settings") != key:
+            self.__dict__["_settings"] = key
+            self.__dict__["_word_ids"] = {}
+            self.__dict__["_word_encoder"] = None
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -234,7 +256,9 @@ class Pipeline:
             >>> wordpiece("unable")
             ['un', '##able']
         """
-        return self.encode(text, add_special_tokens=False).tokens
+        # the vocabulary's tokens (an unknown one is Unigram's unk token, not the text it covers), as
+        # the Keras Tokenizer's native paths index them through id_to_token
+        return [cast(str, self.id_to_token(i)) for i in self.encode(text, add_special_tokens=False).ids]
 
     # ---- vocabulary ----
 
@@ -255,10 +279,12 @@ class Pipeline:
         found = self.added_vocabulary.id_to_token(token_id)
         return cast(Model, self.model).id_to_token.get(token_id) if found is None else found
 
-    def add_special_tokens(self, tokens: Iterable[str]) -> int:
-        """Register special tokens: never split, matched case-sensitively in the raw text (the longest
-        first), and left out by ``decode(skip_special_tokens=True)``. A token missing from the model's
-        vocabulary gets the next free id. Returns how many tokens were not registered before.
+    def add_special_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+        """Register special tokens (str or :class:`AddedToken`, made special): never split, left out by
+        ``decode(skip_special_tokens=True)``, and unless a token says ``normalized=True`` matched
+        case-sensitively in the raw text (the longest first). A token missing from the model's
+        vocabulary gets the next free id. Returns how many tokens were not registered before with the
+        same options.
 
         Example:
             >>> from kvec.models import WordPiece
@@ -268,11 +294,12 @@ class Pipeline:
         """
         return self._register(tokens, special=True)
 
-    def add_tokens(self, tokens: Iterable[str]) -> int:
-        """Register tokens the model must never split, matched in the normalized text against their
-        normalized form (so with a lowercasing normalizer ``"Hello"`` also matches ``"HELLO"``), and
-        always decoded. A token missing from the model's vocabulary gets the next free id. Returns how
-        many tokens were not registered before.
+    def add_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+        """Register tokens (str or :class:`AddedToken`) the model must never split. Unless a token says
+        ``normalized=False``, it is matched in the normalized text against its normalized form (so with
+        a lowercasing normalizer ``"Hello"`` also matches ``"HELLO"``). A token missing from the
+        model's vocabulary gets the next free id. Returns how many tokens were not registered before
+        with the same options.
 
         Where several added tokens normalize to the same text, that text takes the id of the first one
         registered (Hugging Face's choice there depends on hash order).
@@ -282,12 +309,16 @@ class Pipeline:
             >>> from kvec.normalizers import Lowercase
             >>> from kvec.pretokenizers import Whitespace
             >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace(), normalizer=Lowercase())
-            >>> tok.add_tokens(["Keras3"])
-            1
-            >>> tok.encode("a KERAS3 a").tokens, tok.token_to_id("Keras3")
-            (['a', 'keras3', 'a'], 2)
+            >>> tok.add_tokens(["Keras3", AddedToken("<x>", single_word=True)])
+            2
+            >>> tok.encode("a KERAS3 a<x> <x>").tokens, tok.token_to_id("Keras3")
+            (['a', 'keras3', 'a', '[UNK]', '[UNK]', '[UNK]', '<x>'], 2)
         """
         return self._register(tokens, special=False)
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        """``{id: AddedToken}`` of every added and special token, by id (Hugging Face's method)."""
+        return dict(sorted(self.added_vocabulary.tokens.items()))
 
     def _register(self, tokens, special):
         registered = self.added_vocabulary.add(tokens, special, self.model, self.normalizer)
@@ -345,17 +376,22 @@ class Pipeline:
         second = None if pair is None else self._sequence_encoding(pair, "pair", 1, is_pretokenized)
         return self._post_process(first, second, add_special_tokens, self.truncation, self.padding)
 
-    def _batch_encoding(self, text: str) -> Encoding:
+    def _batch_encoding(self, text: str | tuple[str, Any, Any]) -> Encoding:
         """The whole encoding of one text of encode_batch's native path (made on first access to more
-        than its ids): as :meth:`encode` gives it without truncation and padding, which send a batch down
-        the full path instead."""
-        return self._post_process(self._sequence_encoding(text, "text", 0, False), None, True, None, None)
+        than its ids): as :meth:`encode` gives it, or with the truncation and padding its batch had,
+        given as ``(text, truncation, padding)`` (see :meth:`_shaped_batch`)."""
+        truncation = padding = None
+        if isinstance(text, tuple):
+            text, truncation, padding = text
+        return self._post_process(self._sequence_encoding(text, "text", 0, False), None, True, truncation, padding)
 
     def _post_process(self, first, second, add_special_tokens, truncation, padding):
         """Truncation, the post-processor, then padding: what follows the model for one input."""
-        if truncation is not None:
-            added = self.num_special_tokens_to_add(second is not None) if add_special_tokens else 0
-            max_length = max(0, truncation["max_length"] - added)
+        added = self.num_special_tokens_to_add(second is not None) if add_special_tokens else 0
+        # a max_length below the special tokens' count truncates nothing, as in Hugging Face (whose
+        # unsigned difference wraps around)
+        if truncation is not None and truncation["max_length"] >= added:
+            max_length = truncation["max_length"] - added
             stride, strategy, direction = truncation["stride"], truncation["strategy"], truncation["direction"]
             truncate_encodings(first, second, max_length, stride, strategy, direction)
         if self.post_processor is not None:
@@ -419,7 +455,7 @@ class Pipeline:
         if self.normalizer is not None:
             normalized = self.normalizer.normalize(Normalized.of(text))
             text = normalized.text
-        id_to_token = self.model.id_to_token
+        id_to_token, text_id = self.model.id_to_token, self.model.text_token_id
         encoded = []
 
         def original(start, end):
@@ -431,15 +467,17 @@ class Pipeline:
                 encoded.append((text[part_start:part_end], added_id, original(part_start, part_end), words[0]))
                 words[0] += 1
                 continue
-            # "first": the part starts the original text
-            for piece in self._pieces(text[part_start:part_end], shift == 0 and part_start == 0):
+            # "first": the part starts at the original text's first character, as tokenizers decides it
+            # (a normalizer that removes or replaces leading characters moves that start)
+            first = part_end > part_start and original(part_start, part_end)[0] == 0
+            for piece in self._pieces(text[part_start:part_end], first):
                 word = words[0]
                 words[0] += 1
                 for token_id, start, end in self.model.tokenize_spans(piece.text):
+                    # Unigram's unknown token is the text it covers (text_token_id), as tokenizers gives it
+                    token = piece.text[start:end] if token_id == text_id else id_to_token[token_id]
                     start, end = piece.offsets(start, end)
-                    encoded.append(
-                        (id_to_token[token_id], token_id, original(start + part_start, end + part_start), word)
-                    )
+                    encoded.append((token, token_id, original(start + part_start, end + part_start), word))
         return encoded
 
     # ---- truncation and padding (Hugging Face's) ----
@@ -483,7 +521,7 @@ class Pipeline:
         max_length, stride = non_negative_int(max_length, "max_length"), non_negative_int(stride, "stride")
         strategy, direction = one_of(strategy, "strategy", STRATEGIES), one_of(direction, "direction", DIRECTIONS)
         effective = max_length - self.num_special_tokens_to_add(False)
-        if effective < stride:
+        if 0 <= effective < stride:  # below 0: no truncation at all (see _post_process)
             raise ValueError(
                 f"stride ({stride}) must be smaller than the effective max length {effective} (max_length "
                 f"{max_length} less {max_length - effective} special tokens)"
@@ -581,21 +619,20 @@ class Pipeline:
             add_special_tokens: let the post-processor add its special tokens.
         """
         model = self._check_model()
+        self._check_settings()
         texts = texts if isinstance(texts, list) else list(texts)
         n_threads = _threads(n_threads)
-        if (
-            is_pretokenized
-            or add_special_tokens is not True
-            or self.truncation is not None
-            or self.padding is not None
-            or set(map(type, texts)) - {str}  # pairs, or items that are wrong (encode names them)
-        ):
+        # pairs, or items that are wrong (encode names them), take the full path
+        plain = not is_pretokenized and add_special_tokens is True and not set(map(type, texts)) - {str}
+        parts = self._native_parts(texts, n_threads) if plain else None
+        if parts is not None and (self.truncation is not None or self.padding is not None):
+            return self._shaped_batch(texts, parts)
+        if not plain or self.truncation is not None or self.padding is not None:
             batch = [self._encode_input(item, i, is_pretokenized, add_special_tokens) for i, item in enumerate(texts)]
             if self.padding is not None:
                 pad_encodings(batch, **self.padding)
             return batch
         # from here every text is a str
-        parts = self._native_parts(texts, n_threads)
         if parts is not None:  # see encode_ragged
             encoded: list[Encoding] = []
             with collector_paused():  # many new objects, no cycle among them
@@ -608,6 +645,8 @@ class Pipeline:
             return encoded
         # the word cache holds plain texts only: special tokens and templates take the full path
         plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()
+        # words alone cannot say where a normalizer moved the start of the text (Metaspace's "first")
+        plain = plain and not (self.normalizer is not None and prepends_at_first_only(self.pre_tokenizer))
         words_of = self.training_words()
         spell, tokenize_ids = words_of.spell, model.tokenize_ids
         # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
@@ -635,6 +674,63 @@ class Pipeline:
                                 cache[word] = word_ids
                         ids.extend(word_ids)
             encoded.append(Encoding(ids, source=(self, text)))
+        return encoded
+
+    def _shaped_batch(self, texts, parts):
+        """encode_batch's native path with truncation or padding: the ids rows are cut and padded here
+        as :meth:`encode` would (the row is the post-processor's prefix, the text's ids, its suffix), and
+        the other fields are worked out on first access with the same truncation and padding. Rows the
+        shortcut does not cover (added tokens, strategies other than longest_first, no room left) take
+        the full path."""
+        truncation, padding = self.truncation, self.padding
+        prefix, suffix = cast(tuple[list[int], list[int]], self._affixes())
+        room = 0 if truncation is None else truncation["max_length"] - len(prefix) - len(suffix)
+        shortcut = truncation is None or (truncation["strategy"] == "longest_first" and room > truncation["stride"])
+        rows: list[Any] = []  # [ids, text] to make lazily, or a whole Encoding
+        for start, values, row_lengths, again in parts:
+            flat = np.frombuffer(values, dtype=np.int64).tolist()
+            ends = np.cumsum(np.frombuffer(row_lengths, dtype=np.int64)).tolist()
+            redo = set(again)
+            for position, end in enumerate(ends):
+                text = texts[start + position]
+                ids = flat[ends[position - 1] if position else 0 : end]
+                if truncation is not None and len(ids) > truncation["max_length"]:
+                    if position in redo or not shortcut:
+                        redo.add(position)
+                    else:
+                        inner = ids[len(prefix) : len(ids) - len(suffix)]
+                        kept = inner[:room] if truncation["direction"] == "right" else inner[len(inner) - room :]
+                        ids = prefix + kept + suffix
+                if position in redo:
+                    first = self._sequence_encoding(text, "text", 0, False)
+                    rows.append(self._post_process(first, None, True, truncation, None))
+                else:
+                    rows.append([ids, text])
+        target = 0
+        if padding is not None:
+            target = padding["length"]
+            if target is None:
+                target = max((len(row[0]) if isinstance(row, list) else len(row) for row in rows), default=0)
+            multiple = padding["pad_to_multiple_of"]
+            if multiple and target % multiple:
+                target += multiple - target % multiple
+            padding = {**padding, "length": target, "pad_to_multiple_of": None}
+        encoded = []
+        for row in rows:
+            if isinstance(row, Encoding):
+                if padding is not None:
+                    pad_encodings([row], **padding)
+                encoded.append(row)
+                continue
+            ids, text = row
+            mask = [1] * len(ids)  # known now: the attention mask of a padded batch is its usual read
+            if padding is not None and len(ids) < target:
+                fill = [padding["pad_id"]] * (target - len(ids))
+                unseen = [0] * len(fill)
+                ids, mask = (
+                    (ids + fill, mask + unseen) if padding["direction"] == "right" else (fill + ids, unseen + mask)
+                )
+            encoded.append(Encoding(ids, source=(self, (text, truncation, padding)), attention_mask=mask))
         return encoded
 
     def encode_ragged(
@@ -779,19 +875,20 @@ class Pipeline:
         """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
         if self._segments_whole_texts() or self._affixes() is None:
             return None
+        self._check_settings()
         if self._word_encoder is not None:
             return self._word_encoder
         table = WordTable(b"") if self.pre_tokenizer is None else self.pre_tokenizer.word_table()
-        if table is None:
-            return None
+        if table is None or (self.normalizer is not None and prepends_at_first_only(self.pre_tokenizer)):
+            return None  # (the normalizer may move the start of a text off its first character)
         word_model = None if table.spelled and not table.byte_spelling else self.model.word_model(table.byte_spelling)
         if self.model.sampling and word_model is None:  # a sample for every word: only a word model draws it
             return None
         # a text can hold an added token only if it holds the token's first character, in the raw text
-        # (special tokens) or in the normalized text (added tokens); the encoder sees normalized text,
-        # where the first character of a special token survives if the normalizer keeps it
+        # (unnormalized tokens) or in the normalized text (normalized ones); the encoder sees normalized
+        # text, where the first character of a raw token survives if the normalizer keeps it
         added = self.added_vocabulary
-        triggers = {token[0] for token in added.special} | {form[0] for form in added.normalized_forms}
+        triggers = {token[0] for token in added.raw_forms} | {form[0] for form in added.normalized_forms}
         self._triggers_hold = self.normalizer is None or all(self.normalizer.keeps(c) for c in triggers)
         if table.replace and table.replace[0] in triggers:  # the encoder sees it written otherwise
             self._triggers_hold = False
@@ -864,23 +961,23 @@ class Pipeline:
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     def _finish(self, texts):
-        decoder = self.decoder
+        pieces = self.__dict__["_decode_table"][2]  # set with the table
         return (
-            texts
-            if decoder is None or type(decoder).finish is PieceDecoder.finish
-            else list(map(decoder.finish, texts))
+            texts if pieces is None or type(pieces).finish is PieceDecoder.finish else list(map(pieces.finish, texts))
         )
 
     def _piece_table(self) -> PieceTable | None:
-        """The C table decoding this pipeline's ids (a ``PieceTable``), or None where the decoder is not
-        a :class:`kvec.contracts.PieceDecoder` or the ids are too sparse for a table. Made again when
-        the vocabulary, the added tokens or the decoder's settings change."""
+        """The C table decoding this pipeline's ids (a ``PieceTable``), or None where the decoder has no
+        :class:`kvec.contracts.PieceDecoder` form (:meth:`kvec.contracts.Decoder.pieces`) or the ids are
+        too sparse for a table. Made again when the vocabulary, the added tokens or the decoder's settings
+        change."""
         decoder, model = self.decoder, self.model
-        if model is None or not (decoder is None or isinstance(decoder, PieceDecoder)):
+        pieces = None if decoder is None else decoder.pieces()
+        if model is None or (decoder is not None and pieces is None):
             return None
         added = self.added_vocabulary
         # _register and __setattr__ drop the table when the added tokens or the stages change
-        key = (id(model), len(model.id_to_token), id(decoder), None if decoder is None else repr(decoder.get_config()))
+        key = (id(model), len(model.id_to_token), id(decoder), repr(decoder))
         cached = self.__dict__.get("_decode_table")
         if cached is not None and cached[0] == key:
             return cached[1]
@@ -892,15 +989,21 @@ class Pipeline:
             by_id: list[str | None] = [None] * size
             for i, token in tokens.items():
                 by_id[i] = token
-            if decoder is None:  # tokens joined with spaces
+            invalid, byte_first, byte_later = 0, b"", b""
+            if pieces is None:  # tokens joined with spaces
                 first = [None if t is None else t.encode("utf-8", "surrogatepass") for t in by_id]
                 later = [None if t is None else (" " + t).encode("utf-8", "surrogatepass") for t in by_id]
             else:
-                first = [None if t is None else decoder.token_bytes(t, True) for t in by_id]
-                later = [None if t is None else decoder.token_bytes(t, False) for t in by_id]
+                first = [None if t is None else pieces.token_bytes(t, True) for t in by_id]
+                later = [None if t is None else pieces.token_bytes(t, False) for t in by_id]
+                invalid = ("lossy", "bytes", "runs").index(pieces.invalid_utf8)
+                if invalid == 2:
+                    byte_first = bytes(t is not None and pieces.is_byte_token(t, True) for t in by_id)
+                    byte_later = bytes(t is not None and pieces.is_byte_token(t, False) for t in by_id)
             special = added.special
-            table = PieceTable(first, later, bytes(t is not None and t in special for t in by_id))
-        self.__dict__["_decode_table"] = (key, table)
+            skipped = bytes(t is not None and t in special for t in by_id)
+            table = PieceTable(first, later, skipped, invalid, byte_first, byte_later)
+        self.__dict__["_decode_table"] = (key, table, pieces)
         return table
 
     # ---- saving and loading ----
@@ -916,19 +1019,26 @@ class Pipeline:
     @classmethod
     def from_str(cls, text: str) -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
-        return cls._from_stages(serialization.loads(text))
+        return cls._from_stages(serialization.loads(text), "kvec tokenizer string")
 
     @classmethod
     def from_document(cls, document: Any, source: str = "kvec tokenizer document") -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_document` output, parsed; a ``FormatError`` names
         ``source`` when it is not a valid document."""
-        return cls._from_stages(serialization.from_document(document, source))
+        return cls._from_stages(serialization.from_document(document, source), source)
 
     @classmethod
-    def _from_stages(cls, stages):
-        special, added = stages.pop("special_tokens", {}), stages.pop("added_tokens", {})
+    def _from_stages(cls, stages, source):
+        added = stages.pop("added_tokens", [])
+        truncation, padding = stages.pop("truncation", None), stages.pop("padding", None)
         tokenizer = cls(**stages)
-        tokenizer.added_vocabulary.restore(special, added, tokenizer.normalizer)
+        tokenizer.added_vocabulary.restore(added, tokenizer.normalizer)
+        for setting, arguments in (("truncation", truncation), ("padding", padding)):
+            if arguments is not None:
+                try:
+                    getattr(tokenizer, f"enable_{setting}")(**arguments)
+                except (TypeError, ValueError) as error:
+                    raise FormatError(source, f"invalid {setting} ({error})") from None
         return tokenizer
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -938,7 +1048,7 @@ class Pipeline:
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Pipeline:
         """Load a tokenizer written by :meth:`save`; a corrupt file raises ``FormatError`` naming it."""
-        return cls._from_stages(serialization.load(path))
+        return cls._from_stages(serialization.load(path), path)
 
     # ---- training ----
 
@@ -952,6 +1062,7 @@ class Pipeline:
         texts and get their ids from the new model; then the trainer's special tokens are registered
         with :meth:`add_special_tokens`.
         """
+        self._check_trainer(trainer)  # before counting: a mismatch fails fast
         counts = count_words(iterator, self.training_words(), n_jobs=n_jobs, show_progress=show_progress)
         self.train_from_counts(counts, trainer, n_jobs=n_jobs)
 
@@ -959,11 +1070,19 @@ class Pipeline:
         """Train ``trainer`` on ``{word: count}`` counted elsewhere (by :func:`kvec.spark.count_words`,
         say) with this pipeline's words, in first-occurrence order; as :meth:`train_from_iterator`
         after its counting."""
+        self._check_trainer(trainer)
         self.model = trainer.train_from_counts(counts, n_jobs=n_jobs)
         # tokens registered before training get their ids from the new model (HF keeps stale ones)
         self.added_vocabulary.reassign(self.model, self.normalizer)
         # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's
         self.add_special_tokens(trainer.special_tokens)
+
+    def _check_trainer(self, trainer: Trainer) -> None:
+        """A trainer trains its own kind of model only, as in Hugging Face (a pipeline without a model
+        takes any trainer)."""
+        kind = getattr(trainer, "trains", None)
+        if kind is not None and self.model is not None and not isinstance(self.model, kind):
+            raise TypeError(f"{type(trainer).__name__} can only train a {kind.__name__}")
 
     def train(
         self, files: Iterable[str | os.PathLike[str]], trainer: Trainer, n_jobs: int = 1, show_progress: bool = False

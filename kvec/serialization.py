@@ -2,46 +2,56 @@
 
 A document is ``{"kvec_format": 1, "model": {"type": ..., "config": ...}, "normalizer": ...,
 "pre_tokenizer": ..., "decoder": ..., "post_processor": ..., "special_tokens": [[token, id], ...],
-"added_tokens": [[token, id], ...]}`` (a file without ``added_tokens`` has none). Each stage is stored
-as its type name and its ``get_config()``, and rebuilt with ``type(**config)`` from the registry below,
-so nothing in a file is ever executed. A save writes a temporary file in the same folder, flushes it to
-disk and renames it over the target: a reader sees the
-old file or the new one, never a partial one.
+"added_tokens": [[token, id], ...]}`` (a file without ``added_tokens`` has none; an entry may end with
+``{option: value}``, the :class:`kvec.added_vocabulary.AddedToken` options that differ from the
+defaults) and, where set, ``"truncation"`` and ``"padding"``: the arguments of ``enable_truncation``
+and ``enable_padding``. Each stage is stored as its type name and its ``get_config()``, and rebuilt
+with ``type(**config)`` from the registry below, so nothing in a file is ever executed. A save writes a
+temporary file in the same folder, flushes it to disk and renames it over the target: a reader sees
+the old file or the new one, never a partial one.
 """
 
 import json
-import os
 
 from kvec import chinese, decoders, normalizers, pretokenizers, processors
+from kvec.added_vocabulary import AddedToken
 from kvec.atomic import atomic_write
 from kvec.errors import FormatError, parse_json
-from kvec.models import BPE, Unigram, WordPiece
+from kvec.models import BPE, Unigram, WordLevel, WordPiece
+from kvec.patterns import Regex
+from kvec.vocab_reading import read_text
 
 FORMAT_VERSION = 1
+_PATTERNED = (pretokenizers.Split, normalizers.Replace, decoders.Replace)  # stages whose pattern is a str or a Regex
 
 _STAGES = {
-    "model": {"BPE": BPE, "Unigram": Unigram, "WordPiece": WordPiece},
+    "model": {"BPE": BPE, "Unigram": Unigram, "WordLevel": WordLevel, "WordPiece": WordPiece},
     "normalizer": {
         name: getattr(normalizers, name)
         for name in (
             "BertNormalizer",
+            "ByteLevel",
             "Lowercase",
             "NFC",
             "NFD",
             "NFKC",
             "NFKD",
             "OpenCC",
+            "Precompiled",
             "Prepend",
             "Replace",
             "Sequence",
             "SentencePieceNormalizer",
+            "Strip",
             "StripAccents",
         )
     },
     "pre_tokenizer": {
         "BertPreTokenizer": pretokenizers.BertPreTokenizer,
         "ByteLevel": pretokenizers.ByteLevel,
+        "CharDelimiterSplit": pretokenizers.CharDelimiterSplit,
         "Digits": pretokenizers.Digits,
+        "FixedLength": pretokenizers.FixedLength,
         "Jieba": chinese.Jieba,
         "KerasFilters": pretokenizers.KerasFilters,
         "Metaspace": pretokenizers.Metaspace,
@@ -49,16 +59,12 @@ _STAGES = {
         "SentencePiece": pretokenizers.SentencePiece,
         "Sequence": pretokenizers.Sequence,
         "Split": pretokenizers.Split,
+        "UnicodeScripts": pretokenizers.UnicodeScripts,
         "Whitespace": pretokenizers.Whitespace,
         "WhitespaceSplit": pretokenizers.WhitespaceSplit,
     },
-    "decoder": {
-        "ByteLevel": decoders.ByteLevel,
-        "Metaspace": decoders.Metaspace,
-        "SentencePiece": decoders.SentencePiece,
-        "WordPiece": decoders.WordPiece,
-    },
-    "post_processor": {"TemplateProcessing": processors.TemplateProcessing},
+    "decoder": {name: getattr(decoders, name) for name in decoders.__all__},
+    "post_processor": {name: getattr(processors, name) for name in processors.__all__},
 }
 
 
@@ -68,9 +74,17 @@ def to_document(tokenizer):
     for stage in _STAGES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else component_document(stage, component)
-    added = tokenizer.added_vocabulary
-    document["special_tokens"] = [[token, token_id] for token, token_id in added.special.items()]
-    document["added_tokens"] = [[token, token_id] for token, token_id in added.added.items()]
+    document["special_tokens"], document["added_tokens"] = [], []
+    for token, token_id in tokenizer.added_vocabulary.saved():
+        entry: list[object] = [token.content, token_id]
+        defaults = AddedToken(special=token.special).options()  # the list it is in says "special"
+        options = {name: value for name, value in token.options().items() if value != defaults[name]}
+        if options:
+            entry.append(options)
+        document["special_tokens" if token.special else "added_tokens"].append(entry)
+    for setting in ("truncation", "padding"):
+        if getattr(tokenizer, setting) is not None:
+            document[setting] = getattr(tokenizer, setting)
     return document
 
 
@@ -84,9 +98,31 @@ def component_document(stage, component):
         config = {"normalizers": [component_document(stage, n) for n in component.normalizers]}
     elif isinstance(component, pretokenizers.Sequence):
         config = {"pretokenizers": [component_document(stage, p) for p in component.pretokenizers]}
+    elif isinstance(component, decoders.Sequence):
+        config = {"decoders": [component_document(stage, d) for d in component.decoders]}
+    elif isinstance(component, processors.Sequence):
+        config = {"processors": [component_document(stage, p) for p in component.processors]}
     else:
         config = component.get_config()
+    if isinstance(component, _PATTERNED):  # a literal str or a Regex, told apart as tokenizer.json does
+        pattern = config["pattern"]
+        written = {"Regex": pattern.pattern} if isinstance(pattern, Regex) else {"String": pattern}
+        config = {**config, "pattern": written}
     return {"type": name, "config": config}
+
+
+def _pattern(cls, value):
+    """A ``Split``'s or ``Replace``'s pattern from its document: ``{"String": ...}`` or ``{"Regex": ...}``;
+    a bare str is what files written before kvec had :class:`kvec.patterns.Regex` hold, where a
+    ``Split`` took an expression and ``Replace`` a literal string."""
+    if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str):
+        if "Regex" in value:
+            return Regex(value["Regex"])
+        if "String" in value:
+            return value["String"]
+    if isinstance(value, str) and cls is pretokenizers.Split:
+        return Regex(value)
+    return value  # the constructor names what is wrong
 
 
 def from_document(document, source):
@@ -111,15 +147,40 @@ def from_document(document, source):
             stages[stage] = None
             continue
         stages[stage] = component(stage, entry, source)
-    for key in ("special_tokens", "added_tokens"):
-        pairs = document.get(key, [])
-        if not isinstance(pairs, list) or not all(
-            isinstance(e, list) and len(e) == 2 and isinstance(e[0], str) and e[0] and isinstance(e[1], int)
-            for e in pairs
-        ):
-            raise FormatError(source, f"{key} must be a list of [token, id] pairs")
-        stages[key] = dict(pairs)
+    stages["added_tokens"] = _added_tokens(document, source)
+    for setting in ("truncation", "padding"):
+        if document.get(setting) is not None:
+            if not isinstance(document[setting], dict):
+                raise FormatError(source, f"{setting} must be an object of enable_{setting}'s arguments")
+            stages[setting] = document[setting]
     return stages
+
+
+def _added_tokens(document, source):
+    """``[(AddedToken, id), ...]`` of a document's ``special_tokens`` then ``added_tokens``: entries
+    ``[token, id]``, or ``[token, id, {option: value}]`` for the options that differ from the defaults."""
+    tokens = []
+    for key in ("special_tokens", "added_tokens"):
+        entries = document.get(key, [])
+        if not isinstance(entries, list):
+            raise FormatError(source, f"{key} must be a list of [token, id] entries")
+        for position, entry in enumerate(entries):
+            if not (
+                isinstance(entry, list)
+                and len(entry) in (2, 3)
+                and isinstance(entry[0], str)
+                and entry[0]
+                and isinstance(entry[1], int)
+                and not isinstance(entry[1], bool)
+                and (len(entry) == 2 or isinstance(entry[2], dict))
+            ):
+                raise FormatError(source, f"{key}[{position}] must be [token, id] or [token, id, {{options}}]")
+            options = entry[2] if len(entry) == 3 else {}
+            unknown = sorted(set(options) - {"single_word", "lstrip", "rstrip", "normalized"})
+            if unknown or not all(isinstance(value, bool) for value in options.values()):
+                raise FormatError(source, f"{key}[{position}] has invalid options {options!r}")
+            tokens.append((AddedToken(entry[0], special=key == "special_tokens", **options), entry[1]))
+    return tokens
 
 
 def component(stage, entry, source):
@@ -131,13 +192,21 @@ def component(stage, entry, source):
     if cls is None:
         raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
     config = entry["config"]
-    if cls in (normalizers.Sequence, pretokenizers.Sequence):
-        key = "normalizers" if cls is normalizers.Sequence else "pretokenizers"
+    sequences = {
+        normalizers.Sequence: "normalizers",
+        pretokenizers.Sequence: "pretokenizers",
+        decoders.Sequence: "decoders",
+        processors.Sequence: "processors",
+    }
+    if cls in sequences:
+        key = sequences[cls]
         parts = config.get(key)
         if not isinstance(parts, list):
             raise FormatError(source, f'a Sequence {stage} needs a "{key}" list')
         config = {key: [component(stage, part, source) for part in parts]}
     try:
+        if issubclass(cls, _PATTERNED) and "pattern" in config:
+            config = {**config, "pattern": _pattern(cls, config["pattern"])}
         return cls(**config)
     except (TypeError, ValueError, AttributeError, KeyError) as e:
         raise FormatError(source, f"invalid {stage} config ({e})") from None
@@ -145,16 +214,6 @@ def component(stage, entry, source):
 
 def loads(text, source="kvec tokenizer JSON string"):
     return from_document(parse_json(text, source), source)
-
-
-def read_text(path):
-    """``(path, text)`` of a UTF-8 file; ``FormatError`` naming the file when it is not UTF-8."""
-    path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            return path, f.read()
-    except UnicodeDecodeError as e:
-        raise FormatError(path, f"not UTF-8 text ({e})") from None
 
 
 def load(path):

@@ -83,19 +83,19 @@ def test_bad_files_raise_kvec_errors_naming_the_file(tmp_path):
         load_tokenizer_json(binary)
     document = json.loads(text)
     cases = {
-        "model.json": ({"model": {"type": "WordLevel", "vocab": {}}}, "unsupported model 'WordLevel'"),
+        "model.json": ({"model": {"type": "WordGuess", "vocab": {}}}, "unsupported model 'WordGuess'"),
         "normalizer.json": (
-            {**document, "normalizer": {"type": "Precompiled", "precompiled_charsmap": ""}},
-            "unsupported normalizer 'Precompiled'",
+            {**document, "normalizer": {"type": "Transliterate"}},
+            "unsupported normalizer 'Transliterate'",
         ),
         "pre.json": (
-            {**document, "pre_tokenizer": {"type": "UnicodeScripts"}},
-            "unsupported pre_tokenizer 'UnicodeScripts'",
+            {**document, "pre_tokenizer": {"type": "Syllables"}},
+            "unsupported pre_tokenizer 'Syllables'",
         ),
-        "decoder.json": ({**document, "decoder": {"type": "CTC"}}, "unsupported decoder 'CTC'"),
+        "decoder.json": ({**document, "decoder": {"type": "Transcribe"}}, "unsupported decoder 'Transcribe'"),
         "lstrip.json": (
-            {**document, "added_tokens": [{"id": 0, "content": "<mask>", "special": True, "lstrip": True}]},
-            "unsupported added token '<mask>' with lstrip=true",
+            {**document, "added_tokens": [{"id": 0, "content": "<mask>", "special": True, "lstrip": "yes"}]},
+            r"added_tokens\[0\]\.lstrip must be true or false, got 'yes'",
         ),
         "vocab.json": (
             {**document, "model": {**document["model"], "vocab": ["not", "a", "dict"]}},

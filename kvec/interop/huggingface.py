@@ -8,22 +8,24 @@ kvec pipeline in that format, so ``tokenizers.Tokenizer.from_file`` reads it.
 
 The file's ``truncation`` and ``padding`` sections are read into the pipeline (see
 :meth:`kvec.pipeline.Pipeline.enable_truncation` and :meth:`~kvec.pipeline.Pipeline.enable_padding`)
-and written back. The ``ByteLevel`` post-processor only trims offsets, which kvec leaves as they are;
-ids are the same.
+and written back.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import warnings
 from typing import Any
 
 import regex
 
-from kvec import decoders, normalizers, pretokenizers, serialization
+from kvec import decoders, normalizers, pretokenizers, processors, serialization
+from kvec.added_vocabulary import AddedToken
 from kvec.errors import FormatError, parse_json
-from kvec.models import BPE, Unigram, WordPiece
+from kvec.models import BPE, Unigram, WordLevel, WordPiece
+from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
 
@@ -59,7 +61,51 @@ def load_tokenizer_json(path: str | os.PathLike[str]) -> Pipeline:
 
 def from_tokenizer_json_str(text: str, source: str | os.PathLike[str] = "tokenizer.json string") -> Pipeline:
     """:func:`load_tokenizer_json` of the file's text."""
-    return from_tokenizer_json_document(parse_json(text, source), source)
+    return from_tokenizer_json_document(parse_json(text, source, parse_float=serde_json_float), source)
+
+
+_U64_MAX = 2**64 - 1
+_POW10 = [float(f"1e{k}") for k in range(309)]
+_NUMBER = regex.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
+
+
+def serde_json_float(text: str) -> float:
+    """A JSON number as ``tokenizers`` reads it (serde_json without ``float_roundtrip``), which may be
+    an ulp off the nearest double: the digits that fit a u64, as a double, then divided (or multiplied)
+    by one power of ten. A Unigram model's near-tied scores are then the same as Hugging Face's.
+
+    Example:
+        >>> serde_json_float("-119.81331877417195"), float("-119.81331877417195")
+        (-119.81331877417196, -119.81331877417195)
+    """
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        return float(text)
+    sign, integer, fraction, exponent_text = match.groups()
+    significand, exponent, full = 0, 0, False
+    for digit in integer:
+        if not full and significand * 10 + int(digit) <= _U64_MAX:
+            significand = significand * 10 + int(digit)
+        else:  # the digits past a u64 only scale it
+            full = True
+            exponent += 1
+    for digit in fraction or "":
+        if significand * 10 + int(digit) > _U64_MAX:
+            break  # the digits past a u64 are dropped
+        significand = significand * 10 + int(digit)
+        exponent -= 1
+    exponent += int(exponent_text or 0)
+    value = float(significand)
+    while True:
+        if abs(exponent) < len(_POW10):
+            value = value * _POW10[exponent] if exponent >= 0 else value / _POW10[-exponent]
+            break
+        if value == 0.0 or exponent > 0:
+            value = value * math.inf if exponent > 0 and value else value
+            break
+        value /= 1e308
+        exponent += 308
+    return -value if sign else value
 
 
 def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
@@ -203,7 +249,9 @@ class _Reader:
                 unk_id=entry.get("unk_id"),
                 byte_fallback=bool(entry.get("byte_fallback", False)),
             )
-        self.fail(f"unsupported model {kind!r} (kvec reads BPE, WordPiece and Unigram)")
+        if kind == "WordLevel":
+            return WordLevel(entry["vocab"], unk_token=entry.get("unk_token", "<unk>"))
+        self.fail(f"unsupported model {kind!r} (kvec reads BPE, WordPiece, WordLevel and Unigram)")
 
     def normalizer(self, entry):
         kind = self.kind(entry, "normalizer")
@@ -220,13 +268,14 @@ class _Reader:
             return getattr(normalizers, kind)()
         if kind == "Prepend":
             return normalizers.Prepend(entry["prepend"])
+        if kind == "Strip":
+            return normalizers.Strip(left=entry.get("strip_left", True), right=entry.get("strip_right", True))
+        if kind == "ByteLevel":
+            return normalizers.ByteLevel()
+        if kind == "Precompiled":
+            return normalizers.Precompiled(entry.get("precompiled_charsmap") or "")
         if kind == "Replace":
-            pattern = entry.get("pattern") or {}
-            if "String" not in pattern:
-                self.fail(
-                    f"unsupported normalizer Replace with pattern {pattern!r} (kvec replaces strings, not regexes)"
-                )
-            return normalizers.Replace(pattern["String"], entry["content"])
+            return normalizers.Replace(self.pattern(entry.get("pattern")), entry["content"])
         self.fail(f"unsupported normalizer {kind!r}")
 
     def pre_tokenizer(self, entry):
@@ -235,7 +284,9 @@ class _Reader:
             return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry["pretokenizers"]])
         if kind == "ByteLevel":
             return pretokenizers.ByteLevel(
-                add_prefix_space=entry.get("add_prefix_space", True), use_regex=entry.get("use_regex", True)
+                add_prefix_space=entry.get("add_prefix_space", True),
+                trim_offsets=entry.get("trim_offsets", True),
+                use_regex=entry.get("use_regex", True),
             )
         if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
             return getattr(pretokenizers, kind)()
@@ -247,17 +298,27 @@ class _Reader:
             return pretokenizers.Digits(individual_digits=entry.get("individual_digits", False))
         if kind == "Split":
             return self.split(entry)
+        if kind == "CharDelimiterSplit":
+            return pretokenizers.CharDelimiterSplit(entry["delimiter"])
+        if kind == "FixedLength":
+            return pretokenizers.FixedLength(entry.get("length", 5))
+        if kind == "UnicodeScripts":
+            return pretokenizers.UnicodeScripts()
         self.fail(f"unsupported pre_tokenizer {kind!r}")
 
     def split(self, entry):
         """The Split forms kvec writes: sentencepiece's words, and the Keras rule."""
-        pattern, behavior = entry.get("pattern") or {}, entry.get("behavior")
-        if entry.get("invert"):
-            self.fail("unsupported pre_tokenizer Split with invert=true")
-        if pattern == {"String": "▁"} and behavior == "MergedWithNext":
+        pattern, behavior, invert = entry.get("pattern") or {}, entry.get("behavior"), bool(entry.get("invert"))
+        if pattern == {"String": "▁"} and behavior == "MergedWithNext" and not invert:
             return pretokenizers.SentencePiece()
         regex_text = pattern.get("Regex", "")
-        if behavior == "Removed" and len(regex_text) > 2 and regex_text[0] == "[" and regex_text[-1] == "]":
+        if (
+            behavior == "Removed"
+            and not invert
+            and len(regex_text) > 2
+            and regex_text[0] == "["
+            and regex_text[-1] == "]"
+        ):
             body, chars, i = regex_text[1:-1], [], 0
             while i < len(body):
                 if body[i] == "\\" and i + 1 < len(body):
@@ -267,9 +328,17 @@ class _Reader:
             if chars and "^" not in body[:1]:
                 return pretokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
         if ("Regex" in pattern or "String" in pattern) and behavior in _BEHAVIORS:
-            expression = pattern["Regex"] if "Regex" in pattern else regex.escape(pattern["String"])
-            return pretokenizers.Split(expression, self.behavior(behavior))
+            return pretokenizers.Split(self.pattern(pattern), self.behavior(behavior), invert=invert)
         self.fail(f"unsupported pre_tokenizer Split with pattern {pattern!r} and behavior {behavior!r}")
+
+    def pattern(self, pattern):
+        """A Split's or Replace's pattern: ``{"String": text}`` (found literally) or ``{"Regex": text}``."""
+        if isinstance(pattern, dict) and len(pattern) == 1 and isinstance(next(iter(pattern.values())), str):
+            if "String" in pattern:
+                return pattern["String"]
+            if "Regex" in pattern:
+                return Regex(pattern["Regex"])
+        self.fail(f'unsupported pattern {pattern!r} (expected {{"String": ...}} or {{"Regex": ...}})')
 
     @staticmethod
     def metaspace(entry):
@@ -296,33 +365,34 @@ class _Reader:
             return decoders.WordPiece(prefix=entry.get("prefix", "##"), cleanup=entry.get("cleanup", True))
         if kind == "Metaspace":
             return decoders.Metaspace(**self.metaspace(entry))
-        if kind == "Sequence" and self._is_sentencepiece_decoder(entry.get("decoders") or []):
-            return decoders.SentencePiece(add_dummy_prefix=len(entry["decoders"]) == 4)
+        if kind == "Sequence":
+            parts = entry.get("decoders")
+            if not isinstance(parts, list):
+                self.fail("a Sequence decoder needs a decoders list")
+            return decoders.Sequence([self.decoder(part) for part in parts])
+        if kind == "Replace":
+            return decoders.Replace(self.pattern(entry.get("pattern")), entry["content"])
+        if kind in ("ByteFallback", "Fuse"):
+            return getattr(decoders, kind)()
+        if kind == "Strip":
+            return decoders.Strip(entry.get("content", " "), entry.get("start", 0), entry.get("stop", 0))
+        if kind == "CTC":
+            names = ("pad_token", "word_delimiter_token", "cleanup")
+            return decoders.CTC(**{name: entry[name] for name in names if name in entry})
+        if kind == "BPEDecoder":
+            return decoders.BPEDecoder(entry.get("suffix", "</w>"))
         self.fail(f"unsupported decoder {kind!r}")
-
-    @staticmethod
-    def _is_sentencepiece_decoder(parts):
-        """Replace("▁", " "), ByteFallback, Fuse and a Strip of the leading space: what the
-        converters of sentencepiece models write."""
-        kinds = [p.get("type") for p in parts if isinstance(p, dict)]
-        if kinds not in (["Replace", "ByteFallback", "Fuse"], ["Replace", "ByteFallback", "Fuse", "Strip"]):
-            return False
-        replace = parts[0]
-        if replace.get("pattern") != {"String": "▁"} or replace.get("content") != " ":
-            return False
-        strip = parts[3] if len(parts) == 4 else {"content": " ", "start": 1, "stop": 0}
-        return strip.get("content") == " " and strip.get("start") == 1 and strip.get("stop") == 0
 
     def post_processor(self, entry):
         kind = self.kind(entry, "post_processor")
         if kind == "Sequence":
-            found = [self.post_processor(p) for p in entry.get("processors", [])]
-            found = [p for p in found if p is not None]
-            if len(found) > 1:
-                self.fail("unsupported post_processor: a Sequence with more than one template")
-            return found[0] if found else None
+            parts = entry.get("processors")
+            if not isinstance(parts, list):
+                self.fail("a Sequence post_processor needs a processors list")
+            return processors.Sequence([self.post_processor(part) for part in parts])
         if kind == "ByteLevel":
-            return None  # trims offsets only
+            names = ("add_prefix_space", "trim_offsets", "use_regex")
+            return processors.ByteLevel(**{name: entry[name] for name in names if name in entry})
         if kind == "TemplateProcessing":
             tokens = []
             for name, special in (entry.get("special_tokens") or {}).items():
@@ -334,13 +404,17 @@ class _Reader:
                 self.template(entry["pair"]) if entry.get("pair") else None,
                 special_tokens=tokens,
             )
-        if kind in ("BertProcessing", "RobertaProcessing"):
+        if kind == "BertProcessing":
             (sep, sep_id), (cls, cls_id) = entry["sep"], entry["cls"]
-            if kind == "BertProcessing":
-                single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} $B:1 {sep}:1"
-            else:
-                single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} {sep} $B {sep}"
+            single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} $B:1 {sep}:1"
             return TemplateProcessing(single, pair, special_tokens=[(cls, cls_id), (sep, sep_id)])
+        if kind == "RobertaProcessing":
+            return processors.RobertaProcessing(
+                tuple(entry["sep"]),
+                tuple(entry["cls"]),
+                trim_offsets=entry.get("trim_offsets", True),
+                add_prefix_space=entry.get("add_prefix_space", True),
+            )
         self.fail(f"unsupported post_processor {kind!r}")
 
     def template(self, pieces):
@@ -356,25 +430,25 @@ class _Reader:
         return " ".join(parts)
 
     def added_tokens(self, tokenizer, entries):
-        special, added = {}, {}
+        tokens = []
+        if not isinstance(entries, list):
+            self.fail("added_tokens must be a list")
         for position, entry in enumerate(entries):
             if (
                 not isinstance(entry, dict)
                 or not isinstance(entry.get("content"), str)
+                or not entry["content"]
                 or not isinstance(entry.get("id"), int)
             ):
-                self.fail(f"added_tokens[{position}] must have a str content and an int id")
-            content = entry["content"]
-            for flag in ("lstrip", "rstrip", "single_word"):
-                if entry.get(flag):
-                    self.fail(f"unsupported added token {content!r} with {flag}=true")
-            if entry.get("special"):
-                special[content] = entry["id"]
-            elif entry.get("normalized", True) or tokenizer.normalizer is None:
-                added[content] = entry["id"]
-            else:
-                self.fail(f"unsupported added token {content!r} matched in the raw text (normalized=false)")
-        tokenizer.added_vocabulary.restore(special, added, tokenizer.normalizer)
+                self.fail(f"added_tokens[{position}] must have a non-empty str content and an int id")
+            options = {}
+            for flag in ("single_word", "lstrip", "rstrip", "normalized", "special"):
+                value = entry.get(flag, flag == "normalized" and not entry.get("special", False))
+                if not isinstance(value, bool):
+                    self.fail(f"added_tokens[{position}].{flag} must be true or false, got {value!r}")
+                options[flag] = value
+            tokens.append((AddedToken(entry["content"], **options), entry["id"]))
+        tokenizer.added_vocabulary.restore(tokens, tokenizer.normalizer)
         tokenizer._word_ids = {}
         tokenizer._word_encoder = None
 
@@ -392,7 +466,6 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
     """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
     if tokenizer.model is None:
         raise ValueError("the tokenizer has no model yet: train it first")
-    special = tokenizer.added_vocabulary.special
     # tokenizers gives a token its model id, or else the next id after the model's vocabulary, in order
     model_vocab, next_id = tokenizer.model.get_vocab(), len(tokenizer.model.get_vocab())
     for token, token_id in sorted(tokenizer.added_vocabulary.ids.items(), key=lambda item: item[1]):
@@ -405,16 +478,8 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
                 "(tokenizers numbers added tokens right after the model's vocabulary)"
             )
     added = [
-        {
-            "id": token_id,
-            "content": token,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": token not in special,
-            "special": token in special,
-        }
-        for token, token_id in tokenizer.added_vocabulary.ids.items()
+        {"id": token_id, "content": token.content, **token.options()}
+        for token, token_id in tokenizer.added_vocabulary.saved()
     ]
     document = {
         "version": "1.0",
@@ -467,6 +532,8 @@ def _unsupported(stage, component):
 
 
 def _model_json(model):
+    if isinstance(model, WordLevel):
+        return {"type": "WordLevel", **model.get_config()}
     if isinstance(model, BPE):
         if model.dropout:
             _unsupported("model", model)
@@ -508,13 +575,27 @@ def _normalizer_json(normalizer):
     if isinstance(normalizer, normalizers.BertNormalizer):
         return {"type": "BertNormalizer", **normalizer.get_config()}
     if isinstance(normalizer, normalizers.Replace):
-        return {"type": "Replace", "pattern": {"String": normalizer.pattern}, "content": normalizer.content}
+        return {
+            "type": "Replace",
+            "pattern": _pattern_json(normalizer.get_config()["pattern"]),
+            "content": normalizer.content,
+        }
     if isinstance(normalizer, normalizers.Prepend):
         return {"type": "Prepend", "prepend": normalizer.prepend}
+    if isinstance(normalizer, normalizers.Strip):
+        return {"type": "Strip", "strip_left": normalizer.left, "strip_right": normalizer.right}
+    if isinstance(normalizer, normalizers.Precompiled):
+        return {"type": "Precompiled", **normalizer.get_config()}
+    if type(normalizer) is normalizers.ByteLevel:
+        return {"type": "ByteLevel"}
     for name in ("Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"):
         if type(normalizer) is getattr(normalizers, name):
             return {"type": name}
     _unsupported("normalizer", normalizer)
+
+
+def _pattern_json(pattern):
+    return {"Regex": pattern.pattern} if isinstance(pattern, Regex) else {"String": pattern}
 
 
 def _pre_tokenizer_json(pre_tokenizer):
@@ -524,7 +605,7 @@ def _pre_tokenizer_json(pre_tokenizer):
         return {
             "type": "ByteLevel",
             "add_prefix_space": pre_tokenizer.add_prefix_space,
-            "trim_offsets": True,
+            "trim_offsets": pre_tokenizer.trim_offsets,
             "use_regex": pre_tokenizer.use_regex,
         }
     if isinstance(pre_tokenizer, pretokenizers.KerasFilters):
@@ -540,42 +621,57 @@ def _pre_tokenizer_json(pre_tokenizer):
         return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
     if isinstance(pre_tokenizer, pretokenizers.Split):
         behavior = {v: k for k, v in _BEHAVIORS.items()}[pre_tokenizer.behavior]
-        return {"type": "Split", "pattern": {"Regex": pre_tokenizer.pattern}, "behavior": behavior, "invert": False}
+        return {
+            "type": "Split",
+            "pattern": _pattern_json(pre_tokenizer.get_config()["pattern"]),
+            "behavior": behavior,
+            "invert": pre_tokenizer.invert,
+        }
     if isinstance(pre_tokenizer, pretokenizers.Metaspace):
         return {"type": "Metaspace", **pre_tokenizer.get_config()}
+    if isinstance(pre_tokenizer, (pretokenizers.CharDelimiterSplit, pretokenizers.FixedLength)):
+        return {"type": type(pre_tokenizer).__name__, **pre_tokenizer.get_config()}
     if isinstance(pre_tokenizer, (pretokenizers.Punctuation, pretokenizers.Digits)):
         config = pre_tokenizer.get_config()
         if "behavior" in config:
             config["behavior"] = {v: k for k, v in _BEHAVIORS.items()}[config["behavior"]]
         return {"type": type(pre_tokenizer).__name__, **config}
-    for name in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
+    for name in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit", "UnicodeScripts"):
         if type(pre_tokenizer) is getattr(pretokenizers, name):
             return {"type": name}
     _unsupported("pre_tokenizer", pre_tokenizer)
 
 
 def _post_processor_json(processor):
+    if isinstance(processor, processors.Sequence):
+        return {"type": "Sequence", "processors": [_post_processor_json(p) for p in processor.processors]}
+    if isinstance(processor, processors.ByteLevel):
+        return {"type": "ByteLevel", **processor.get_config()}
+    if isinstance(processor, processors.RobertaProcessing):
+        config = processor.get_config()
+        return {
+            "type": "RobertaProcessing",
+            "sep": config["sep"],
+            "cls": config["cls_token"],
+            **{name: config[name] for name in ("trim_offsets", "add_prefix_space")},
+        }
     if not isinstance(processor, TemplateProcessing):
         _unsupported("post_processor", processor)
-    ids = dict(processor.special_tokens)
 
-    def template(text):
-        pieces = []
-        for part in text.split():
-            name, _, type_id = part.partition(":")
-            type_id = int(type_id or 0)
-            if name.startswith("$"):
-                pieces.append({"Sequence": {"id": "B" if name in ("$B", "$1") else "A", "type_id": type_id}})
-            else:
-                pieces.append({"SpecialToken": {"id": name, "type_id": type_id}})
-        return pieces
+    def template(pieces):
+        return [
+            {"Sequence": {"id": value, "type_id": type_id}}
+            if kind == "sequence"
+            else {"SpecialToken": {"id": value[0], "type_id": type_id}}
+            for kind, value, type_id in pieces
+        ]
 
     return {
         "type": "TemplateProcessing",
-        "single": template(processor.single),
-        "pair": template(processor.pair if processor.pair is not None else "$A:0 $B:1"),
+        "single": template(processor._single),
+        "pair": template(processor._pair),
         "special_tokens": {
-            token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in ids.items()
+            token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in processor.special_tokens
         },
     }
 
@@ -597,4 +693,12 @@ def _decoder_json(decoder):
         if decoder.add_dummy_prefix:
             steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
         return {"type": "Sequence", "decoders": steps}
+    if isinstance(decoder, decoders.Sequence):
+        return {"type": "Sequence", "decoders": [_decoder_json(d) for d in decoder.decoders]}
+    if isinstance(decoder, decoders.Replace):
+        return {"type": "Replace", "pattern": _pattern_json(decoder.pattern), "content": decoder.content}
+    if isinstance(decoder, decoders.Strip):
+        return {"type": "Strip", "content": decoder.content, "start": decoder.left, "stop": decoder.right}
+    if isinstance(decoder, (decoders.ByteFallback, decoders.Fuse, decoders.CTC, decoders.BPEDecoder)):
+        return {"type": type(decoder).__name__, **decoder.get_config()}
     _unsupported("decoder", decoder)
