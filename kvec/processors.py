@@ -16,7 +16,7 @@ import regex
 from kvec.contracts import JsonState, PostProcessor, StageList
 from kvec.encoding import Encoding
 
-__all__ = ["ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing"]
+__all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing"]
 
 
 class TemplateProcessing(PostProcessor):
@@ -237,6 +237,32 @@ class ByteLevel(JsonState, PostProcessor):
 
     def added_tokens(self, is_pair):
         return 0
+
+
+class BertProcessing(TemplateProcessing):
+    """BERT's special tokens: ``[CLS] A [SEP]``, and ``[CLS] A [SEP] B [SEP]`` with type id 1 for ``B [SEP]``
+    (the template ``"[CLS] $A [SEP] $B:1 [SEP]:1"`` under Hugging Face's name).
+
+    Args:
+        sep: ``(token, id)`` of the separator.
+        cls_token: ``(token, id)`` of the token that starts the text.
+
+    Example:
+        >>> post = BertProcessing(("[SEP]", 0), ("[CLS]", 1))
+        >>> post.single_affixes(), post.added_tokens(is_pair=True)
+        (([1], [0]), 3)
+    """
+
+    def __init__(self, sep: tuple[str, int], cls_token: tuple[str, int]) -> None:
+        self.sep = _special_token(sep, "sep")
+        self.cls_token = _special_token(cls_token, "cls_token")
+        (cls, _), (separator, _) = self.cls_token, self.sep
+        super().__init__(
+            f"{cls} $A {separator}", f"{cls} $A {separator} $B:1 {separator}:1", [self.cls_token, self.sep]
+        )
+
+    def get_config(self):
+        return {"sep": list(self.sep), "cls_token": list(self.cls_token)}
 
 
 class RobertaProcessing(PostProcessor):

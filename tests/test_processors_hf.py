@@ -3,6 +3,7 @@ offsets, Sequence, TemplateProcessing's parsing of templates (and its errors), a
 ways, over a byte-level BPE trained here."""
 
 import json
+import pickle
 
 import pytest
 from hypothesis import given, settings
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from kvec import processors
 from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
-from kvec.models import WordPiece
+from kvec.models import BPE, WordPiece
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import BertPreTokenizer
 from tests.support import TEXTS, WORDS, Oracle
@@ -158,3 +159,28 @@ def test_malformed_templates_raise_value_errors():
         processors.TemplateProcessing("[X] $A", special_tokens=SPECIALS)
     with pytest.raises(ValueError, match="must use both sequences"):
         processors.TemplateProcessing("$A", "$A [SEP] $A", special_tokens=SPECIALS)
+
+
+@given(first=st.sampled_from(["my name", "a", "", "name is john"]), second=st.sampled_from([None, "pair", "", "is"]))
+def test_bert_processing_equals_hugging_face(first, second):
+    ours, theirs = Pipeline(BPE()), hf.Tokenizer(hf.models.BPE())
+    for tokenizer in (ours, theirs):
+        tokenizer.add_special_tokens(["[SEP]", "[CLS]"])
+        tokenizer.add_tokens(["my", "name", "is", "john", "pair"])
+    ours.post_processor = processors.BertProcessing(("[SEP]", 0), ("[CLS]", 1))
+    theirs.post_processor = hf.processors.BertProcessing(("[SEP]", 0), ("[CLS]", 1))
+    got, want = ours.encode(first, second), theirs.encode(first, second)
+    assert (got.ids, got.tokens, got.type_ids, got.special_tokens_mask) == (
+        want.ids,
+        want.tokens,
+        want.type_ids,
+        want.special_tokens_mask,
+    )
+    assert ours.num_special_tokens_to_add(True) == theirs.num_special_tokens_to_add(True)
+    again = hf.Tokenizer.from_str(to_tokenizer_json_str(ours))
+    assert again.encode(first, second).ids == want.ids
+    loaded = from_tokenizer_json_str(theirs.to_str())
+    assert isinstance(loaded.post_processor, processors.BertProcessing)
+    assert loaded.encode(first, second).ids == want.ids
+    assert pickle.loads(pickle.dumps(ours.post_processor)).get_config() == ours.post_processor.get_config()
+    assert Pipeline.from_str(ours.to_str()).encode(first, second).ids == want.ids

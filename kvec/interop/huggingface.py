@@ -405,9 +405,7 @@ class _Reader:
                 special_tokens=tokens,
             )
         if kind == "BertProcessing":
-            (sep, sep_id), (cls, cls_id) = entry["sep"], entry["cls"]
-            single, pair = f"{cls} $A {sep}", f"{cls} $A {sep} $B:1 {sep}:1"
-            return TemplateProcessing(single, pair, special_tokens=[(cls, cls_id), (sep, sep_id)])
+            return processors.BertProcessing(tuple(entry["sep"]), tuple(entry["cls"]))
         if kind == "RobertaProcessing":
             return processors.RobertaProcessing(
                 tuple(entry["sep"]),
@@ -647,6 +645,9 @@ def _post_processor_json(processor):
         return {"type": "Sequence", "processors": [_post_processor_json(p) for p in processor.processors]}
     if isinstance(processor, processors.ByteLevel):
         return {"type": "ByteLevel", **processor.get_config()}
+    if isinstance(processor, processors.BertProcessing):
+        config = processor.get_config()
+        return {"type": "BertProcessing", "sep": config["sep"], "cls": config["cls_token"]}
     if isinstance(processor, processors.RobertaProcessing):
         config = processor.get_config()
         return {
