@@ -198,7 +198,9 @@ def bench_sentencepiece_style(path, lines, runs, vocab_size):
     sp = spm.SentencePieceProcessor(model_file=path)
     trained = sentencepiece_style()
     trained.train_from_iterator(
-        lines[:SENTENCEPIECE_TRAINING_LINES], UnigramTrainer(vocab_size=vocab_size, byte_fallback=True), n_jobs=2
+        lines[:SENTENCEPIECE_TRAINING_LINES],
+        UnigramTrainer(vocab_size=vocab_size, byte_fallback=True, algorithm="sentencepiece"),
+        n_jobs=2,
     )
     saved = trained.to_str()
     kvec = fresh(lambda: Pipeline.from_str(saved), runs)

@@ -117,8 +117,10 @@ def pipeline_for(name, kind, args):
         # (which leaves fewer multi-character pieces than 2000 tokens need)
         if name == "distinct-chars":
             coverage = min(1.0, 1000 / args.chars)
-            return words, UnigramTrainer(vocab_size=1300, byte_fallback=True, character_coverage=coverage)
-        return words, UnigramTrainer(vocab_size=2000, byte_fallback=True)
+            return words, UnigramTrainer(
+                vocab_size=1300, byte_fallback=True, character_coverage=coverage, algorithm="sentencepiece"
+            )
+        return words, UnigramTrainer(vocab_size=2000, byte_fallback=True, algorithm="sentencepiece")
     raise ValueError(kind)
 
 

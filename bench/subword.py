@@ -267,7 +267,7 @@ def train_kvec_unigram(lines):
     from kvec.trainers import UnigramTrainer
 
     tok = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
-    trainer = UnigramTrainer(vocab_size=VOCAB_SIZE, character_coverage=CHARACTER_COVERAGE)
+    trainer = UnigramTrainer(vocab_size=VOCAB_SIZE, character_coverage=CHARACTER_COVERAGE, algorithm="sentencepiece")
     tok.train_from_iterator(training_lines(lines), trainer, n_jobs=N_JOBS)
     return tok
 

@@ -8,7 +8,9 @@
  * best path in order of start position is kept.
  *
  * Counts are summed in fixed point (integers), so the results do not depend on how the words are
- * shared between threads: training is identical for every n_threads.
+ * shared between threads: training is identical for every n_threads. Lattices configured with Hugging
+ * Face's rule (UnigramTrainer(algorithm="huggingface")) find best paths in float64 and sum expected
+ * counts to 2^-48 (still as integers), as precise as Hugging Face's float64 sums.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -100,12 +102,14 @@ build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int
 }
 
 
-/* The best path of cps[0, n) (fitted) in s->path. */
-static float
+/* The best path of cps[0, n) (fitted) in s->path, by the configured rule (sentencepiece's float sums
+ * unless configure() chose Hugging Face's). */
+static double
 best_path(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece, double unk_score)
 {
     CodePoints text = {4, cps, n};
-    return (float)unigram_best_path(&L->model.trie, &s->path, &text, skip_piece, unk_score, UNIGRAM_SENTENCEPIECE);
+    double score = unigram_best_path(&L->model.trie, &s->path, &text, skip_piece, unk_score, L->model.rule);
+    return L->model.rule == UNIGRAM_HUGGING_FACE ? score : (double)(float)score;
 }
 
 static inline double
@@ -134,6 +138,7 @@ typedef struct {
     Py_ssize_t first, last;
     double unk_score;
     int64_t *sums;       /* EXPECTED, BEST_PATHS: per piece */
+    int64_t *low_sums;   /* EXPECTED by Hugging Face's rule: per piece, the next 24 bits (units of 2^-48) */
     double *alt_score;   /* ALTERNATIVES: per piece (NAN: none) */
     int32_t *alt_ids;    /* ALTERNATIVES: pieces.longest slots per piece */
     int32_t *alt_length; /* ALTERNATIVES: per piece */
@@ -163,8 +168,15 @@ expected_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int6
     double z = alpha[n];
     for (Py_ssize_t k = 0; k < n_edges; k++) {
         const Edge *e = &s->edges[k];
-        if (e->piece >= 0)
-            job->sums[e->piece] += fixed(count * exp(alpha[e->start] + L->scores[e->piece] + beta[e->end] - z));
+        if (e->piece < 0) continue;
+        double expected = count * exp(alpha[e->start] + L->scores[e->piece] + beta[e->end] - z);
+        if (job->low_sums) { /* to 2^-48: float64's precision for counts of a few units, still exact sums */
+            double units = floor(expected * FIXED_ONE);
+            job->sums[e->piece] += (int64_t)units;
+            job->low_sums[e->piece] += (int64_t)((expected * FIXED_ONE - units) * FIXED_ONE + 0.5);
+        } else {
+            job->sums[e->piece] += fixed(expected);
+        }
     }
 }
 
@@ -172,8 +184,8 @@ static void
 best_path_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int64_t count)
 {
     best_path(job->L, s, cps, n, -1, job->unk_score);
-    for (Py_ssize_t q = n; q > 0; q = s->path.from[q])
-        if (s->path.piece_at[q] >= 0) job->sums[s->path.piece_at[q]] += count;
+    for (Py_ssize_t q = n; q > 0; q = s->path.from[q]) /* unknown edges: the slot after the pieces */
+        job->sums[s->path.piece_at[q] >= 0 ? s->path.piece_at[q] : job->L->pieces.n] += count;
 }
 
 static void
@@ -219,7 +231,9 @@ run_job(void *arg)
 }
 
 /* Run `task` over all words (pieces for ALTERNATIVES) in n_threads threads; per-piece sums are added
- * into `sums` (integers: the same for any n_threads). */
+ * into `sums` (integers: the same for any n_threads). EXPECTED by Hugging Face's rule also sums the
+ * next 24 bits of each count into sums[n_pieces + 1 + p], for counts as precise as Hugging Face's
+ * float64 sums. */
 int
 run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length)
 {
@@ -230,12 +244,15 @@ run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, 
     pthread_t threads[64];
     int started[64] = {0}, failed = 0;
     double unk_score = unknown_score(L);
+    int fine = task == EXPECTED && L->model.rule == UNIGRAM_HUGGING_FACE;
+    Py_ssize_t slots = fine ? 2 * (n_pieces + 1) : n_pieces + 1;
     for (int t = 0; t < n_threads; t++) {
-        jobs[t] = (Job){L, task, total * t / n_threads, total * (t + 1) / n_threads, unk_score, NULL, alt_score, alt_ids,
-                        alt_length, 0};
+        jobs[t] = (Job){L, task, total * t / n_threads, total * (t + 1) / n_threads, unk_score, NULL, NULL, alt_score,
+                        alt_ids, alt_length, 0};
         if (sums) {
-            jobs[t].sums = t == 0 ? sums : PyMem_Calloc(n_pieces + 1, sizeof(int64_t));
+            jobs[t].sums = t == 0 ? sums : PyMem_Calloc(slots, sizeof(int64_t));
             if (!jobs[t].sums) failed = 1;
+            else if (fine) jobs[t].low_sums = jobs[t].sums + n_pieces + 1;
         }
     }
     if (!failed) {
@@ -251,7 +268,7 @@ run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, 
     for (int t = 0; t < n_threads; t++) {
         failed |= jobs[t].failed;
         if (sums && t > 0 && jobs[t].sums) {
-            for (Py_ssize_t p = 0; p < n_pieces; p++) sums[p] += jobs[t].sums[p];
+            for (Py_ssize_t p = 0; p < slots; p++) sums[p] += jobs[t].sums[p];
             PyMem_Free(jobs[t].sums);
         }
     }

@@ -227,8 +227,9 @@ lattice_seed(Lattice *self, PyObject *args)
     PyObject *chars, *char_counts, *class_map;
     Py_ssize_t max_length, seed_size;
     long long prefix_char;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
-                          &PyDict_Type, &class_map, &prefix_char, &seed_size))
+    int hugging_face = 0;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
         return NULL;
     if (self->frozen) {
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
@@ -271,7 +272,7 @@ lattice_seed(Lattice *self, PyObject *args)
         goto done;
     }
     if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, &seeds) < 0)
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, &seeds) < 0)
         goto done;
     Py_ssize_t n_seeds = seeds.n;
     Py_ssize_t n = n_chars + n_seeds;
@@ -406,23 +407,31 @@ lattice_scores(Lattice *self, PyObject *Py_UNUSED(unused))
 static PyObject *
 lattice_sums(Lattice *self, PyObject *args, int task, double scale)
 {
-    int n_threads = 1;
-    if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
+    int n_threads = 1, with_unknown = 0;
+    if (!PyArg_ParseTuple(args, "|ip", &n_threads, &with_unknown)) return NULL;
     Py_ssize_t n = self->pieces.n;
     if (n == 0) return PyBytes_FromStringAndSize(NULL, 0);
-    PyObject *bytes = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    /* one more slot: the unknown edges (the best paths' only), returned when asked; expected counts by
+     * Hugging Face's rule have as many again, their low bits (unigram_lattice.c) */
+    int fine = task == EXPECTED && self->model.rule == UNIGRAM_HUGGING_FACE;
+    Py_ssize_t slots = fine ? 2 * (n + 1) : n + 1;
+    PyObject *bytes = PyBytes_FromStringAndSize(NULL, slots * (Py_ssize_t)sizeof(int64_t));
     if (!bytes) return NULL;
     char *data = PyBytes_AS_STRING(bytes);
-    memset(data, 0, n * sizeof(int64_t));
+    memset(data, 0, slots * sizeof(int64_t));
     int64_t *sums = (int64_t *)data; /* bytes objects' data is aligned for 8 bytes */
     if (run_jobs(self, task, n_threads, sums, NULL, NULL, NULL) < 0) {
         Py_DECREF(bytes);
         return NULL;
     }
+    Py_ssize_t pieces = n;
+    if (with_unknown) n++;
     for (Py_ssize_t p = 0; p < n; p++) {
         double value = (double)sums[p] / scale;
+        if (fine) value += (double)sums[pieces + 1 + p] / (scale * FIXED_ONE);
         memcpy(data + p * sizeof(double), &value, sizeof(double));
     }
+    if (n < slots && _PyBytes_Resize(&bytes, n * (Py_ssize_t)sizeof(double)) < 0) return NULL;
     return bytes;
 }
 
@@ -688,7 +697,8 @@ lattice_edges(Lattice *self, PyObject *args)
 
 static PyMethodDef lattice_methods[] = {
     {"seed", (PyCFunction)lattice_seed, METH_VARARGS,
-     "seed(chars, char_counts, max_length, classes, prefix_char, seed_size) -> number of pieces"},
+     "seed(chars, char_counts, max_length, classes, prefix_char, seed_size, hugging_face=False) -> number of "
+     "pieces"},
     {"set_pieces", (PyCFunction)lattice_set_pieces, METH_VARARGS, "set_pieces(pieces, scores): the vocabulary"},
     {"retain", (PyCFunction)lattice_retain, METH_VARARGS,
      "retain(indices, scores): keep those pieces (int64 buffer) with new scores (float64 buffer)"},
@@ -697,7 +707,8 @@ static PyMethodDef lattice_methods[] = {
     {"expected_counts", (PyCFunction)lattice_expected_counts, METH_VARARGS,
      "expected_counts(n_threads=1) -> float64 bytes: forward-backward counts of each piece over the words"},
     {"viterbi_counts", (PyCFunction)lattice_viterbi_counts, METH_VARARGS,
-     "viterbi_counts(n_threads=1) -> float64 bytes: counts of each piece on the best segmentations"},
+     "viterbi_counts(n_threads=1, with_unknown=False) -> float64 bytes: counts of each piece on the best "
+     "segmentations (then of the unknown edges, when asked)"},
     {"alternatives", (PyCFunction)lattice_alternatives, METH_VARARGS,
      "alternatives(n_threads=1) -> (float64 scores, int32 ids, int32 lengths): each piece's best split into "
      "others (score NaN: none)"},

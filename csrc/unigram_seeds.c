@@ -22,6 +22,7 @@
 
 static const uint32_t *sort_text; /* the text the comparators read (the GIL is held throughout) */
 static Py_ssize_t sort_depth;
+static int seed_ties; /* 1: equal scores by substring ascending (sentencepiece); -1: descending (Hugging Face) */
 
 static int
 compare_suffixes(const void *a, const void *b)
@@ -123,9 +124,9 @@ compare_seeds(const void *a, const void *b)
     Py_ssize_t n = x->length < y->length ? x->length : y->length;
     for (Py_ssize_t k = 0; k < n; k++) {
         uint32_t p = sort_text[x->at + k], q = sort_text[y->at + k];
-        if (p != q) return p < q ? -1 : 1;
+        if (p != q) return p < q ? -seed_ties : seed_ties;
     }
-    return x->length < y->length ? -1 : (x->length > y->length);
+    return x->length < y->length ? -seed_ties : (x->length > y->length ? seed_ties : 0);
 }
 
 
@@ -148,7 +149,8 @@ static void
 seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, int64_t frequency,
           Py_ssize_t max_length, const Classes *classes, int64_t prefix_char)
 {
-    if (seeds->capacity == 0 || length < 2 || length > max_length || !valid_piece(text + at, length, classes, prefix_char))
+    if (seeds->capacity == 0 || length < 2 || length > max_length || text[at + length - 1] == 0 ||
+        !valid_piece(text + at, length, classes, prefix_char))
         return;
     Seed seed = {frequency * length, (int32_t)at, (int32_t)length};
     if (seeds->n < seeds->capacity) { /* sift up */
@@ -177,12 +179,16 @@ count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
     return counts[lo];
 }
 
-/* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). */
+/* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). With `nul_shared`
+ * (Hugging Face's suffix array of the words joined by NULs) a NUL both reach is shared too, and ends
+ * the prefix: a substring is then a node only where what follows it differs, a word's end being one
+ * character. */
 static Py_ssize_t
-common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth)
+common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth, int nul_shared)
 {
     Py_ssize_t h = 0;
     while (h < depth && text[a + h] == text[b + h] && text[a + h] != 0) h++;
+    if (nul_shared && h < depth && text[a + h] == 0 && text[b + h] == 0) h++;
     return h;
 }
 
@@ -192,7 +198,7 @@ common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth
  * stack as the intervals close. */
 int
 find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, Seeds *seeds)
+           int64_t prefix_char, int hugging_face, Seeds *seeds)
 {
     Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
     if (n > INT32_MAX || max_length > 250) {
@@ -213,6 +219,7 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     Py_ssize_t depth = max_length + 1; /* deeper nodes are too long to be pieces */
     sort_text = text;
     sort_depth = depth;
+    seed_ties = hugging_face ? -1 : 1;
     qsort(sa, n, sizeof(int32_t), compare_suffixes);
     /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
      * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
@@ -221,13 +228,15 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     stack_lb[0] = 0;
     stack_weight[0] = 0;
     for (Py_ssize_t k = 1; k <= n; k++) {
-        Py_ssize_t lcp_after = k < n ? common_prefix(text, sa[k - 1], sa[k], depth) : 0;
-        /* suffix k - 1 (a NUL is a word's end and weighs nothing) */
-        int64_t weight = text[sa[k - 1]] != 0 ? count_at(words, counts, sa[k - 1]) : 0;
-        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it */
+        Py_ssize_t lcp_after = k < n ? common_prefix(text, sa[k - 1], sa[k], depth, hugging_face) : 0;
+        /* suffix k - 1 (a NUL is a word's end and weighs nothing); Hugging Face counts each distinct
+         * word once */
+        int64_t weight = text[sa[k - 1]] == 0 ? 0 : hugging_face ? 1 : count_at(words, counts, sa[k - 1]);
+        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it (not a seed in
+         * Hugging Face's) */
         Py_ssize_t leaf = 0;
         while (text[sa[k - 1] + leaf] != 0 && leaf <= max_length) leaf++;
-        if (leaf > lcp_before && leaf > lcp_after)
+        if (!hugging_face && leaf > lcp_before && leaf > lcp_after)
             seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
         /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
          * next one out */

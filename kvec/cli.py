@@ -85,7 +85,12 @@ def pipeline_for(model, vocab_size, specials, lowercase, min_frequency, show_pro
     tok = sentencepiece_style(normalizer=lowering)
     unk = "<unk>" if "<unk>" in specials else None
     trainer = UnigramTrainer(
-        vocab_size=vocab_size, special_tokens=specials, unk_token=unk, byte_fallback=True, show_progress=show_progress
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        unk_token=unk,
+        byte_fallback=True,
+        show_progress=show_progress,
+        algorithm="sentencepiece",
     )
     return tok, trainer, None
 

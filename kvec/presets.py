@@ -109,6 +109,7 @@ def keras_subword(
     if kind == "unigram":
         trainer_options.setdefault("byte_fallback", True)
         trainer_options.setdefault("special_tokens", ["<pad>", "<unk>"])
+        trainer_options.setdefault("algorithm", "sentencepiece")
         return sentencepiece_style(normalizer=lowercase), UnigramTrainer(vocab_size=vocab_size, **trainer_options)
     if kind == "bytelevel_bpe":
         trainer_options.setdefault("initial_alphabet", ByteLevel.alphabet())

@@ -123,7 +123,10 @@ def test_three_hundred_thousand_distinct_characters_train_and_encode():
         sp = sentencepiece_style()
         # "▁" starts each of the 30,000 words; cover it and 1000 of the characters once each
         coverage = (30_000 + 1000) / (30_000 + len(chars))
-        sp.train_from_iterator(texts, UnigramTrainer(vocab_size=1300, byte_fallback=True, character_coverage=coverage))
+        sp.train_from_iterator(
+            texts,
+            UnigramTrainer(vocab_size=1300, byte_fallback=True, character_coverage=coverage, algorithm="sentencepiece"),
+        )
         bpe_ids = bpe.encode_batch(texts)
         sp_ids = [encoding.ids for encoding in sp.encode_batch(texts)]
     # 256 byte tokens + at most 500 characters + merges

@@ -151,7 +151,13 @@ def test_pickling_keeps_kvec_own_options():
         BpeTrainer(tie_break="first", byte_fallback=True, initial_alphabet=["b", "a"]),
         WordPieceTrainer(scoring="likelihood", unk_token="<unk>"),
         WordLevelTrainer(unk_token="[UNK]"),
-        UnigramTrainer(character_coverage=0.9, split_by_unicode_script=False, byte_fallback=True, seed_size=7),
+        UnigramTrainer(
+            character_coverage=0.9,
+            split_by_unicode_script=False,
+            byte_fallback=True,
+            seed_size=7,
+            algorithm="sentencepiece",
+        ),
     ):
         again = pickle.loads(pickle.dumps(trainer))
         assert again.__getstate__() == trainer.__getstate__()
@@ -237,7 +243,9 @@ def test_unigram_initial_alphabet_is_in_the_vocabulary_as_in_hugging_face():
     assert set(alphabet) <= set(ours.get_vocab())
     assert ours.get_vocab_size() == theirs.get_vocab_size() == 25
     # a rare character that character_coverage leaves out stays when the initial alphabet has it
-    rare = UnigramTrainer(vocab_size=40, character_coverage=0.9, initial_alphabet=["中"], show_progress=False)
+    rare = UnigramTrainer(
+        vocab_size=40, character_coverage=0.9, initial_alphabet=["中"], show_progress=False, algorithm="sentencepiece"
+    )
     assert "中" in rare.train_from_counts({"▁aaaa": 50, "▁bbbb": 50, "▁中": 1}).vocab
 
 

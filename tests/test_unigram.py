@@ -156,6 +156,7 @@ LINES = [
 def train(lines, **options):
     tokenizer = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
     n_jobs = options.pop("n_jobs", 1)
+    options.setdefault("algorithm", "sentencepiece")
     tokenizer.train_from_iterator(lines, UnigramTrainer(**options), n_jobs=n_jobs)
     return tokenizer
 

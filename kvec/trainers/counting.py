@@ -108,18 +108,19 @@ def _count_chunk(pre_tokenizer, chunk, first):
 
 
 def iterate_files(paths: Iterable[str | os.PathLike[str]], encoding: str = "utf-8") -> Iterator[str]:
-    """The lines of the given files, in order, without their line endings (one text per line).
+    """The lines of the given files, in order, each with its line ending as in the file (one text per
+    line), as Hugging Face's ``Tokenizer.train`` reads them: a pre-tokenizer that splits on whitespace
+    drops it, and a model trained on whole lines learns it.
 
     Example:
         >>> import os, tempfile
         >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
-        >>> _ = open(path, "w").write("first line\\nsecond\\n")
+        >>> _ = open(path, "w", newline="").write("first line\\nsecond\\r\\nlast")
         >>> list(iterate_files([path]))
-        ['first line', 'second']
+        ['first line\\n', 'second\\r\\n', 'last']
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     for path in paths:
-        with open(path, encoding=encoding) as f:
-            for line in f:
-                yield line.rstrip("\r\n")
+        with open(path, encoding=encoding, newline="") as f:
+            yield from f

@@ -1,4 +1,7 @@
-"""Train a Unigram model the way sentencepiece does (Kudo, 2018).
+"""Train a Unigram model as Hugging Face's ``UnigramTrainer`` does (``algorithm="huggingface"``, the
+default) or as sentencepiece does (``algorithm="sentencepiece"``); both follow Kudo (2018).
+
+The sentencepiece algorithm:
 
 1. Seeds: every character, then the substrings that label nodes of the suffix tree of the corpus
    (found in a suffix array of the distinct words, weighted by their counts), scored by frequency
@@ -14,6 +17,24 @@
 4. The final vocabulary: special tokens (and the 256 byte tokens of ``byte_fallback``), the characters
    of ``character_coverage`` and ``initial_alphabet``, then the best pieces, exactly ``vocab_size`` in
    all (fewer when the corpus has fewer pieces, as in Hugging Face).
+
+Hugging Face's algorithm differs in these steps:
+
+1. Seeds: the characters by count (then character) descending, then the substrings that label inner
+   nodes of the suffix tree of the distinct words joined by NULs (no leaves; a word's end is one
+   character, so a substring always followed by it is no node), scored by frequency among the distinct
+   words (not weighted by counts) times length, best first and on ties the greater substring first; no
+   script or ``▁`` rule and no ``character_coverage``.
+2. EM: the same, with Hugging Face's digamma; best paths in float64.
+3. Pruning: a piece better split into others goes only when on no best path; the unknown character
+   counts as a piece; the alternatives' sum grows by the piece's count times the number of pieces (as
+   Hugging Face computes it); the pieces kept whatever come first, then the candidates by loss, and
+   when those kept already pass the target every candidate stays.
+4. The final vocabulary: the special tokens, every character of the corpus and of ``initial_alphabet``,
+   then the pieces in the model's order until ``vocab_size`` (all of them when the characters already
+   fill it, so the vocabulary can pass ``vocab_size``, as in Hugging Face), sorted by score. Where
+   Hugging Face's order is that of a hash set (characters of equal score, the small penalties of
+   characters the model lost), kvec's is the characters' order above.
 
 The counting and the lattices run natively; training is deterministic.
 """
@@ -38,6 +59,7 @@ __all__ = ["UnigramTrainer"]
 WHITESPACE = "▁"
 EXPECTED_COUNT_THRESHOLD = 0.5
 MISSING_CHAR_PENALTY = 0.0001
+ALGORITHMS = ("huggingface", "sentencepiece")
 
 # scripts that keep apart in one piece; a character of none of them goes with any
 _SCRIPTS = [
@@ -97,6 +119,10 @@ class UnigramTrainer(Trainer):
         show_progress: tqdm progress bars, when tqdm is installed (on by default, as in Hugging Face).
         initial_alphabet: characters always in the vocabulary, even if absent from the corpus or
             rarer than ``character_coverage`` keeps.
+        algorithm: ``"huggingface"`` (the default: Hugging Face's training, the same vocabulary as its
+            ``UnigramTrainer``) or ``"sentencepiece"`` (sentencepiece's, with ``character_coverage``,
+            ``split_by_unicode_script`` and exactly ``vocab_size`` tokens). ``character_coverage`` below 1
+            needs ``"sentencepiece"``; ``split_by_unicode_script`` applies to it only.
 
     A corpus that cannot give ``vocab_size`` pieces gives a smaller vocabulary, as in Hugging Face.
     Every option is also an attribute; pickling gives the JSON bytes of Hugging Face's
@@ -106,7 +132,7 @@ class UnigramTrainer(Trainer):
         >>> trainer = UnigramTrainer(vocab_size=12, special_tokens=["<unk>"])
         >>> model = trainer.train_from_counts({"▁low": 8, "▁lower": 5, "▁lowest": 4, "▁newer": 3})
         >>> model.tokenize("▁lowest")
-        ['▁low', 'e', 's', 't']
+        ['▁lowe', 's', 't']
     """
 
     trains = Unigram  # the model class it trains: a pipeline with another kind of model refuses it
@@ -125,6 +151,7 @@ class UnigramTrainer(Trainer):
         byte_fallback=False,
         show_progress=True,
         initial_alphabet=(),
+        algorithm="huggingface",
     ):
         for name, value, minimum in (
             ("vocab_size", vocab_size, 1),
@@ -141,8 +168,12 @@ class UnigramTrainer(Trainer):
                 raise TypeError(f"{name} must be a number, got {type(value).__name__}")
         if not 0.0 < character_coverage <= 1.0:
             raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
+        if character_coverage != 1.0 and algorithm == "huggingface":
+            raise ValueError("character_coverage is an option of algorithm='sentencepiece', not of 'huggingface'")
         if not 0.0 < shrinking_factor < 1.0:
             raise ValueError(f"shrinking_factor must be in (0, 1), got {shrinking_factor}")
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {', '.join(map(repr, ALGORITHMS))}, got {algorithm!r}")
         if unk_token is not None and (not isinstance(unk_token, str) or not unk_token):
             raise TypeError(f"unk_token must be a non-empty str or None, got {unk_token!r}")
         self.special_tokens = special_tokens
@@ -157,6 +188,7 @@ class UnigramTrainer(Trainer):
         self.split_by_unicode_script = split_by_unicode_script
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
+        self.algorithm = algorithm
 
     @property
     def special_tokens(self) -> list[AddedToken]:
@@ -200,7 +232,12 @@ class UnigramTrainer(Trainer):
             "seed_size": self.seed_size,
             "words": {},
         }
-        for name, default in (("character_coverage", 1.0), ("split_by_unicode_script", True), ("byte_fallback", False)):
+        for name, default in (
+            ("character_coverage", 1.0),
+            ("split_by_unicode_script", True),
+            ("byte_fallback", False),
+            ("algorithm", "huggingface"),
+        ):
             if getattr(self, name) != default:
                 fields[name] = getattr(self, name)
         return to_state("UnigramTrainer", fields)
@@ -223,6 +260,8 @@ class UnigramTrainer(Trainer):
             if word and count > 0:
                 words.append(word)
                 counts.append(count)
+        if self.algorithm == "huggingface":
+            return self._train_hugging_face(words, counts, n_jobs)
         required = self._required_chars(words, counts)
         fixed = self._fixed_tokens()
         if len(fixed) + len(required) > self.vocab_size:
@@ -260,6 +299,101 @@ class UnigramTrainer(Trainer):
             scores = self._prune(lattice, scores, total, desired, n_jobs)
         bar.close()
         return self._finalize(lattice.pieces(), scores, required)
+
+    def _train_hugging_face(self, words, counts, n_jobs):
+        """Hugging Face's training (``algorithm="huggingface"``): see the class docstring."""
+        weight: dict[str, int] = {}
+        for word, count in zip(words, counts):
+            for c in word:
+                weight[c] = weight.get(c, 0) + count
+        chars = sorted(weight.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        required = [c for c, _ in chars] + [c for c in self._initial_alphabet if c not in weight]
+        if len(required) > self.vocab_size:
+            raise ValueError(
+                f"vocab_size {self.vocab_size} is too small: the corpus and initial_alphabet have "
+                f"{len(required)} characters"
+            )
+        lattice = Lattice(words, counts)
+        lattice.configure(0.0, -1, b"", 1)  # the best paths by Hugging Face's float64 sums
+        total = float(sum(counts))
+        del words, counts
+        seed_size = max(self.seed_size, len(chars) + 1)  # Hugging Face stops once seed_size is reached
+        lattice.seed([c for c, _ in chars], [n for _, n in chars], self.max_piece_length, {}, -1, seed_size, True)
+        desired = self.vocab_size * 11 // 10
+        bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")
+        while True:
+            for _ in range(self.n_sub_iterations):
+                scores = self._em_step(lattice, n_jobs, _hf_digamma)
+            bar.update()
+            if len(scores) + 1 <= desired:  # Hugging Face counts its training <UNK> piece
+                break
+            scores = self._prune_hugging_face(lattice, scores, total, desired, n_jobs)
+        bar.close()
+        return self._finalize_hugging_face(lattice.pieces(), scores, required)
+
+    def _prune_hugging_face(self, lattice, scores, total, desired, n_jobs):
+        """Hugging Face's pruning: as :meth:`_prune`, but a piece with a better split goes only when on no
+        best path, the unknown character counts as a piece, the alternatives' sum grows by the piece's
+        count times the number of pieces, and the kept pieces come first, then the candidates by loss."""
+        alt_scores, alt_ids, alt_lengths = (
+            np.frombuffer(b, dtype=t) for b, t in zip(lattice.alternatives(n_jobs), (np.float64, np.int32, np.int32))
+        )
+        counts = np.frombuffer(lattice.viterbi_counts(n_jobs, True))
+        freq, unknown = counts[:-1], counts[-1]
+        n_pieces = len(scores) + 1  # with <UNK>
+        freq_sum = float(np.cumsum(np.concatenate(([unknown], freq)))[-1]) if len(freq) else float(unknown)
+        single = np.isnan(alt_scores)
+        own_best = ~single & ~(alt_scores > scores)  # the piece is its own best split: it has an alternative
+        kept = np.flatnonzero(~own_best & ((freq > 0) | single))
+        candidates = np.flatnonzero(own_best & (freq > 0))
+        lengths = alt_lengths[candidates]
+        starts = _exclusive_cumsum(alt_lengths)[candidates]
+        boundaries = _exclusive_cumsum(lengths)
+        pieces = alt_ids[np.repeat(starts - boundaries, lengths) + np.arange(lengths.sum())]
+        own = freq[candidates]
+        alt_freq = np.where(pieces >= 0, freq[np.maximum(pieces, 0)], unknown) + np.repeat(own, lengths)
+        log_sum_alt = np.log(freq_sum + own * (n_pieces - 1))
+        log_prob_alt = (
+            np.add.reduceat(np.log(alt_freq) - np.repeat(log_sum_alt, lengths), boundaries)
+            if len(candidates)
+            else np.zeros(0)
+        )
+        loss = own / total * ((np.log(own) - math.log(freq_sum)) - log_prob_alt)
+        size = max(desired, int(n_pieces * self.shrinking_factor))
+        room = size - 1 - len(kept)  # Hugging Face stops at exactly `size`: past it, every candidate stays
+        chosen = candidates[np.argsort(-loss, kind="stable")]
+        if room >= 0:
+            chosen = chosen[:room]
+        keep = np.concatenate((kept, chosen)).astype(np.int64)
+        lattice.retain(keep.tobytes(), scores[keep].tobytes())
+        return scores[keep]
+
+    def _finalize_hugging_face(self, pieces, scores, required):
+        """Hugging Face's final vocabulary: the characters, then the pieces in the model's order until
+        vocab_size (all of them when the characters fill it), sorted by score (stable)."""
+        score_of = dict(zip(pieces, scores.tolist()))
+        lowest = min(score_of.values()) if score_of else math.inf
+        final, inserted, penalty = [], {"<UNK>"}, 0.0  # Hugging Face's training unknown piece stays out
+        for char in required:
+            if char in score_of:
+                final.append((char, score_of[char]))
+            else:
+                final.append((char, lowest + penalty))
+                penalty += MISSING_CHAR_PENALTY
+            inserted.add(char)
+        fixed = self._fixed_tokens()
+        room = self.vocab_size - len(fixed)
+        for piece in pieces:
+            if piece in inserted:
+                continue
+            inserted.add(piece)
+            final.append((piece, score_of[piece]))
+            if len(final) == room:
+                break
+        final.sort(key=lambda item: -item[1])
+        vocab = [(token, 0.0) for token in fixed] + final
+        unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
+        return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
 
     def _fixed_tokens(self):
         """The tokens placed first: the special tokens, then the byte tokens of byte_fallback."""
@@ -300,14 +434,17 @@ class UnigramTrainer(Trainer):
         return classes
 
     @staticmethod
-    def _em_step(lattice, n_jobs):
+    def _em_step(lattice, n_jobs, digamma=None):
         """Expected counts, then the pieces expected at least 0.5 times, scored by digamma."""
         expected = np.frombuffer(lattice.expected_counts(n_jobs))
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
         kept = expected[keep]
         del expected  # one float per piece: the first step has the million seeds
         # no piece left (an empty corpus): no scores, and no digamma of 0
-        scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
+        if digamma is None:
+            scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
+        else:  # Hugging Face's digamma, of the total summed in order
+            scores = digamma(kept) - digamma(np.cumsum(kept)[-1:])[0] if len(kept) else kept
         lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
         return scores
 
@@ -369,6 +506,23 @@ class UnigramTrainer(Trainer):
         vocab = [(token, 0.0) for token in fixed] + ranked
         unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
         return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
+
+
+def _hf_digamma(x):
+    """Hugging Face's digamma (recurrence up to 7, then its series), on an array of positive values."""
+    x = np.array(x, dtype=np.float64)
+    result = np.zeros_like(x)
+    small = x < 7.0
+    while small.any():
+        result[small] -= 1.0 / x[small]
+        x[small] += 1.0
+        small = x < 7.0
+    x -= 0.5
+    xx = 1.0 / x
+    xx2 = xx * xx
+    xx4 = xx2 * xx2
+    series = np.log(x) + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2
+    return result + (series - (127.0 / 30720.0) * xx4 * xx4)
 
 
 def _exclusive_cumsum(values):
