@@ -10,6 +10,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 import regex
 
@@ -380,7 +381,7 @@ class CharDelimiterSplit(_DelimiterSplit):
             raise TypeError(f"delimiter must be a str, got {type(delimiter).__name__}")
         if len(delimiter) != 1:
             raise ValueError(f"delimiter must be one character: expected a string of length 1, got {delimiter!r}")
-        self._pattern = regex.compile(regex.escape(delimiter))
+        self._pattern = compile_pattern(delimiter, "delimiter")
         self._delimiter = delimiter
 
     def get_config(self):
@@ -539,15 +540,13 @@ def metaspace_prepend_scheme(prepend_scheme: str) -> str:
     return prepend_scheme
 
 
-class Metaspace(PreTokenizer):
-    """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
-    (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
-    and with ``split`` every ``▁`` starts a new word.
+_literal = lru_cache(maxsize=64)(compile_pattern)  # Metaspace's replacement, compiled once per character
 
-    Example:
-        >>> [p.text for p in Metaspace().pre_tokenize("Hey  my friend")]
-        ['▁Hey', '▁', '▁my', '▁friend']
-    """
+
+class MetaspaceOptions:
+    """Metaspace's three settings, shared by the pre-tokenizer and the decoder: ``replacement`` (the one
+    character that stands for a space) and ``prepend_scheme`` are checked when set, as ``tokenizers``
+    checks them."""
 
     def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
         self.replacement = replacement
@@ -556,13 +555,12 @@ class Metaspace(PreTokenizer):
 
     @property
     def replacement(self) -> str:
-        """The one character spaces become (setting it checks it, as ``tokenizers`` does)."""
+        """The one character that stands for a space (setting it checks it)."""
         return self._replacement
 
     @replacement.setter
     def replacement(self, replacement: str) -> None:
         self._replacement = metaspace_replacement(replacement)
-        self._split_pattern = regex.compile(regex.escape(replacement))
 
     @property
     def prepend_scheme(self) -> str:
@@ -575,6 +573,17 @@ class Metaspace(PreTokenizer):
 
     def get_config(self):
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
+
+
+class Metaspace(MetaspaceOptions, PreTokenizer):
+    """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
+    (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
+    and with ``split`` every ``▁`` starts a new word.
+
+    Example:
+        >>> [p.text for p in Metaspace().pre_tokenize("Hey  my friend")]
+        ['▁Hey', '▁', '▁my', '▁friend']
+    """
 
     def _spelled(self, text, first):
         spelled = text.replace(" ", self.replacement)
@@ -601,7 +610,7 @@ class Metaspace(PreTokenizer):
     def _spans(self, spelled):
         if not self.split:
             return [(0, len(spelled))] if spelled else []
-        return _split_spans(spelled, self._split_pattern, "merged_with_next")
+        return _split_spans(spelled, _literal(self.replacement), "merged_with_next")
 
     def pre_tokenize(self, text, first=True):
         spelled, base = self._spelled(text, first)

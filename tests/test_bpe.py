@@ -11,7 +11,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from kvec.models import BPE
+from kvec.models import BPE, Unigram, WordLevel, WordPiece
+from kvec.pipeline import Pipeline
 from kvec.trainers import BpeTrainer
 from tests import support as seeds
 from tests.support import Oracle
@@ -262,14 +263,7 @@ def test_long_word_ids_skip_the_spans_and_equal_them(word_counts, vocab_size, af
 
 
 def test_empty_models_and_models_from_files_as_hugging_face(tmp_path):
-    import json
-
-    from kvec.models import WordLevel, WordPiece
-    from kvec.pipeline import Tokenizer as Pipeline
-
     hf = pytest.importorskip("tokenizers")
-    from kvec.models import Unigram
-
     assert Pipeline(BPE()).encode("abc").ids == hf.Tokenizer(hf.models.BPE()).encode("abc").ids == []
     empty, hf_empty = Pipeline(Unigram()), hf.Tokenizer(hf.models.Unigram())
     for text in ["abc", "<unk>x", ""]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import regex
 
 from kvec.contracts import JsonState, PieceDecoder
-from kvec.pretokenizers import byte_level_bytes, metaspace_prepend_scheme, metaspace_replacement
+from kvec.pretokenizers import MetaspaceOptions, byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
@@ -84,7 +84,7 @@ class WordPiece(PieceDecoder):
         return lambda token, first: self.token_bytes(token, first).decode("utf-8", "surrogatepass")
 
 
-class Metaspace(PieceDecoder):
+class Metaspace(MetaspaceOptions, PieceDecoder):
     """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
     prepended space), unless ``prepend_scheme`` is ``never``.
 
@@ -92,32 +92,6 @@ class Metaspace(PieceDecoder):
         >>> Metaspace().decode(["▁Hey", "▁my", "▁", "▁friend"])
         'Hey my  friend'
     """
-
-    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
-        self.replacement = replacement
-        self.prepend_scheme = prepend_scheme
-        self.split = split
-
-    @property
-    def replacement(self) -> str:
-        """The one character that stands for a space (setting it checks it, as ``tokenizers`` does)."""
-        return self._replacement
-
-    @replacement.setter
-    def replacement(self, replacement: str) -> None:
-        self._replacement = metaspace_replacement(replacement)
-
-    @property
-    def prepend_scheme(self) -> str:
-        """``"always"``, ``"first"`` or ``"never"`` (setting it checks it)."""
-        return self._prepend_scheme
-
-    @prepend_scheme.setter
-    def prepend_scheme(self, prepend_scheme: str) -> None:
-        self._prepend_scheme = metaspace_prepend_scheme(prepend_scheme)
-
-    def get_config(self):
-        return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
 
     def token_bytes(self, token, first):
         return self._text(token, first).encode("utf-8", "surrogatepass")

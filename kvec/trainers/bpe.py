@@ -31,7 +31,13 @@ from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
-from kvec.trainers.options import alphabet_list, copies, from_state, special_token_list, to_state, token_state
+from kvec.trainers.options import (
+    from_state,
+    initial_alphabet_option,
+    special_tokens_option,
+    to_state,
+    token_state,
+)
 
 TIE_RULES = ("ids", "first")
 
@@ -108,24 +114,13 @@ class BpeTrainer(Trainer):
         self.byte_fallback = byte_fallback
         self.show_progress = show_progress
 
-    @property
-    def special_tokens(self) -> list[AddedToken]:
+    _special_tokens: list[AddedToken]  # stored by the properties below
+    _initial_alphabet: list[str]
+    special_tokens = special_tokens_option(
         """The special tokens, as :class:`kvec.AddedToken` (a str given becomes ``AddedToken(token,
         special=True)``); they take the first ids, and training registers them with the tokenizer."""
-        return copies(self._special_tokens)
-
-    @special_tokens.setter
-    def special_tokens(self, tokens: Iterable[str | AddedToken]) -> None:
-        self._special_tokens = special_token_list(tokens)
-
-    @property
-    def initial_alphabet(self) -> list[str]:
-        """The characters always in the alphabet."""
-        return list(self._initial_alphabet)
-
-    @initial_alphabet.setter
-    def initial_alphabet(self, chars: Iterable[str]) -> None:
-        self._initial_alphabet = alphabet_list(chars)
+    )
+    initial_alphabet = initial_alphabet_option("""The characters always in the alphabet.""")
 
     def _state_fields(self):
         """The fields of Hugging Face's BpeTrainer, in its order, then kvec's own where they differ

@@ -10,7 +10,15 @@ from typing import Any
 
 from kvec.added_vocabulary import AddedToken
 
-__all__ = ["alphabet_list", "from_state", "special_token_list", "to_state", "token_state"]
+__all__ = [
+    "alphabet_list",
+    "from_state",
+    "initial_alphabet_option",
+    "special_token_list",
+    "special_tokens_option",
+    "to_state",
+    "token_state",
+]
 
 
 def special_token_list(tokens: Iterable[str | AddedToken] | None) -> list[AddedToken]:
@@ -31,6 +39,32 @@ def special_token_list(tokens: Iterable[str | AddedToken] | None) -> list[AddedT
 def copies(tokens: list[AddedToken]) -> list[AddedToken]:
     """Copies of the tokens (Hugging Face's getters give new objects: changing one leaves the trainer as it is)."""
     return [AddedToken.of(token, False, "special_tokens", i) for i, token in enumerate(tokens)]
+
+
+def special_tokens_option(doc: str) -> Any:
+    """The ``special_tokens`` property of a trainer (stored as ``_special_tokens``): set with
+    :func:`special_token_list`, read as :func:`copies`."""
+
+    def get(trainer: Any) -> list[AddedToken]:
+        return copies(trainer._special_tokens)
+
+    def set_(trainer: Any, tokens: Iterable[str | AddedToken]) -> None:
+        trainer._special_tokens = special_token_list(tokens)
+
+    return property(get, set_, doc=doc)
+
+
+def initial_alphabet_option(doc: str) -> Any:
+    """The ``initial_alphabet`` property of a trainer (stored as ``_initial_alphabet``), set with
+    :func:`alphabet_list`."""
+
+    def get(trainer: Any) -> list[str]:
+        return list(trainer._initial_alphabet)
+
+    def set_(trainer: Any, chars: Iterable[str]) -> None:
+        trainer._initial_alphabet = alphabet_list(chars)
+
+    return property(get, set_, doc=doc)
 
 
 def alphabet_list(chars: Iterable[str] | None) -> list[str]:

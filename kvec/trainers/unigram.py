@@ -52,7 +52,13 @@ from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.unigram import Unigram
 from kvec.progress import progress_bar
-from kvec.trainers.options import alphabet_list, copies, from_state, special_token_list, to_state, token_state
+from kvec.trainers.options import (
+    from_state,
+    initial_alphabet_option,
+    special_tokens_option,
+    to_state,
+    token_state,
+)
 
 __all__ = ["UnigramTrainer"]
 
@@ -190,25 +196,16 @@ class UnigramTrainer(Trainer):
         self.show_progress = show_progress
         self.algorithm = algorithm
 
-    @property
-    def special_tokens(self) -> list[AddedToken]:
+    _special_tokens: list[AddedToken]  # stored by the properties below
+    _initial_alphabet: list[str]
+    special_tokens = special_tokens_option(
         """The special tokens as given, as :class:`kvec.AddedToken` made special (settable). Training
         puts ``unk_token`` before them when it is not among them, as Hugging Face does, but only these
         are registered with the tokenizer."""
-        return copies(self._special_tokens)
-
-    @special_tokens.setter
-    def special_tokens(self, tokens: Iterable[str | AddedToken]) -> None:
-        self._special_tokens = special_token_list(tokens)
-
-    @property
-    def initial_alphabet(self) -> list[str]:
+    )
+    initial_alphabet = initial_alphabet_option(
         """Characters always in the vocabulary, even if absent from the corpus (settable)."""
-        return list(self._initial_alphabet)
-
-    @initial_alphabet.setter
-    def initial_alphabet(self, chars: Iterable[str]) -> None:
-        self._initial_alphabet = alphabet_list(chars)
+    )
 
     def _specials(self) -> list[str]:
         """The special tokens that lead the vocabulary: ``unk_token`` first when missing from them."""

@@ -14,7 +14,12 @@ from kvec.contracts import Trainer
 from kvec.models.wordlevel import WordLevel
 from kvec.progress import progress_bar
 from kvec.trainers.bpe import word_count_items
-from kvec.trainers.options import copies, from_state, special_token_list, to_state, token_state
+from kvec.trainers.options import (
+    from_state,
+    special_tokens_option,
+    to_state,
+    token_state,
+)
 
 __all__ = ["WordLevelTrainer"]
 
@@ -55,14 +60,10 @@ class WordLevelTrainer(Trainer):
         self.special_tokens = special_tokens
         self.unk_token = unk_token
 
-    @property
-    def special_tokens(self) -> list[AddedToken]:
+    _special_tokens: list[AddedToken]  # stored by the properties below
+    special_tokens = special_tokens_option(
         """The special tokens, as :class:`kvec.AddedToken` made special (settable)."""
-        return copies(self._special_tokens)
-
-    @special_tokens.setter
-    def special_tokens(self, tokens: Iterable[str | AddedToken]) -> None:
-        self._special_tokens = special_token_list(tokens)
+    )
 
     def __getstate__(self) -> bytes:
         """The trainer as the JSON bytes of Hugging Face's ``WordLevelTrainer.__getstate__`` (then
