@@ -2,9 +2,11 @@
  * pass, for decoders whose text is the concatenation of what each token stands for
  * (kvec.contracts.Decoder.token_bytes).
  *
- *   PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"")
+ *   PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"", keep_first=b"")
  *       first, later: lists of bytes or None, one per id: the UTF-8 bytes that id adds to the text as the
  *           first token decoded, and as any later one; None: no token has that id.
+ *       keep_first: bytes, empty or one per id: 1 where the id, decoded first, leaves the next token
+ *           first too.
  *       skipped: bytes, one per id: 1 where skip_special_tokens leaves the id out.
  *       invalid: how bytes that are not UTF-8 are read (kvec.contracts.PieceDecoder.invalid_utf8):
  *           0 ("lossy"): the whole text with one U+FFFD per bad byte run, as kvec.contracts.utf8_text;
@@ -31,6 +33,7 @@ typedef struct {
     unsigned char *byte_first; /* with invalid == 2: 1 where an id's first-token bytes are a byte token's */
     unsigned char *byte_later;
     int invalid;
+    unsigned char *keep_first; /* NULL, or 1 where an id decoded first keeps the next token first */
     char *pool;
 } PieceTable;
 
@@ -95,9 +98,10 @@ piece_table_clear(PieceTable *self)
     PyMem_Free(self->skipped);
     PyMem_Free(self->byte_first);
     PyMem_Free(self->byte_later);
+    PyMem_Free(self->keep_first);
     PyMem_Free(self->pool);
     self->first_at = self->later_at = NULL;
-    self->present = self->skipped = self->byte_first = self->byte_later = NULL;
+    self->present = self->skipped = self->byte_first = self->byte_later = self->keep_first = NULL;
     self->invalid = 0;
     self->pool = NULL;
     self->n = 0;
@@ -126,12 +130,12 @@ piece_table_fill(PieceTable *self, PyObject *pieces, const char *name, Py_ssize_
 static int
 PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", NULL};
+    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", "keep_first", NULL};
     PyObject *first, *later;
-    Py_buffer skipped, byte_first = {0}, byte_later = {0};
+    Py_buffer skipped, byte_first = {0}, byte_later = {0}, keep_first = {0};
     int invalid = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
-                                     &skipped, &invalid, &byte_first, &byte_later))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
+                                     &skipped, &invalid, &byte_first, &byte_later, &keep_first))
         return -1;
     piece_table_clear(self);
     Py_ssize_t n = PyList_GET_SIZE(first), size = 0, used = 0;
@@ -143,6 +147,10 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
     }
     if (invalid < 0 || invalid > 2 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
         PyErr_Format(PyExc_ValueError, "invalid must be 0, 1 or 2, with 2 byte_first and byte_later of %zd entries", n);
+        goto done;
+    }
+    if (keep_first.len != 0 && keep_first.len != n) {
+        PyErr_Format(PyExc_ValueError, "keep_first must be empty or have %zd entries, got %zd", n, keep_first.len);
         goto done;
     }
     self->invalid = invalid;
@@ -176,6 +184,14 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
         memcpy(self->byte_first, byte_first.buf, (size_t)n);
         memcpy(self->byte_later, byte_later.buf, (size_t)n);
     }
+    if (keep_first.len) {
+        self->keep_first = PyMem_Malloc((size_t)n);
+        if (!self->keep_first) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(self->keep_first, keep_first.buf, (size_t)n);
+    }
     if (piece_table_fill(self, first, "first", self->first_at, &used) < 0 ||
         piece_table_fill(self, later, "later", self->later_at, &used) < 0)
         goto done;
@@ -185,6 +201,7 @@ done:
     PyBuffer_Release(&skipped);
     if (byte_first.obj) PyBuffer_Release(&byte_first);
     if (byte_later.obj) PyBuffer_Release(&byte_later);
+    if (keep_first.obj) PyBuffer_Release(&keep_first);
     return status;
 }
 
@@ -277,7 +294,7 @@ piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char *
         if (reserve(buffer, capacity, length + size) < 0) goto fail;
         memcpy(*buffer + length, self->pool + at[id], (size_t)size);
         length += size;
-        first = 0;
+        if (!self->keep_first || !self->keep_first[id]) first = 0;
     }
     Py_DECREF(seq);
     if (run >= 0 && end_byte_run(buffer, capacity, run, &length) < 0) return NULL;

@@ -19,14 +19,14 @@ import re
 from bisect import bisect_right
 from itertools import accumulate
 
-import regex
+from kvec import hf_unicode
 
 __all__ = ["AddedToken", "AddedVocabulary"]
 
 _OPTIONS = ("single_word", "lstrip", "rstrip", "normalized", "special")
-# Hugging Face's regex crate: \w and \s are Unicode's word characters and White_Space
-_is_word_char = regex.compile(r"[\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}]").fullmatch
-_is_space = regex.compile(r"\p{White_Space}").fullmatch
+# as in Hugging Face: single_word looks for the regex crate's \w, lstrip and rstrip take Rust's whitespace
+_is_word_char = hf_unicode.is_word
+_is_space = hf_unicode.is_whitespace
 
 
 class AddedToken:

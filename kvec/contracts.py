@@ -582,6 +582,11 @@ class PieceDecoder(Decoder):
         """With ``invalid_utf8 = "runs"``: True where ``token`` stands for one raw byte there."""
         return False
 
+    def keeps_first(self, token: str) -> bool:
+        """True where ``token``, decoded first, leaves the next token first too (a token that adds
+        nothing there, as sentencepiece's control pieces); False by default."""
+        return False
+
     def finish(self, text: str) -> str:
         """The last touch to the text of the tokens' bytes (none by default)."""
         return text
@@ -594,13 +599,12 @@ class PieceDecoder(Decoder):
         return [self.decode(tokens)]
 
     def decode(self, tokens: list[str]) -> str:
-        if self.invalid_utf8 != "runs":
-            data = b"".join(self.token_bytes(token, position == 0) for position, token in enumerate(tokens))
-            return self.finish(utf8_text(data, self.invalid_utf8))
-        parts, run = [], bytearray()
-        for position, token in enumerate(tokens):
-            data = self.token_bytes(token, position == 0)
-            if self.is_byte_token(token, position == 0):
+        parts, run, first = [], bytearray(), True
+        for token in tokens:
+            data = self.token_bytes(token, first)
+            byte_token = self.invalid_utf8 == "runs" and self.is_byte_token(token, first)
+            first = first and self.keeps_first(token)
+            if byte_token:
                 run += data
                 continue
             if run:
@@ -609,4 +613,4 @@ class PieceDecoder(Decoder):
             parts.append(data)
         if run:
             parts.append(byte_run_text(bytes(run)).encode("utf-8"))
-        return self.finish(utf8_text(b"".join(parts)))
+        return self.finish(utf8_text(b"".join(parts), "lossy" if self.invalid_utf8 == "runs" else self.invalid_utf8))

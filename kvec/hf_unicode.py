@@ -1,9 +1,9 @@
 """Hugging Face ``tokenizers``' Unicode: the character classes, decompositions and case mappings that
 ``tokenizers`` 0.23 applies, which come from other Unicode versions than Python's and differ from one
 component to the next. kvec's components named after Hugging Face's classify code points with these
-(``BertNormalizer``, ``BertPreTokenizer``, ``Punctuation``, ``Digits``, ``Lowercase``, ``StripAccents``,
-``NFD``, ``NFKD``, ``NFC``, ``NFKC``), so a pipeline read from a ``tokenizer.json`` gives Hugging Face's
-ids on every code point.
+(``BertNormalizer``, ``BertPreTokenizer``, ``Whitespace``, ``Punctuation``, ``Digits``, ``Lowercase``,
+``StripAccents``, ``NFD``, ``NFKD``, ``NFC``, ``NFKC``, ``AddedToken(single_word=True)``), so a pipeline
+read from a ``tokenizer.json`` gives Hugging Face's ids on every code point.
 
 =================================================  =====================================  =======
 what                                               tokenizers takes it from               Unicode
@@ -12,6 +12,8 @@ control (Cc, Cf, Co), punctuation (P*),            the ``unicode_categories`` cr
 nonspacing marks (Mn)
 decompositions, compositions, combining classes,   ``unicode-normalization-alignments``    9.0.0
 marks (M*)                                         0.1.12
+word characters (``\\w``: Alphabetic, M*, Nd,     the ``regex`` crate's regex-syntax     16.0.0
+Pc, Join_Control)                                  0.8.5
 whitespace, lowercase, numbers                     Rust's ``char`` (its 0.23 wheels)       17.0.0
 =================================================  =====================================  =======
 
@@ -42,6 +44,7 @@ __all__ = [
     "NUMBER",
     "PUNCTUATION",
     "WHITE_SPACE",
+    "WORD",
     "combining",
     "compose",
     "decompose",
@@ -52,13 +55,14 @@ __all__ = [
     "is_numeric",
     "is_punctuation",
     "is_whitespace",
+    "is_word",
     "lower",
     "lowercase",
     "normalize",
     "remove_nonspacing_marks",
 ]
 
-_CONTROL, _PUNCTUATION, _NONSPACING, _MARK, _ASSIGNED, _WHITE_SPACE, _NUMBER = (1 << i for i in range(7))
+_CONTROL, _PUNCTUATION, _NONSPACING, _MARK, _ASSIGNED, _WHITE_SPACE, _NUMBER, _WORD = (1 << i for i in range(8))
 Form = Literal["NFD", "NFKD", "NFC", "NFKC"]
 _ASCII_PUNCTUATION = "!-/:-@[-`{-~"  # Rust's char::is_ascii_punctuation, as ranges
 
@@ -78,6 +82,9 @@ def _class_body(ranges: list[tuple[int, int]]) -> str:
 
 #: the inside of a ``regex`` character class: Rust's ``char::is_whitespace`` (White_Space, Unicode 17.0.0)
 WHITE_SPACE = _class_body(_ranges(data.WHITE_SPACE_17))
+#: the inside of a ``regex`` character class: the ``regex`` crate's ``\w`` (Unicode 16.0.0's Alphabetic,
+#: M*, Nd, Pc and Join_Control), as ``Whitespace`` and ``AddedToken(single_word=True)`` use it
+WORD = _class_body(_ranges(data.WORD_16))
 #: the inside of a ``regex`` character class: what BERT's pre-tokenizer and ``Punctuation`` isolate,
 #: ASCII punctuation (Rust's ``is_ascii_punctuation``: every ASCII symbol) and Unicode 8.0.0's P*
 PUNCTUATION = _ASCII_PUNCTUATION.replace("[", "\\[") + _class_body(_ranges(data.PUNCTUATION_8))
@@ -99,6 +106,7 @@ def _flags() -> bytes:
         (_ASSIGNED, data.ASSIGNED_9),
         (_WHITE_SPACE, data.WHITE_SPACE_17),
         (_NUMBER, data.NUMBER_17),
+        (_WORD, data.WORD_16),
     ):
         for first, last in _ranges(text):
             flags[first : last + 1] |= bit
@@ -134,6 +142,11 @@ def is_assigned_9(char: str) -> bool:
 def is_whitespace(char: str) -> bool:
     """Rust's ``char::is_whitespace``: White_Space in Unicode 17.0.0."""
     return bool(_flags()[ord(char)] & _WHITE_SPACE)
+
+
+def is_word(char: str) -> bool:
+    """The ``regex`` crate's ``\\w``: Alphabetic, M*, Nd, Pc or Join_Control in Unicode 16.0.0."""
+    return bool(_flags()[ord(char)] & _WORD)
 
 
 def is_numeric(char: str) -> bool:

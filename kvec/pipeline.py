@@ -1002,7 +1002,10 @@ class Pipeline(Conveniences):
                     byte_later = bytes(t is not None and pieces.is_byte_token(t, False) for t in by_id)
             special = added.special
             skipped = bytes(t is not None and t in special for t in by_id)
-            table = PieceTable(first, later, skipped, invalid, byte_first, byte_later)
+            keep_first = b""
+            if pieces is not None and type(pieces).keeps_first is not PieceDecoder.keeps_first:
+                keep_first = bytes(t is not None and pieces.keeps_first(t) for t in by_id)
+            table = PieceTable(first, later, skipped, invalid, byte_first, byte_later, keep_first)
         self.__dict__["_decode_table"] = (key, table, pieces)
         return table
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import regex
 
@@ -207,19 +207,42 @@ class _CharClassWords(_RegexWords):
         return WordTable(self.char_classes())
 
 
-class Whitespace(_CharClassWords):
-    """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``.
+class _ClassLetterWords(_CharClassWords):
+    """A pre-tokenizer whose ``_pattern`` runs over the text's class letters (:func:`char_classes.letters`),
+    not the text: fast however many ranges its classes have. Its classes depend on its type alone."""
+
+    def pre_tokenize(self, text, first=True):
+        return [Piece(text[a:b], a) for a, b in self._spans(text)]
+
+    def split_words(self, text, first=True):
+        return [text[a:b] for a, b in self._spans(text)]
+
+    def _spans(self, text):
+        return [m.span() for m in self._pattern.finditer(text.translate(_class_letters(type(self))))]
+
+
+@cache
+def _class_letters(kind):
+    """The class letters of a :class:`_ClassLetterWords` type, worked out once."""
+    return char_classes.letters(kind.char_classes())
+
+
+class Whitespace(_ClassLetterWords):
+    """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``, with Hugging Face's
+    classes: ``\\w`` of Unicode 16.0.0 and ``\\s`` of Unicode 17.0.0 (see :mod:`kvec.hf_unicode`).
 
     Example:
         >>> [p.text for p in Whitespace().pre_tokenize("Hi, there!")]
         ['Hi', ',', 'there', '!']
     """
 
-    _pattern = regex.compile(r"\w+|[^\w\s]+")
+    _pattern = regex.compile("2+|3+")  # over the text's class letters: word characters, other non-spaces
 
     @staticmethod
     def char_classes():
-        return char_classes.table(dropped=r"\s", runs=(r"[^\w\s]",))
+        return char_classes.table(
+            dropped=f"[{hf_unicode.WHITE_SPACE}]", runs=(f"[^{hf_unicode.WORD}{hf_unicode.WHITE_SPACE}]",)
+        )
 
 
 class WhitespaceSplit(_CharClassWords):
@@ -237,7 +260,7 @@ class WhitespaceSplit(_CharClassWords):
         return char_classes.table(dropped=r"\s")
 
 
-class BertPreTokenizer(_CharClassWords):
+class BertPreTokenizer(_ClassLetterWords):
     """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
     punctuation or ASCII symbol) is a word of its own. The classes are Hugging Face's (whitespace of
     Unicode 17.0.0, punctuation of Unicode 8.0.0: see :mod:`kvec.hf_unicode`).
@@ -252,15 +275,6 @@ class BertPreTokenizer(_CharClassWords):
     @staticmethod
     def char_classes():
         return char_classes.table(dropped=f"[{hf_unicode.WHITE_SPACE}]", alone=f"[{hf_unicode.PUNCTUATION}]")
-
-    def pre_tokenize(self, text, first=True):
-        return [Piece(text[a:b], a) for a, b in self._spans(text)]
-
-    def split_words(self, text, first=True):
-        return [text[a:b] for a, b in self._spans(text)]
-
-    def _spans(self, text):
-        return [m.span() for m in self._pattern.finditer(text.translate(char_classes.letters(self.char_classes())))]
 
 
 # HF's classes (kvec.hf_unicode): ASCII symbols and Unicode 8.0.0's punctuation; Rust's char::is_numeric

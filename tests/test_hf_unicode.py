@@ -10,6 +10,7 @@ is narrowed down to the code points that differ."""
 import pytest
 
 from kvec import hf_unicode, normalizers, pretokenizers
+from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.normalizers import BertNormalizer
 from kvec.pipeline import Pipeline
@@ -82,6 +83,16 @@ def test_an_unassigned_code_point_is_an_unknown_token_on_every_path():
     assert [e.tokens for e in bert.encode_batch(texts)] == expected
 
 
+def test_word_characters_are_unicode_16s():
+    # U+088F became a letter in Unicode 17, U+0897 a mark in 16; the regex crate HF uses has 16.0.0
+    assert [p.text for p in pretokenizers.Whitespace().pre_tokenize("a\u0897b a\u088fb")] == [
+        "a\u0897b",
+        "a",
+        "\u088f",
+        "b",
+    ]
+
+
 def test_each_table_is_of_its_unicode_version():
     # a few values of each table, from the Unicode data of each version
     assert (
@@ -146,6 +157,7 @@ def test_normalizers_named_after_hfs_on_every_code_point_equal_hf(name):
         ("Digits", ()),
         ("Digits", (True,)),
         ("WhitespaceSplit", ()),
+        ("Whitespace", ()),
     ],
 )
 def test_pre_tokenizers_named_after_hfs_on_every_code_point_equal_hf(name, args):
@@ -161,14 +173,34 @@ def test_pre_tokenizers_named_after_hfs_on_every_code_point_equal_hf(name, args)
         assert same(text), differing(chunk, same)
 
 
+def test_single_word_added_tokens_on_every_code_point_equal_hf():
+    """``AddedToken(single_word=True)`` matches where no word character (the regex crate's ``\\w``)
+    touches it, on either side; ``lstrip``/``rstrip`` take Rust's whitespace."""
+    hf = pytest.importorskip("tokenizers")
+    theirs = hf.Tokenizer(hf.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    theirs.add_tokens([hf.AddedToken("ab", single_word=True, lstrip=True, rstrip=True)])
+    ours = from_tokenizer_json_str(theirs.to_str())
+    assert [t.single_word for t in ours.get_added_tokens_decoder().values()] == [True]
+
+    def text_of(c):
+        return f"{chr(c)}ab x ab{chr(c)} x {chr(c)} ab {chr(c)}"
+
+    def same(text):
+        expected = theirs.encode(text, add_special_tokens=False)
+        got = ours.encode(text, add_special_tokens=False)
+        return got.ids == expected.ids and got.offsets == expected.offsets
+
+    for chunk in chunks(size=512):
+        text = " | ".join(map(text_of, chunk))
+        assert same(text), [f"U+{c:04X}" for c in chunk if not same(text_of(c))][:10]
+
+
 @pytest.fixture(scope="module")
 def bert_json():
     """An uncased BERT WordPiece tokenizer of tokenizers whose vocabulary holds every character its
     normalizer gives for the code points below U+20000, alone and as a continuation, and kvec's
     pipeline read from its tokenizer.json."""
     hf = pytest.importorskip("tokenizers")
-    from kvec.interop.huggingface import from_tokenizer_json_str
-
     normalizer = hf.normalizers.BertNormalizer()
     chars = sorted(set(normalizer.normalize_str(" ".join(chr(c) for c in CODE_POINTS if c < 0x20000))) - {" "})
     tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", *chars, *("##" + c for c in chars)]

@@ -21,7 +21,9 @@ CONFIGS = {
     "unigram_bytes_digits": dict(model_type="unigram", byte_fallback=True, split_digits=True),
     "unigram_identity": dict(model_type="unigram", normalization_rule_name="identity", remove_extra_whitespaces=False),
     "unigram_symbols": dict(model_type="unigram", user_defined_symbols=["<mask>", "Hello"]),
+    "unigram_bytes_no_prefix": dict(model_type="unigram", byte_fallback=True, add_dummy_prefix=False),
     "bpe": dict(model_type="bpe"),
+    "bpe_bytes_spaces_kept": dict(model_type="bpe", byte_fallback=True, remove_extra_whitespaces=False),
     "bpe_bytes_symbols": dict(model_type="bpe", byte_fallback=True, user_defined_symbols=["<mask>"]),
 }
 EXTRA = ["  ", "\t", "１２", "Ａ", "ﬁ", "①", "<s>", "</s>", "<mask>", "Hello", "▁", "...", ">>>", "中文", "😀"]
@@ -53,8 +55,7 @@ def test_ids_equal_sentencepiece(pair, texts):
     for text in texts:
         ids = ours.encode(text).ids
         assert ids == sp.encode(text)
-        if sp.unk_id() not in ids:  # sentencepiece writes an unknown piece as " ⁇ ", kvec as its token
-            assert ours.decode(ids) == sp.decode(ids)
+        assert ours.decode(ids) == sp.decode(ids)
     assert [e.ids for e in ours.encode_batch(texts)] == sp.encode(texts)
 
 
@@ -104,3 +105,16 @@ def test_normalized_text_and_offsets_equal_sentencepiece(pair, texts):
         normalized = ours.normalizer.normalize(Normalized.of(text))
         assert normalized.text == expected
         assert [start for start, _ in normalized.spans] == offsets[: len(expected)]
+
+
+@settings(max_examples=120)
+@given(data=st.data())
+def test_any_ids_decode_as_sentencepiece(pair, data):
+    """Any id sequence, not only encodings: leading ``▁`` pieces, byte pieces first, control and unknown
+    pieces."""
+    sp, ours, _ = pair
+    ids = st.integers(0, sp.get_piece_size() - 1)
+    spaces = [sp.piece_to_id(piece) for piece in ("▁", "▁▁", "<0x20>") if not sp.is_unknown(sp.piece_to_id(piece))]
+    row = data.draw(st.lists(st.one_of(ids, st.sampled_from(spaces)) if spaces else ids, max_size=8))
+    assert ours.decode(row) == sp.decode(row)
+    assert ours.decode_batch([row, row[::-1]]) == sp.decode([row, row[::-1]])

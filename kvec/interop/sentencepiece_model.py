@@ -13,6 +13,7 @@ import base64
 import os
 
 from kvec import decoders, normalizers, pretokenizers
+from kvec.decoders.pieces import UNK_SURFACE
 from kvec.errors import FormatError
 from kvec.interop.protobuf import as_float, as_int32, last, read_message
 from kvec.models import BPE, Unigram
@@ -104,7 +105,13 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
     tokenizer = Pipeline(
         subwords,
         pre_tokenizer=words,
-        decoder=decoders.SentencePiece(add_dummy_prefix=normalizer.add_dummy_prefix),
+        decoder=decoders.SentencePiece(
+            add_dummy_prefix=normalizer.add_dummy_prefix,
+            remove_extra_whitespaces=normalizer.remove_extra_whitespaces,
+            control_tokens=[piece for piece, _, kind in pieces if kind == CONTROL],
+            unk_token=pieces[unk_id][0] if 0 <= unk_id < len(pieces) else None,
+            unk_surface=_text(last(trainer, 44, UNK_SURFACE.encode("utf-8"), path), "unk_surface", path),
+        ),
         normalizer=normalizer,
     )
     if symbols and model_type == BPE_TYPE:  # a Unigram lattice holds them with their bonus instead
@@ -123,6 +130,13 @@ def _refuse_unsupported(trainer, spec, denormalizer, path):
         raise FormatError(path, "treat_whitespace_as_suffix=true is not supported (kvec puts ▁ before words)")
     if denormalizer and (last(denormalizer, 2, b"", path) or last(denormalizer, 6, b"", path)):
         raise FormatError(path, "a denormalizer_spec (decoding rules) is not supported")
+
+
+def _text(data, field, path):
+    try:
+        return data.decode("utf-8")
+    except (UnicodeDecodeError, AttributeError):
+        raise FormatError(path, f"{field} is not UTF-8 text") from None
 
 
 def _bpe(pieces, unk_id, byte_fallback):
