@@ -15,7 +15,7 @@ Three inputs, each trained on and then encoded by every kind of tokenizer:
   runs ``encode_batch`` on chunks of 10,000 lines.
 
 Every case runs in a fresh process, so its peak resident memory (``ru_maxrss``) is its own. Printed per
-case: the seconds to train and to encode, the peak RSS, the bound of the README's memory formula for
+case: the seconds to train and to encode, the peak RSS, the bound of the memory formula of docs/benchmarks.md for
 that input (``formula``: baseline + 40 MB + 200 bytes per character of the distinct words + 256 bytes
 per distinct character), ids per character, and ``ok`` when the measured peak is within the bound.
 Tokenizers have 2000 tokens (1300 for Unigram on distinct-chars, whose pieces run out) and spell rare
@@ -199,7 +199,7 @@ def _stream_vocabulary():
 
 
 def formula_mb(base, word_chars, distinct_chars):
-    """The README's bound on peak memory while training and encoding: the baseline, 40 MB of caches
+    """The bound on peak memory of docs/benchmarks.md while training and encoding: the baseline, 40 MB of caches
     and work space, 200 bytes per character of the distinct words and 256 bytes per distinct
     character. The length of the stream does not enter it."""
     return base + 40 + (200 * word_chars + 256 * distinct_chars) / MB

@@ -1,9 +1,13 @@
-import atexit
 import os
-import shutil
-import tempfile
 
 from hypothesis import HealthCheck, settings
+
+from tests.isolation import isolate_this_run
+
+# HOME, the XDG folders, Keras', matplotlib's and kvec's folders and TMPDIR (jieba's cache) point into
+# one temporary folder of this run, removed at exit, before any test imports keras, matplotlib or jieba:
+# the suite writes nothing outside its temporary folders. Subprocesses inherit the variables.
+isolate_this_run()
 
 # CI runs derandomized so a red build is reproducible; locally hypothesis explores freely.
 settings.register_profile(
@@ -11,9 +15,3 @@ settings.register_profile(
 )
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
-
-# kvec's cache (jieba's dictionary, the TensorFlow op library) goes to a folder of this run, not the
-# user's: the suite writes nothing outside its temporary folders. Subprocesses inherit it.
-if not os.environ.get("KVEC_CACHE_DIR"):
-    os.environ["KVEC_CACHE_DIR"] = tempfile.mkdtemp(prefix="kvec-test-cache-")
-    atexit.register(shutil.rmtree, os.environ["KVEC_CACHE_DIR"], ignore_errors=True)

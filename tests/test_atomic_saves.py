@@ -4,13 +4,18 @@ Each writer runs in a subprocess that replaces an old file (version A) with a ne
 killed with SIGKILL: at fixed points (in the middle of writing, before the fsync, before the rename)
 and, in a second test, after random delays while it rewrites the file in a loop. The target must then
 hold exactly A or B.
+
+Saved files get the permissions of an ordinary write: a new file 0o666 less the umask, a replaced file
+its old mode.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -191,3 +196,130 @@ def test_the_layer_writes_its_assets_atomically(tmp_path, monkeypatch):
         layer.save_assets(str(tmp_path))
     assert asset.read_bytes() == before
     assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
+
+
+# ---- permissions ----------------------------------------------------------------------------------
+
+
+def small_pipeline():
+    from kvec.models import WordPiece
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import Whitespace
+
+    return Tokenizer(WordPiece({"[UNK]": 0, "a": 1, "##b": 2}), pre_tokenizer=Whitespace())
+
+
+def write_text(path):
+    with atomic_write(path) as f:
+        f.write("text")
+
+
+def write_bytes(path):
+    with atomic_write(path, binary=True) as f:
+        f.write(b"\x00bytes")
+
+
+def save_tokenizer_json(path):
+    from kvec.interop import save_tokenizer_json
+
+    save_tokenizer_json(small_pipeline(), path)
+
+
+SAVES = {
+    "atomic_write": write_text,
+    "atomic_write_binary": write_bytes,
+    "Tokenizer.save": lambda path: small_pipeline().save(path),
+    "save_tokenizer_json": save_tokenizer_json,
+}
+
+
+@contextlib.contextmanager
+def umask(value):
+    previous = os.umask(value)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def octal(value):
+    return f"{value:04o}"
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.mark.parametrize("save", SAVES)
+@pytest.mark.parametrize("mask, expected", [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)], ids=octal)
+def test_a_new_file_gets_the_mode_the_umask_gives(save, mask, expected, tmp_path):
+    path = tmp_path / "new.json"
+    with umask(mask):
+        SAVES[save](path)
+        with open(tmp_path / "plain.txt", "w") as f:  # what an ordinary write gives under this umask
+            f.write("x")
+    assert mode(path) == expected
+    assert mode(path) == mode(tmp_path / "plain.txt")
+    assert sorted(os.listdir(tmp_path)) == ["new.json", "plain.txt"]
+
+
+@pytest.mark.parametrize("save", SAVES)
+@pytest.mark.parametrize(
+    "mask, old_mode",
+    [(0o022, 0o644), (0o077, 0o644), (0o077, 0o640), (0o022, 0o600), (0o022, 0o664), (0o077, 0o755)],
+    ids=octal,
+)
+def test_a_replaced_file_keeps_its_mode(save, mask, old_mode, tmp_path):
+    path = tmp_path / "kept.json"
+    path.write_text("old")
+    os.chmod(path, old_mode)
+    with umask(mask):
+        SAVES[save](path)
+    assert path.read_text(encoding="utf-8", errors="replace") != "old"
+    assert mode(path) == old_mode
+    assert os.listdir(tmp_path) == ["kept.json"]
+
+
+def test_set_user_and_group_ids_do_not_pass_to_new_content(tmp_path):
+    path = tmp_path / "tool"
+    path.write_text("old")
+    os.chmod(path, 0o6755)
+    write_text(path)
+    assert mode(path) == 0o755
+
+
+def test_the_umask_is_never_changed_to_be_read(tmp_path, monkeypatch):
+    # os.umask sets the mask of every thread of the process: reading it that way races with them
+    def no_umask(mask):
+        raise AssertionError("atomic_write called os.umask")
+
+    monkeypatch.setattr(os, "umask", no_umask)
+    write_text(tmp_path / "a.txt")
+    small_pipeline().save(tmp_path / "b.json")
+    assert (tmp_path / "a.txt").read_text() == "text"
+
+
+def test_a_temporary_name_in_use_is_skipped(tmp_path, monkeypatch):
+    import kvec.atomic
+
+    names = iter(["taken", "taken", "free"])
+    monkeypatch.setattr(kvec.atomic.secrets, "token_hex", lambda n: next(names))
+    (tmp_path / ".kvec-taken.tmp").write_text("someone else's")
+    write_text(tmp_path / "target.txt")
+    assert (tmp_path / ".kvec-taken.tmp").read_text() == "someone else's"
+    assert (tmp_path / "target.txt").read_text() == "text"
+    assert sorted(os.listdir(tmp_path)) == [".kvec-taken.tmp", "target.txt"]
+
+
+@pytest.mark.parametrize("old_mode", [0o600, 0o640], ids=octal)
+def test_new_content_is_never_more_readable_than_the_file_it_replaces(old_mode, tmp_path):
+    path = tmp_path / "private.json"
+    path.write_text("old")
+    os.chmod(path, old_mode)
+    with umask(0o022):
+        with atomic_write(path) as f:
+            (temporary,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+            assert mode(temporary) == old_mode  # before any content is written
+            f.write("new")
+    assert mode(path) == old_mode
+    assert path.read_text() == "new"

@@ -1,6 +1,6 @@
-"""Every misuse the README documents raises the documented error.
+"""Every misuse the documentation lists raises the documented error.
 
-The README's "Errors" table is the specification: each row gives a call and the error it raises
+The table of ``docs/errors.md`` is the specification: each row gives a call and the error it raises
 (``Type: text``). This test reads the table, runs each call, and checks the exception (or warning) type
 and that its message contains the text.
 """
@@ -20,7 +20,7 @@ from kvec.presets import keras_subword
 from kvec.pretokenizers import Metaspace, Whitespace
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+ERRORS_PAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "errors.md")
 MARKER = "<!-- misuse table: tests/test_misuse_messages.py runs every row -->"
 
 
@@ -33,9 +33,9 @@ def code_span(cell):
 
 
 def documented_misuses():
-    with open(README, encoding="utf-8") as f:
+    with open(ERRORS_PAGE, encoding="utf-8") as f:
         text = f.read()
-    assert MARKER in text, "the README lost its misuse table"
+    assert MARKER in text, "docs/errors.md lost its misuse table"
     rows = []
     for line in text.split(MARKER, 1)[1].strip().splitlines()[2:]:
         if not line.startswith("|"):
