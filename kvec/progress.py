@@ -16,8 +16,18 @@ class _Silent:
         pass
 
 
-def progress_bar(enabled, total=None, initial=0, desc=None):
-    """A tqdm bar when ``enabled`` (a one-line notice on stderr if tqdm is missing), else a silent one."""
+def progress_bar(enabled, total=None, initial=0, desc=None, unit="it", unit_scale=False):
+    """A tqdm bar when ``enabled`` (a one-line notice on stderr if tqdm is missing), else a silent one.
+
+    ``total`` (None when unknown) gives the bar its percentage and time left; ``unit`` and
+    ``unit_scale`` are tqdm's (``unit="B", unit_scale=True`` counts bytes as kB, MB, ...).
+
+    Example:
+        >>> bar = progress_bar(False, total=10)
+        >>> bar.update(4)
+        >>> bar.n
+        4
+    """
     if not enabled:
         return _Silent(initial)
     try:
@@ -25,4 +35,4 @@ def progress_bar(enabled, total=None, initial=0, desc=None):
     except ImportError:
         print(f"{desc}: install tqdm to see progress", file=sys.stderr)
         return _Silent(initial)
-    return tqdm(total=total, initial=initial, desc=desc)
+    return tqdm(total=total, initial=initial, desc=desc, unit=unit, unit_scale=unit_scale)
