@@ -1,9 +1,13 @@
-"""Word counting on Apache Spark, for corpora no single machine should count (``pip install kvec[spark]``).
+"""kvec on Apache Spark (``pip install kvec[spark]``): count the words of a corpus, encode its texts into
+token ids, and write the ids as training shards, all on the executors.
 
-The executors split and count the words of their partitions; only the table of distinct words (each
-with its count and where it first occurs) reaches the driver, which orders it by first occurrence and
-spells it as :func:`kvec.trainers.counting.count_words` does. The result is the same dict, in the same
-order, as counting in one process, so any kvec trainer gives the same model:
+* :func:`count_words`: ``{word: count}`` in first-occurrence order, equal to counting in one process,
+  so a trainer on the driver gives the same model (:mod:`kvec.spark_counting`).
+* :func:`encode`: a DataFrame of token ids (and attention masks when padded) from any kvec tokenizer,
+  equal to the single-process ids, in the input's order (:mod:`kvec.spark_encoding`).
+* :func:`write_shards`: the encoded rows as TFRecord or Parquet files, read back for ``model.fit`` by
+  :func:`kvec.shards.batches_from_shards` or :func:`kvec.layers.shards.dataset_from_shards`
+  (:mod:`kvec.spark_shards`).
 
 .. code-block:: python
 
@@ -12,90 +16,25 @@ order, as counting in one process, so any kvec trainer gives the same model:
     from kvec.presets import keras_subword
 
     session = SparkSession.builder.getOrCreate()
+    corpus = session.read.parquet("hdfs:///corpus")                   # columns text, label
     tok, trainer = keras_subword("bpe", 32000)
-    counts = spark.count_words(session.read.text("hdfs:///corpus/*.txt"), tok)   # or an RDD of str
-    tok.train_from_counts(counts, trainer)
+    tok.train_from_counts(spark.count_words(corpus, tok, column="text"), trainer)
+    encoded = spark.encode(corpus, tok, column="text")                # label, input_ids
+    spark.write_shards(encoded, "/shared/shards", format="tfrecord")
+
+The executors need kvec (and pyarrow; TensorFlow to write TFRecord) in the Python that runs them
+(``PYSPARK_PYTHON``).
 """
 
-from __future__ import annotations
+try:  # the optional dependency, named before anything else needs it
+    import pyspark  # noqa: F401
+except ModuleNotFoundError as error:
+    raise ModuleNotFoundError(
+        f"kvec.spark needs pyspark, and {error.name} is not installed: pip install kvec[spark]", name=error.name
+    ) from error
 
-from typing import Any
+from kvec.spark_counting import count_words  # noqa: E402
+from kvec.spark_encoding import encode  # noqa: E402
+from kvec.spark_shards import write_shards  # noqa: E402
 
-from kvec.contracts import PreTokenizer
-from kvec.pipeline import Pipeline, TrainingWords
-from kvec.trainers.counting import spell_counts
-
-__all__ = ["count_words"]
-
-
-def count_words(
-    data: Any,
-    tokenizer: Pipeline | PreTokenizer | TrainingWords | None = None,
-    column: str | None = None,
-    spark: Any = None,
-) -> dict[str, int]:
-    """``{word: count}`` of the words of the texts in ``data``, in first-occurrence order.
-
-    Args:
-        data: an RDD of str; a DataFrame (its only string column, or ``column``); or a path, glob or
-            list of them, read as text files (one text per line) by ``spark`` (default: the active
-            session).
-        tokenizer: a :class:`kvec.pipeline.Pipeline` (its normalizer, pre-tokenizer and added tokens
-            decide the words, as in its own training) or a pre-tokenizer; None counts whole texts.
-        column: the DataFrame column holding the texts.
-        spark: the ``SparkSession`` for paths.
-    """
-    words = _words_of(tokenizer)
-    texts = _texts(data, column, spark)
-
-    def count_partition(rows):
-        found = {}  # word -> [count, (line, position) of its first occurrence]
-        for text, line in rows:
-            if not isinstance(text, str):
-                raise TypeError(f"texts[{line}] must be a str, got {type(text).__name__}")
-            split = ([text] if text else []) if words is None else words.split_words(text)
-            for position, word in enumerate(split):
-                entry = found.get(word)
-                if entry is None:
-                    found[word] = [1, (line, position)]
-                else:
-                    entry[0] += 1
-        return ((word, (count, first)) for word, (count, first) in found.items())
-
-    def combine(a, b):
-        return a[0] + b[0], min(a[1], b[1])
-
-    table = texts.zipWithIndex().mapPartitions(count_partition).reduceByKey(combine).collect()
-    table.sort(key=lambda item: item[1][1])
-    return spell_counts({word: count for word, (count, _) in table}, words)
-
-
-def _words_of(tokenizer):
-    """What splits and spells the words: a pipeline's training words, or a pre-tokenizer."""
-    if tokenizer is None:
-        return None
-    if isinstance(tokenizer, Pipeline):
-        return tokenizer.training_words()
-    if isinstance(tokenizer, (PreTokenizer, TrainingWords)):
-        return tokenizer
-    raise TypeError(f"tokenizer must be a kvec pipeline or a pre-tokenizer, got {type(tokenizer).__name__}")
-
-
-def _texts(data, column, spark):
-    """An RDD of str from what ``count_words`` accepts."""
-    from pyspark import RDD
-    from pyspark.sql import DataFrame, SparkSession
-
-    if isinstance(data, RDD):
-        return data
-    if isinstance(data, DataFrame):
-        if column is None:
-            strings = [f.name for f in data.schema.fields if f.dataType.typeName() == "string"]
-            if len(strings) != 1:
-                raise ValueError(f"the DataFrame has string columns {strings}: say which with column=")
-            column = strings[0]
-        return data.select(column).rdd.map(lambda row: row[0])
-    if isinstance(data, (str, list, tuple)):
-        session = spark or SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
-        return session.read.text(list(data) if not isinstance(data, str) else data).rdd.map(lambda row: row[0])
-    raise TypeError(f"data must be an RDD, a DataFrame or paths, got {type(data).__name__}")
+__all__ = ["count_words", "encode", "write_shards"]

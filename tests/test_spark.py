@@ -1,36 +1,22 @@
 """Word counting on Spark in local mode: the same counts, in the same order, as counting in one process,
 so a trainer gives the same model."""
 
-import shutil
-
 import pytest
 
 from kvec.presets import keras_subword
 from kvec.pretokenizers import ByteLevel, Whitespace
 from kvec.trainers.counting import count_words
+from tests.spark_session import shared_session, skip_without_spark
 from tests.support import TEXTS
 
-pyspark = pytest.importorskip("pyspark")
-if shutil.which("java") is None:
-    pytest.skip("Spark needs a Java runtime", allow_module_level=True)
-
-from pyspark.sql import SparkSession  # noqa: E402
+skip_without_spark()
 
 from kvec import spark as kvec_spark  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def session():
-    spark = (
-        SparkSession.builder.master("local[2]")
-        .appName("kvec-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    yield spark
-    spark.stop()
+    return shared_session()
 
 
 @pytest.mark.parametrize("splitter", ["pipeline", "byte_level", "whole_texts"])
