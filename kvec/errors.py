@@ -13,14 +13,76 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+#: The deepest nesting of arrays and objects a JSON document may have: serde_json's limit, so Hugging
+#: Face's tokenizers reads no deeper document either, and kvec's readers (some of them recursive) never
+#: meet one that exhausts Python's stack.
+MAX_JSON_DEPTH = 128
 
-def parse_json(text: str, source: str | os.PathLike[str], parse_float: Callable[[str], float] | None = None) -> Any:
-    """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON.
-    ``parse_float`` reads the numbers with a fraction or an exponent (as ``json.loads`` takes it)."""
+
+def parse_json(
+    text: str,
+    source: str | os.PathLike[str],
+    parse_float: Callable[[str], float] | None = None,
+    path_hint: str | None = None,
+) -> Any:
+    """The document in JSON ``text``; :class:`FormatError` naming ``source`` when it is not JSON, is
+    nested more than :data:`MAX_JSON_DEPTH` deep or holds an integer too long for Python to read.
+    ``parse_float`` reads the numbers with a fraction or an exponent (as ``json.loads`` takes it).
+    ``path_hint`` is added to the message when ``text`` is not JSON but looks like a file's path (a
+    string reader given a path): what to call instead.
+
+    Example:
+        >>> parse_json('{"a": [1, 2]}', "example")
+        {'a': [1, 2]}
+        >>> parse_json("[" * 1000 + "]" * 1000, "example")
+        Traceback (most recent call last):
+        ...
+        kvec.errors.FormatError: example: JSON nested more than 128 deep
+    """
     try:
-        return json.loads(text, parse_float=parse_float)
+        document = json.loads(text, parse_float=parse_float)
     except json.JSONDecodeError as e:
-        raise FormatError(source, f"not valid JSON ({e})") from None
+        problem = f"not valid JSON ({e})"
+        if path_hint is not None and looks_like_path(text):
+            problem = f"{problem}; {path_hint}"
+        raise FormatError(source, problem) from None
+    except RecursionError:
+        raise FormatError(source, f"JSON nested more than {MAX_JSON_DEPTH} deep") from None
+    except ValueError as e:  # an integer past Python's int-digit limit
+        raise FormatError(source, f"a number too long to read ({str(e).split(';')[0]})") from None
+    check_json_depth(document, source)
+    return document
+
+
+def check_json_depth(document: Any, source: str | os.PathLike[str]) -> None:
+    """:class:`FormatError` naming ``source`` when a parsed document's arrays and objects nest more
+    than :data:`MAX_JSON_DEPTH` deep (checked level by level, without recursion)."""
+    level, depth = [document], 0
+    while level:
+        level = [
+            child
+            for node in level
+            if type(node) is dict or type(node) is list
+            for child in (node.values() if type(node) is dict else node)
+            if type(child) is dict or type(child) is list
+        ]
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            raise FormatError(source, f"JSON nested more than {MAX_JSON_DEPTH} deep")
+
+
+def looks_like_path(text: str) -> bool:
+    """Whether ``text`` reads as a file's path rather than a JSON document: one short line that names
+    an existing file or ends with ``.json``."""
+    if not isinstance(text, str):
+        return False
+    candidate = text.strip()
+    if not candidate or len(candidate) > 4096 or "\n" in candidate or candidate[0] in "{[":
+        return False
+    try:
+        return candidate.lower().endswith(".json") or os.path.isfile(candidate)
+    except (OSError, ValueError):  # a name the system cannot look up (a NUL character, too long)
+        return False
 
 
 class KvecError(Exception):

@@ -45,7 +45,8 @@ from kvec.encoding import (
     pad_encodings,
     truncate_encodings,
 )
-from kvec.errors import FormatError
+from kvec.errors import FormatError, check_json_depth
+from kvec.models.base import MAX_ID
 from kvec.pipeline_conveniences import Conveniences
 from kvec.pretokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged
@@ -152,6 +153,45 @@ def _encoded_parts(encode, texts, n_threads):
         finally:
             for future in futures:
                 future.cancel()
+
+
+#: The longest encoding padding may make (``length``, ``pad_to_multiple_of``): a longer one could only
+#: exhaust memory, so a file asking for it is refused when it loads rather than failing on first use.
+LONGEST_PADDING = 1 << 24
+
+
+def _at_most(value, name, limit):
+    """``value``, checked to be at most ``limit``; the ``ValueError`` names the argument."""
+    if value > limit:
+        raise ValueError(f"{name} must be at most {limit}, got {value}")
+    return value
+
+
+def _batch(values: Any, method: str, name: str) -> list[Any]:
+    """``values`` (a list, a tuple or another iterable of the batch's items) as a list; ``TypeError``
+    naming ``method`` and the argument for one str or bytes (a text, not a batch) or a non-iterable."""
+    if isinstance(values, list):
+        return values
+    if not isinstance(values, (str, bytes, bytearray)):
+        try:
+            return list(values)
+        except TypeError:
+            pass
+    one = " (one text: use encode)" if isinstance(values, (str, bytes, bytearray)) and name == "texts" else ""
+    raise TypeError(f"{method}: {name} must be a list or tuple, got {type(values).__name__}{one}")
+
+
+def _ids(ids: Any, name: str) -> Sequence[Any]:
+    """One row of ids for decoding: a sequence as it is, another iterable as a list; ``TypeError``
+    naming the row when it is neither, or a str."""
+    if isinstance(ids, Sequence) and not isinstance(ids, str):
+        return ids
+    if not isinstance(ids, str):
+        try:
+            return list(ids)
+        except TypeError:
+            pass
+    raise TypeError(f"{name} must be a sequence of int ids, got {type(ids).__name__}")
 
 
 def _is_pair(item):
@@ -519,6 +559,8 @@ class Pipeline(Conveniences):
             (['a', 'b'], [['b', 'c']])
         """
         max_length, stride = non_negative_int(max_length, "max_length"), non_negative_int(stride, "stride")
+        _at_most(max_length, "max_length", MAX_ID)
+        _at_most(stride, "stride", MAX_ID)
         strategy, direction = one_of(strategy, "strategy", STRATEGIES), one_of(direction, "direction", DIRECTIONS)
         effective = max_length - self.num_special_tokens_to_add(False)
         if 0 <= effective < stride:  # below 0: no truncation at all (see _post_process)
@@ -560,9 +602,12 @@ class Pipeline(Conveniences):
         """
         direction = one_of(direction, "direction", DIRECTIONS)
         pad_id, pad_type_id = non_negative_int(pad_id, "pad_id"), non_negative_int(pad_type_id, "pad_type_id")
-        length = None if length is None else non_negative_int(length, "length")
+        _at_most(pad_id, "pad_id", MAX_ID)
+        _at_most(pad_type_id, "pad_type_id", MAX_ID)
+        length = None if length is None else _at_most(non_negative_int(length, "length"), "length", LONGEST_PADDING)
         if pad_to_multiple_of is not None:
             pad_to_multiple_of = non_negative_int(pad_to_multiple_of, "pad_to_multiple_of")
+            _at_most(pad_to_multiple_of, "pad_to_multiple_of", LONGEST_PADDING)
         if not isinstance(pad_token, str):
             raise TypeError(f"pad_token must be a str, got {type(pad_token).__name__}")
         self.__dict__["_padding"] = {
@@ -620,7 +665,7 @@ class Pipeline(Conveniences):
         """
         model = self._check_model()
         self._check_settings()
-        texts = texts if isinstance(texts, list) else list(texts)
+        texts = _batch(texts, "encode_batch", "texts")
         n_threads = _threads(n_threads)
         # pairs, or items that are wrong (encode names them), take the full path
         plain = not is_pretokenized and add_special_tokens is True and not set(map(type, texts)) - {str}
@@ -738,7 +783,8 @@ class Pipeline(Conveniences):
     ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """The ids of many texts as two int64 arrays, ``(values, row_lengths)``: text ``i``'s ids are
         the next ``row_lengths[i]`` values (``tf.RaggedTensor.from_row_lengths`` takes them as they
-        are). The ids equal ``[e.ids for e in encode_batch(texts)]``; texts may also be UTF-8 ``bytes``.
+        are). The ids equal ``[e.ids for e in encode_batch(texts)]``, truncated and padded as there; texts
+        may also be UTF-8 ``bytes``.
 
         Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
         ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, ``Metaspace``, a ``Sequence``
@@ -764,11 +810,16 @@ class Pipeline(Conveniences):
         """
         self._check_model()
         n_threads = _threads(n_threads)
-        texts = texts if isinstance(texts, list) else list(texts)
-        parts = self._native_parts(texts, n_threads)
+        texts = _batch(texts, "encode_ragged", "texts")
+        if set(map(type, texts)) - {str, bytes}:
+            for position, text in enumerate(texts):
+                if not isinstance(text, (str, bytes)):
+                    raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+        # truncation and padding shape the rows as encode_batch does (natively there too)
+        parts = None if self.truncation or self.padding else self._native_parts(texts, n_threads)
         if parts is None:
             strs = [_as_str(t) for t in texts]
-            return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs))])
+            return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs), n_threads=n_threads)])
         pieces, lengths = [], []
         for start, values, row_lengths, again in parts:
             values, row_lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
@@ -928,12 +979,14 @@ class Pipeline(Conveniences):
         token stands for (see :meth:`decode_batch`)."""
         table = self._piece_table()
         if table is not None:
-            return self._finish(table.decode([ids if isinstance(ids, Sequence) else list(ids)], skip_special_tokens))[0]
+            return self._finish(table.decode([_ids(ids, "ids")], skip_special_tokens))[0]
         # as in Hugging Face, a token is left out when it spells a special token, whatever its id
         special = self.added_vocabulary.special if skip_special_tokens else {}
         tokens = []
-        for position, token_id in enumerate(ids):
-            token = self.id_to_token(token_id)
+        for position, token_id in enumerate(_ids(ids, "ids")):
+            if not isinstance(token_id, (int, np.integer)):  # (a bool is an int, as in the C table)
+                raise TypeError(f"ids[{position}] must be an int, got {type(token_id).__name__}")
+            token = self.id_to_token(int(token_id))
             if token is None:
                 raise ValueError(f"ids[{position}] = {token_id!r} is not in the vocabulary")
             if token not in special:
@@ -954,11 +1007,12 @@ class Pipeline(Conveniences):
             >>> tok.decode_batch([[1, 2, 3], [1, 1]])
             ['unable!', 'un un']
         """
+        sequences = _batch(sequences, "decode_batch", "sequences")
+        rows = [_ids(ids, f"sequences[{position}]") for position, ids in enumerate(sequences)]
         table = self._piece_table()
         if table is not None:
-            rows = [ids if isinstance(ids, Sequence) else list(ids) for ids in sequences]
             return self._finish(table.decode(rows, skip_special_tokens))
-        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+        return [self.decode(ids, skip_special_tokens) for ids in rows]
 
     def _finish(self, texts):
         pieces = self.__dict__["_decode_table"][2]  # set with the table
@@ -996,7 +1050,7 @@ class Pipeline(Conveniences):
             else:
                 first = [None if t is None else pieces.token_bytes(t, True) for t in by_id]
                 later = [None if t is None else pieces.token_bytes(t, False) for t in by_id]
-                invalid = ("lossy", "bytes", "runs").index(pieces.invalid_utf8)
+                invalid = ("lossy", "bytes", "runs", "strict_bytes").index(pieces.invalid_utf8)
                 if invalid == 2:
                     byte_first = bytes(t is not None and pieces.is_byte_token(t, True) for t in by_id)
                     byte_later = bytes(t is not None and pieces.is_byte_token(t, False) for t in by_id)
@@ -1022,12 +1076,16 @@ class Pipeline(Conveniences):
     @classmethod
     def from_str(cls, text: str) -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_str` output (``kvec.errors.FormatError`` if it is corrupt)."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            hint = ": from_str takes the JSON string, not a path; use Pipeline.from_file(path)"
+            raise TypeError(f"text must be a str, got {type(text).__name__}{hint * isinstance(text, os.PathLike)}")
         return cls._from_stages(serialization.loads(text), "kvec tokenizer string")
 
     @classmethod
     def from_document(cls, document: Any, source: str = "kvec tokenizer document") -> Pipeline:
         """Rebuild a tokenizer from :meth:`to_document` output, parsed; a ``FormatError`` names
         ``source`` when it is not a valid document."""
+        check_json_depth(document, source)  # the readers of nested stages recurse
         return cls._from_stages(serialization.from_document(document, source), source)
 
     @classmethod

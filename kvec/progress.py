@@ -33,6 +33,6 @@ def progress_bar(enabled, total=None, initial=0, desc=None, unit="it", unit_scal
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        print(f"{desc}: install tqdm to see progress", file=sys.stderr)
+        print(f"{desc}: pip install kvec[cli] to see progress (tqdm)", file=sys.stderr)
         return _Silent(initial)
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, unit_scale=unit_scale)

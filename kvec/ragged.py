@@ -24,6 +24,25 @@ def rows_to_ragged(rows: Sequence[Sequence[int]]) -> tuple[NDArray[np.int64], ND
         >>> values.tolist(), row_lengths.tolist()
         ([5, 6, 7], [2, 0, 1])
     """
-    row_lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(row_lengths.sum()))
+    try:
+        row_lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        values = np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=int(row_lengths.sum()))
+    except (TypeError, ValueError, OverflowError):
+        _raise_bad_row(rows)
+        raise
     return values, row_lengths
+
+
+def _raise_bad_row(rows: Sequence[Sequence[int]]) -> None:
+    """``TypeError``/``ValueError`` naming the first row that is not a list of ids, or the first id that
+    is not an int64 (the rows were refused by NumPy, which names neither)."""
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
+        raise TypeError(f"rows must be a list of id lists, got {type(rows).__name__}")
+    for position, row in enumerate(rows):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise TypeError(f"rows[{position}] must be a list of int ids, got {type(row).__name__}")
+        for index, value in enumerate(row):
+            if not isinstance(value, (int, np.integer)):
+                raise TypeError(f"rows[{position}][{index}] must be an int id, got {type(value).__name__}")
+            if not -(2**63) <= value < 2**63:
+                raise ValueError(f"rows[{position}][{index}] = {value} does not fit an int64")

@@ -136,7 +136,7 @@ def from_document(document, source):
             "this is a Hugging Face tokenizer.json, not a kvec tokenizer file: load it with "
             "kvec.interop.huggingface.load_tokenizer_json",
         )
-    if version != FORMAT_VERSION:
+    if version != FORMAT_VERSION or isinstance(version, bool):  # (true == 1 in Python, not in JSON)
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
     stages = {}
     for stage in _STAGES:
@@ -188,7 +188,8 @@ def component(stage, entry, source):
     registry = _STAGES[stage]
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
         raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
-    cls = registry.get(entry.get("type"))
+    kind = entry.get("type")
+    cls = registry.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
     config = entry["config"]
@@ -208,12 +209,14 @@ def component(stage, entry, source):
         if issubclass(cls, _PATTERNED) and "pattern" in config:
             config = {**config, "pattern": _pattern(cls, config["pattern"])}
         return cls(**config)
-    except (TypeError, ValueError, AttributeError, KeyError) as e:
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as e:
         raise FormatError(source, f"invalid {stage} config ({e})") from None
 
 
 def loads(text, source="kvec tokenizer JSON string"):
-    return from_document(parse_json(text, source), source)
+    """The stages of a tokenizer in kvec's JSON ``text``; ``FormatError`` naming ``source``."""
+    hint = "Pipeline.from_str takes the JSON string, not a path; use Pipeline.from_file(path)"
+    return from_document(parse_json(text, source, path_hint=hint), source)
 
 
 def load(path):

@@ -18,6 +18,7 @@ a loaded tokenizer can be fitted further, and a failed ``fit_on_texts`` leaves t
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -28,13 +29,13 @@ from operator import is_not, itemgetter
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from kvec._encoder import id_rows
 from kvec._native import WordCounter, WordLookup, WordSplitter
 from kvec.chinese import Jieba
 from kvec.collector import collector_paused
 from kvec.contracts import Model
+from kvec.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword
@@ -52,13 +53,39 @@ __all__ = [
 
 # added to the default filters when a Jieba analyzer segments Chinese
 CHINESE_PUNCTUATION = "，。！？、；：“”‘’（）《》【】…—"
-MATRIX_MODES = ("binary", "count", "tfidf", "freq")
 
 _drop_none = partial(filter, partial(is_not, None))
 
 
 def _type_name(value):
     return type(value).__name__
+
+
+def _warn_unless_bool(value, name):
+    """A ``UserWarning`` naming ``name`` when a yes/no argument is not a bool. The legacy code reads any
+    value by its truth (``lower="no"`` lowercases), so kvec does too, and says so; a value that has no
+    truth (a NumPy array) is a ``TypeError``, where the legacy code fails later."""
+    if isinstance(value, (bool, np.bool_)):
+        return
+    try:
+        truth = bool(value)
+    except Exception:  # noqa: BLE001 (any error of __bool__ means the same: no truth value)
+        raise TypeError(f"{name} must be a bool, got {_type_name(value)}") from None
+    warnings.warn(
+        f"{name} should be a bool, got {_type_name(value)} {value!r:.40}: read as {truth}", UserWarning, stacklevel=3
+    )
+
+
+def _warn_if_one_text(texts, method):
+    """A ``UserWarning`` when ``texts`` is a single str: the legacy code reads it as a list of
+    one-character texts, and so does kvec."""
+    if isinstance(texts, str):
+        warnings.warn(
+            f"{method}: texts is one str, read as a list of its {len(texts)} characters (as Keras does); "
+            "pass [text] for one text",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -135,6 +162,7 @@ def text_to_word_sequence(text: str, filters: str = DEFAULT_FILTERS, lower: bool
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {_type_name(text)}")
+    _warn_unless_bool(lower, "lower")
     return _word_rule(filters, split).words(text, lower)
 
 
@@ -294,6 +322,8 @@ class Tokenizer:
             raise TypeError(f"analyzer must be a callable text -> tokens, got {_type_name(analyzer)}")
         if isinstance(document_count, bool) or not isinstance(document_count, (int, np.integer)):
             raise TypeError(f"document_count must be an int, got {_type_name(document_count)}")
+        _warn_unless_bool(lower, "lower")
+        _warn_unless_bool(char_level, "char_level")
         _word_rule(filters, split)  # validates both now rather than at the first text
 
         self.word_counts: OrderedDict[str, int] = OrderedDict()
@@ -397,6 +427,7 @@ class Tokenizer:
             >>> tok.word_index, tok.document_count
             ({'b': 1, 'a': 2, 'c': 3}, 2)
         """
+        _warn_if_one_text(texts, "fit_on_texts")
         if self.subword is not None and self.analyzer is None:
             texts = self._train_subword(texts)
         tokens = self._tokenize_function()
@@ -519,6 +550,7 @@ class Tokenizer:
                 f"this Tokenizer(subword={self.subword['kind']!r}) has no model yet: it trains one on the "
                 "first fit_on_texts, so call fit_on_texts before converting texts"
             )
+        _warn_if_one_text(texts, "texts_to_sequences")
         tokens = self._tokenize_function()
         lookup, oov_index, to_ids = self._ids_functions()
         native, lower = self._native_rule(), self.lower
@@ -601,17 +633,21 @@ class Tokenizer:
 
     # ---- matrices --------------------------------------------------------------------------------
 
-    def texts_to_matrix(self, texts: Iterable[str | list[str]], mode: str = "binary") -> NDArray[np.float64]:
+    def texts_to_matrix(self, texts: Iterable[str | list[str]], mode: str = "binary", sparse: bool = False) -> Any:
         """Convert texts to a ``(len(texts), num_words)`` float64 matrix.
 
         Args:
             texts: a list of strings (or of token lists).
             mode: one of ``"binary"``, ``"count"``, ``"tfidf"``, ``"freq"``.
+            sparse: return a ``scipy.sparse.csr_matrix`` of exactly the same values (``pip install
+                kvec[sparse]``): memory in proportion to each text's distinct words, not to ``num_words``.
 
         Example:
             >>> tok = Tokenizer()
             >>> tok.fit_on_texts(["a b b"])
             >>> tok.texts_to_matrix(["b b a"], mode="count")
+            array([[0., 2., 1.]])
+            >>> tok.texts_to_matrix(["b b a"], mode="count", sparse=True).toarray()
             array([[0., 2., 1.]])
         """
         if _all_str(texts) and not self.char_level:
@@ -620,16 +656,19 @@ class Tokenizer:
             if native is not None and lookup is not None and self.subword is None:  # ids straight from C
                 values, row_lengths = native.ids_ragged(texts, self.lower, WordLookup(lookup), oov_index)
                 ids, lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
-                return self._matrix(ids, lengths, mode)
-        return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode)
+                return self._matrix(ids, lengths, mode, sparse)
+        return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode, sparse=sparse)
 
-    def sequences_to_matrix(self, sequences: Sequence[Sequence[int]], mode: str = "binary") -> NDArray[np.float64]:
+    def sequences_to_matrix(
+        self, sequences: Sequence[Sequence[int]], mode: str = "binary", sparse: bool = False
+    ) -> Any:
         """Convert sequences of word indices to a ``(len(sequences), num_words)`` float64 matrix.
 
         Column ``j`` holds, for the word of index ``j``: 1 (``binary``), its count (``count``), its count
         divided by the sequence length (``freq``) or ``(1 + ln count) * ln(1 + documents / (1 +
         document frequency))`` (``tfidf``). Indices ``>= num_words`` are ignored. The width is
-        ``num_words``, or ``len(word_index) + 1`` when ``num_words`` is not set.
+        ``num_words``, or ``len(word_index) + 1`` when ``num_words`` is not set. With ``sparse``, a
+        ``scipy.sparse.csr_matrix`` of the same values (see :meth:`texts_to_matrix`).
 
         Example:
             >>> tok = Tokenizer(num_words=4)
@@ -640,7 +679,7 @@ class Tokenizer:
         if not hasattr(sequences, "__len__"):
             raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
         ids, lengths = _flatten_indices(sequences)
-        return self._matrix(ids, lengths, mode)
+        return self._matrix(ids, lengths, mode, sparse)
 
     def _matrix_width(self, mode):
         """The width of a matrix in ``mode`` (a ValueError when the mode cannot be built now)."""
@@ -657,36 +696,16 @@ class Tokenizer:
             raise ValueError("Fit the Tokenizer on some data before using tfidf mode.")
         return num_words
 
-    def _matrix(self, ids, lengths, mode):
+    def _matrix(self, ids, lengths, mode, sparse):
         """sequences_to_matrix of the indices ``ids``, ``lengths[i]`` of them for row ``i`` (int64)."""
-        num_words = self._matrix_width(mode)
-        rows = len(lengths)
-        x = np.zeros((rows, num_words))
-        row_of = np.repeat(np.arange(rows, dtype=np.int64), lengths)
-        kept = ids < num_words
-        cells = row_of[kept] * num_words + ids[kept]
-        flat = x.reshape(-1)
-        if mode == "binary":
-            flat[cells] = 1.0
-            return x
-        np.add.at(flat, cells, 1.0)
-        if mode == "count":
-            return x
-        counts = flat[cells]
-        if mode == "freq":
-            flat[cells] = counts / lengths[row_of[kept]]
-            return x
-        # tfidf, evaluated with the same scalar expressions as the legacy code so the floats match bit for bit
-        counts = counts.astype(np.int64)
-        term = _scalar_table(counts.max(initial=0), lambda c: 1 + np.log(c))[counts]
-        document_frequency = np.zeros(num_words, dtype=np.int64)
-        for j, df in self.index_docs.items():
-            if 0 <= j < num_words:
-                document_frequency[j] = df
-        documents = self.document_count
-        inverse = _map_unique(document_frequency, lambda df: np.log(1 + documents / (1 + df)))
-        flat[cells] = term * inverse[ids[kept]]
-        return x
+        width = self._matrix_width(mode)
+        document_frequency = None
+        if mode == "tfidf":
+            document_frequency = np.zeros(width, dtype=np.int64)
+            for j, df in self.index_docs.items():
+                if 0 <= j < width:
+                    document_frequency[j] = df
+        return count_matrix(ids, lengths, width, mode, document_frequency, self.document_count, bool(sparse))
 
     # ---- serialization ---------------------------------------------------------------------------
 
@@ -857,22 +876,6 @@ def _raise_bad_index(sequences):
     raise TypeError("sequences must contain int indices")
 
 
-def _scalar_table(largest, scalar_function):
-    """``table[c] == scalar_function(c)`` for ``1 <= c <= largest`` (small positive ints such as counts)."""
-    table = np.zeros(int(largest) + 1)
-    table[1:] = [scalar_function(c) for c in range(1, int(largest) + 1)]
-    return table
-
-
-def _map_unique(values, scalar_function):
-    """Apply ``scalar_function`` to each distinct value once (exactly the legacy scalar arithmetic)."""
-    if values.size == 0:
-        return np.zeros(0)
-    distinct, inverse = np.unique(values, return_inverse=True)
-    mapped = np.array([scalar_function(int(v)) for v in distinct], dtype=np.float64)
-    return mapped[inverse]
-
-
 # --------------------------------------------------------------------------------------------------
 # JSON
 
@@ -900,9 +903,11 @@ def tokenizer_from_json(json_string: str | bytes) -> Tokenizer:
             json_string = json_string.decode("utf-8")
         except UnicodeDecodeError as e:
             raise FormatError(source, f"not UTF-8 text ({e})") from None
+    if isinstance(json_string, os.PathLike):
+        raise TypeError(f"json_string must be a str, got {_type_name(json_string)}: {_TAKES_A_STRING}")
     if not isinstance(json_string, str):
         raise TypeError(f"json_string must be a str, got {_type_name(json_string)}")
-    document = parse_json(json_string, source)
+    document = parse_json(json_string, source, path_hint=_TAKES_A_STRING)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise FormatError(source, 'expected an object with a "config" object')
     config = dict(document["config"])
@@ -916,6 +921,15 @@ def tokenizer_from_json(json_string: str | bytes) -> Tokenizer:
         if isinstance(e, FormatError):
             raise
         raise FormatError(source, f"index keys must be integers ({e})") from None
+    # what the lookups and the counting rely on; the legacy code writes nothing else
+    for key, table, values in (
+        ("word_counts", word_counts, int),
+        ("word_docs", word_docs, int),
+        ("index_docs", index_docs, int),
+        ("index_word", index_word, str),
+        ("word_index", word_index, int),
+    ):
+        _check_table(table, key, values, source)
     analyzer = _analyzer_from_config(config.pop("analyzer", None), source)
     subword, model_ids = config.pop("subword", None), config.pop("model_ids", False)
     known = {"num_words", "filters", "lower", "split", "char_level", "oov_token", "document_count"}
@@ -938,6 +952,12 @@ def tokenizer_from_json(json_string: str | bytes) -> Tokenizer:
     tokenizer.word_index = word_index
     tokenizer.index_word = index_word
     return tokenizer
+
+
+_TAKES_A_STRING = (
+    "tokenizer_from_json takes the JSON string, not a path; use tokenizer_from_json(open(path).read()), "
+    "or kvec.load(path)"
+)
 
 
 def _analyzer_config(analyzer):
@@ -964,15 +984,34 @@ def _analyzer_from_config(entry, source):
     return None
 
 
+_INT64_MAX = 2**63 - 1
+
+
+def _check_table(table, key, values, source):
+    """``FormatError`` naming the entry of a loaded table whose value is not of type ``values`` (an int
+    from 0 to the int64 maximum, or a str)."""
+    found = set(map(type, table.values()))
+    if found <= {values} and (
+        values is str or not table or 0 <= min(table.values()) <= max(table.values()) <= _INT64_MAX
+    ):
+        return
+    for name, value in table.items():
+        if type(value) is not values:
+            wanted = "an int" if values is int else "a str"
+            raise FormatError(source, f'"{key}"[{name!r:.60}] must be {wanted}, got {_type_name(value)}')
+        if values is int and not 0 <= value <= _INT64_MAX:
+            raise FormatError(source, f'"{key}"[{name!r:.60}] = {value} is out of range (0 to {_INT64_MAX})')
+
+
 def _nested(config, key, source):
     if key not in config:
         raise FormatError(source, f'config has no "{key}"')
     value = config.pop(key)
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError as e:
-            raise FormatError(source, f'"{key}" is not valid JSON ({e})') from None
+            value = parse_json(value, source)
+        except FormatError as e:
+            raise FormatError(source, f'"{key}" is {e.problem}') from None
     if not isinstance(value, dict):
         raise FormatError(source, f'"{key}" must be a JSON object')
     return value

@@ -136,6 +136,20 @@ def test_encode_ragged_and_encode_batch_equal_encode(texts, normalizer, pre_toke
         assert values.tolist() == [i for ids in expected for i in ids]
 
 
+@given(texts=st.lists(TEXT, max_size=6), max_length=st.integers(0, 6), pad=st.booleans())
+def test_encode_ragged_truncates_and_pads_as_encode_batch(texts, max_length, pad):
+    tok = wordpiece_pipeline(normalizers.Lowercase(), BertPreTokenizer())
+    tok.enable_truncation(max_length)
+    if pad:
+        tok.enable_padding(pad_id=0)
+    expected = [e.ids for e in tok.encode_batch(texts)]
+    if not pad:  # padded rows reach the batch's longest instead
+        assert expected == [tok.encode(t).ids for t in texts]
+    values, row_lengths = tok.encode_ragged(texts)
+    assert row_lengths.tolist() == [len(ids) for ids in expected]
+    assert values.tolist() == [i for ids in expected for i in ids]
+
+
 def test_a_full_cache_starts_again_with_the_same_ids():
     calls = []
 

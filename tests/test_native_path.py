@@ -141,9 +141,10 @@ def test_a_word_the_capsule_leaves_to_python_raises_there():
         tok.encode_ragged(["ab x"])
 
 
-def test_a_model_with_an_id_past_int64_has_no_capsule():
-    assert WordPiece({"[UNK]": 0, "a": 2**70}).word_model() is None
-    assert WordPiece({"[UNK]": 0, "a": -1}).word_model() is None
+def test_a_model_with_an_id_outside_int32_is_refused_before_any_capsule():
+    for token_id in (2**70, 2**31, -1):
+        with pytest.raises(ValueError, match=r"vocab\['a'\] = .* is out of range: ids are 0 to 2147483647"):
+            WordPiece({"[UNK]": 0, "a": token_id})
 
 
 @pytest.mark.parametrize("prefix", [None, "##"])

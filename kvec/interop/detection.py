@@ -26,8 +26,8 @@ from typing import Any
 
 import regex
 
-from kvec.errors import FormatError
-from kvec.interop.huggingface import from_tokenizer_json_document
+from kvec.errors import FormatError, parse_json
+from kvec.interop.huggingface import load_tokenizer_json
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.interop.tiktoken_ranks import load_tiktoken
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
@@ -60,8 +60,8 @@ def load(path: str | os.PathLike[str]) -> Pipeline | Tokenizer:
     found, kind, document = _detect(path)
     if kind == "kvec":
         return Pipeline.from_document(document, str(found))
-    if kind == "tokenizer.json":
-        return from_tokenizer_json_document(document, found)
+    if kind == "tokenizer.json":  # read again, its numbers as tokenizers reads them (serde_json_float)
+        return load_tokenizer_json(found)
     if kind == "keras":
         return tokenizer_from_json(json.dumps(document))
     if kind == "sentencepiece":
@@ -137,17 +137,22 @@ def _as_text(head: bytes) -> str | None:
 
 def _is_json(found: Path) -> bool:
     try:
-        json.loads(found.read_text(encoding="utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        parse_json(found.read_text(encoding="utf-8-sig"), found)
+    except UnicodeDecodeError:
         return False
+    except FormatError as error:
+        if error.problem.startswith("not valid JSON"):
+            return False
+        raise  # JSON, but nested too deep or with too long a number
     return True
 
 
 def _json_format(found: Path) -> tuple[Path, str, Any]:
     try:
-        document = json.loads(found.read_text(encoding="utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise FormatError(found, f"not valid JSON ({error})") from None
+        text = found.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise FormatError(found, f"not UTF-8 text ({error})") from None
+    document = parse_json(text, found)
     if not isinstance(document, dict):
         raise FormatError(found, "a JSON document that is not an object (" + _KNOWN + ")")
     if "kvec_format" in document:

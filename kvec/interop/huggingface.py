@@ -23,8 +23,9 @@ import regex
 
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
-from kvec.errors import FormatError, parse_json
+from kvec.errors import FormatError, check_json_depth, parse_json
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
+from kvec.models.base import MAX_ID
 from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
@@ -61,7 +62,8 @@ def load_tokenizer_json(path: str | os.PathLike[str]) -> Pipeline:
 
 def from_tokenizer_json_str(text: str, source: str | os.PathLike[str] = "tokenizer.json string") -> Pipeline:
     """:func:`load_tokenizer_json` of the file's text."""
-    return from_tokenizer_json_document(parse_json(text, source, parse_float=serde_json_float), source)
+    hint = "from_tokenizer_json_str takes the JSON string, not a path; use load_tokenizer_json(path)"
+    return _from_document(parse_json(text, source, parse_float=serde_json_float, path_hint=hint), source)
 
 
 _U64_MAX = 2**64 - 1
@@ -110,6 +112,11 @@ def serde_json_float(text: str) -> float:
 
 def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
     """:func:`load_tokenizer_json` of the parsed document; ``source`` names it in errors."""
+    check_json_depth(document, source)  # the readers of nested stages recurse
+    return _from_document(document, source)
+
+
+def _from_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
     if isinstance(document, dict) and "kvec_format" in document:
         raise FormatError(
             source, "this is a kvec tokenizer file, not a Hugging Face tokenizer.json: load it with Pipeline.from_file"
@@ -128,7 +135,7 @@ def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) 
         )
     except FormatError:
         raise
-    except (TypeError, ValueError, KeyError, AttributeError) as e:
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as e:
         raise FormatError(source, f"invalid component ({type(e).__name__}: {e})") from None
     reader.added_tokens(tokenizer, document.get("added_tokens") or [])
     reader.truncation(tokenizer, document.get("truncation"))
@@ -157,6 +164,11 @@ def _warn_of_the_unknown(document, source):
         )
 
 
+def _named(table, name):
+    """``table[name]``, or None where ``name`` is not one of its keys (nor even a str)."""
+    return table.get(name) if isinstance(name, str) else None
+
+
 class _Reader:
     """Turns the components of one document into kvec's; errors name ``source``."""
 
@@ -172,8 +184,8 @@ class _Reader:
             return
         if not isinstance(entry, dict):
             self.fail("truncation must be an object or null")
-        strategy = _TRUNCATION_STRATEGIES.get(entry.get("strategy", "LongestFirst"))
-        direction = _DIRECTIONS.get(entry.get("direction", "Right"))
+        strategy = _named(_TRUNCATION_STRATEGIES, entry.get("strategy", "LongestFirst"))
+        direction = _named(_DIRECTIONS, entry.get("direction", "Right"))
         if strategy is None or direction is None:
             self.fail(f"truncation: unknown strategy {entry.get('strategy')!r} or direction {entry.get('direction')!r}")
         try:
@@ -195,7 +207,7 @@ class _Reader:
             length = strategy["Fixed"]
         else:
             self.fail(f"padding: unknown strategy {strategy!r}")
-        direction = _DIRECTIONS.get(entry.get("direction", "Right"))
+        direction = _named(_DIRECTIONS, entry.get("direction", "Right"))
         if direction is None:
             self.fail(f"padding: unknown direction {entry.get('direction')!r}")
         try:
@@ -437,8 +449,11 @@ class _Reader:
                 or not isinstance(entry.get("content"), str)
                 or not entry["content"]
                 or not isinstance(entry.get("id"), int)
+                or isinstance(entry["id"], bool)
             ):
                 self.fail(f"added_tokens[{position}] must have a non-empty str content and an int id")
+            if not 0 <= entry["id"] <= MAX_ID:
+                self.fail(f"added_tokens[{position}].id = {entry['id']} is out of range: ids are 0 to {MAX_ID}")
             options = {}
             for flag in ("single_word", "lstrip", "rstrip", "normalized", "special"):
                 value = entry.get(flag, flag == "normalized" and not entry.get("special", False))

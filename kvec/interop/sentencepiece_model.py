@@ -10,6 +10,7 @@ unused pieces keep their ids but never match text, as in sentencepiece.
 from __future__ import annotations
 
 import base64
+import math
 import os
 
 from kvec import decoders, normalizers, pretokenizers
@@ -49,7 +50,12 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
             raise FormatError(path, "a piece is not UTF-8") from None
         if not piece:
             raise FormatError(path, f"piece {len(pieces)} is empty")
-        pieces.append((piece, as_float(last(fields, 2, bytes(4), path), path), last(fields, 3, NORMAL, path)))
+        score = as_float(last(fields, 2, bytes(4), path), path)
+        if not math.isfinite(score):
+            raise FormatError(path, f"piece {len(pieces)} ({piece[:40]!r}) has the score {score}: not a finite number")
+        kind = last(fields, 3, NORMAL, path)
+        # protobuf's rule for an enum value the schema does not name: the field reads as its default
+        pieces.append((piece, score, kind if NORMAL <= kind <= BYTE else NORMAL))
     if not pieces:
         raise FormatError(path, "no pieces: not a sentencepiece model")
     _refuse_unsupported(trainer, spec, read_message(last(model, 5, b"", path), path), path)
@@ -111,6 +117,7 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
             control_tokens=[piece for piece, _, kind in pieces if kind == CONTROL],
             unk_token=pieces[unk_id][0] if 0 <= unk_id < len(pieces) else None,
             unk_surface=_text(last(trainer, 44, UNK_SURFACE.encode("utf-8"), path), "unk_surface", path),
+            keep_surrogates=False,
         ),
         normalizer=normalizer,
     )

@@ -12,6 +12,7 @@ import os
 from kvec import decoders, normalizers, pretokenizers
 from kvec.errors import FormatError
 from kvec.models import BPE, WordPiece
+from kvec.models.base import checked_vocab
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
 from kvec.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
@@ -48,7 +49,8 @@ def load_bert_vocab(
     """
     vocab = read_vocab_txt(path)
     path = os.fspath(path)
-    for name, token in (("sep_token", sep_token), ("cls_token", cls_token)):
+    # without its unknown token, BERT could not encode a word that no piece spells
+    for name, token in (("sep_token", sep_token), ("cls_token", cls_token), ("unk_token", unk_token)):
         if token not in vocab:
             raise FormatError(path, f"{name} {token!r} is not in the vocabulary")
     tokenizer = Pipeline(
@@ -88,6 +90,10 @@ def load_gpt2_files(
         ['hi', 'Ġhi']
     """
     vocab, merges = read_vocab_json(vocab_path), read_merges_txt(merges_path)
+    try:
+        vocab = checked_vocab(vocab)
+    except (TypeError, ValueError) as e:
+        raise FormatError(os.fspath(vocab_path), str(e)) from None
     try:
         model = BPE(vocab, merges)
     except ValueError as e:

@@ -12,12 +12,20 @@ they are dropped. Given the same vocabulary and merges, the ids equal Hugging Fa
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict
+from collections.abc import Mapping
 from itertools import islice
 
 from kvec._native import BpeRanks, BpeSymbols
-from kvec.models.base import SubwordModel
+from kvec.models.base import (
+    SubwordModel,
+    check_bool,
+    check_count,
+    check_score,
+    check_seed,
+    check_token,
+    checked_vocab,
+)
 from kvec.vocab_reading import read_merges_txt, read_vocab_json
 
 __all__ = ["BPE"]
@@ -58,19 +66,22 @@ class BPE(SubwordModel):
         cache_capacity=10000,
         seed=None,
     ):
-        if dropout is not None and not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
-        self.vocab = {} if vocab is None else dict(vocab)
+        if dropout is not None:
+            dropout = check_score(dropout, "dropout")
+            if not 0.0 <= dropout <= 1.0:
+                raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
+        self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.merges = [] if merges is None else [tuple(pair) for pair in merges]
-        self.unk_token = unk_token
-        self.continuing_subword_prefix = continuing_subword_prefix
-        self.end_of_word_suffix = end_of_word_suffix
+        self.merges = _checked_merges(merges)
+        self.unk_token = check_token(unk_token, "unk_token", optional=True)
+        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix", True)
+        self.end_of_word_suffix = check_token(end_of_word_suffix, "end_of_word_suffix", optional=True)
         self.dropout = dropout
-        self.byte_fallback = byte_fallback
-        self.fuse_unk = fuse_unk
-        self.ignore_merges = ignore_merges
-        self.cache_capacity = cache_capacity
+        self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
+        self.fuse_unk = check_bool(fuse_unk, "fuse_unk")
+        self.ignore_merges = check_bool(ignore_merges, "ignore_merges")
+        self.cache_capacity = check_count(cache_capacity, "cache_capacity")
+        generator = check_seed(seed)
         self._cache = OrderedDict()
         self._ranks = {}
         prefix_length = len(continuing_subword_prefix or "")
@@ -89,7 +100,7 @@ class BPE(SubwordModel):
             (a, b, new) for (a, b), (_, new) in sorted(self._ranks.items(), key=lambda item: item[1][0])
         ]
         self._native = BpeRanks(self.merge_table)
-        self._native.seed(random.Random(seed).getstate()[1])  # dropout draws as Python's random.Random(seed)
+        self._native.seed(generator.getstate()[1])  # dropout draws as Python's random.Random(seed)
 
     @staticmethod
     def read_file(vocab, merges):
@@ -274,3 +285,19 @@ class BPE(SubwordModel):
         ids, starts = self._native.merge([symbol[0] for symbol in symbols], True, dropout or 0.0)
         ends = starts[1:] + [len(symbols)]
         return [(i, symbols[s][1], symbols[e - 1][2]) for i, s, e in zip(ids, starts, ends)]
+
+
+def _checked_merges(merges):
+    """The merge list as ``(left, right)`` tuples of str; ``TypeError`` naming the entry otherwise."""
+    if merges is None:
+        return []
+    if isinstance(merges, (str, bytes, Mapping)):
+        raise TypeError(f"merges must be a list of (left, right) pairs, got {type(merges).__name__}")
+    checked = []
+    for rank, pair in enumerate(merges):
+        if not (
+            isinstance(pair, (tuple, list)) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], str)
+        ):
+            raise TypeError(f"merges[{rank}] must be a (left, right) pair of str tokens, got {pair!r:.60}")
+        checked.append(tuple(pair))
+    return checked

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import heapq
 import math
-import random
 from array import array
+from collections.abc import Mapping
+
+import numpy as np
 
 from kvec._unigram import Lattice
-from kvec.models.base import SubwordModel
+from kvec.models.base import MAX_ID, SubwordModel, check_bool, check_id, check_score, check_seed
 
 __all__ = ["Unigram"]
 
@@ -73,31 +75,51 @@ class Unigram(SubwordModel):
         unk_score=None,
         viterbi="huggingface",
     ):
-        if viterbi not in VITERBI_RULES:
+        if not isinstance(viterbi, str) or viterbi not in VITERBI_RULES:
             raise ValueError(f"viterbi must be one of {sorted(VITERBI_RULES)}, got {viterbi!r}")
         self.viterbi = viterbi
         if vocab is None:  # Hugging Face's empty model: the unknown piece alone
             vocab, unk_id = [("<unk>", 0.0)], 0 if unk_id is None else unk_id
+        if isinstance(vocab, (str, bytes, Mapping)):
+            raise TypeError(f"vocab must be a list of (piece, score) pairs, got {type(vocab).__name__}")
         self.pieces = []
         for position, entry in enumerate(vocab):
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
-                raise TypeError(f"vocab[{position}] must be a (piece, score) pair, got {entry!r}")
-            self.pieces.append((entry[0], float(entry[1])))
-        if unk_id is not None and not 0 <= unk_id < len(self.pieces):
-            raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(self.pieces)} pieces)")
+                raise TypeError(f"vocab[{position}] must be a (piece, score) pair, got {entry!r:.60}")
+            score = entry[1]
+            if not (type(score) is float and -math.inf < score < math.inf):  # (the common case, checked fast)
+                score = check_score(score, f"the score of vocab[{position}]")
+            self.pieces.append((entry[0], score))
+        if len(self.pieces) > MAX_ID + 1:
+            raise ValueError(f"vocab has {len(self.pieces)} pieces: ids are 0 to {MAX_ID}")
+        if unk_id is not None:
+            unk_id = check_id(unk_id, "unk_id")
+            if unk_id >= len(self.pieces):
+                raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(self.pieces)} pieces)")
         self.unk_id = unk_id
-        self.byte_fallback = byte_fallback
-        self.alpha = alpha
+        self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
+        self.alpha = check_score(alpha, "alpha")
+        if nbest_size is not None:
+            if isinstance(nbest_size, (bool, np.bool_)) or not isinstance(nbest_size, (int, np.integer)):
+                raise TypeError(f"nbest_size must be an int or None, got {type(nbest_size).__name__}")
+            nbest_size = int(nbest_size)
         self.nbest_size = nbest_size
-        self._rng = random.Random(seed)
+        self._rng = check_seed(seed)
         self.vocab = {}
         for i, (piece, _) in enumerate(self.pieces):
             self.vocab.setdefault(piece, i)
         self.id_to_token = {i: piece for i, (piece, _) in enumerate(self.pieces)}
         scores = [score for _, score in self.pieces]
-        self.unk_score = ((min(scores) if scores else 0.0) - UNKNOWN_PENALTY) if unk_score is None else float(unk_score)
+        if unk_score is None:
+            self.unk_score = (min(scores) if scores else 0.0) - UNKNOWN_PENALTY
+        else:
+            self.unk_score = check_score(unk_score, "unk_score")
         self._explicit_unk_score = unk_score is not None
-        self.unmatchable = sorted({int(i) for i in unmatchable})
+        if isinstance(unmatchable, (str, bytes, Mapping)):
+            raise TypeError(f"unmatchable must be a list of ids, got {type(unmatchable).__name__}")
+        self.unmatchable = sorted({check_id(i, f"unmatchable[{k}]") for k, i in enumerate(unmatchable)})
+        if self.unmatchable and self.unmatchable[-1] >= len(self.pieces):
+            raise ValueError(f"unmatchable id {self.unmatchable[-1]} is not an id of the vocabulary")
         self._lattice = Lattice([], [])
         pieces, scores, byte_ids = self.lattice_inputs()
         self._lattice.set_pieces(pieces, scores)

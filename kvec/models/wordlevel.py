@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kvec.models.base import SubwordModel
+from kvec.models.base import SubwordModel, check_token, checked_vocab
 from kvec.vocab_reading import read_vocab_json
 
 __all__ = ["WordLevel"]
@@ -28,15 +28,8 @@ class WordLevel(SubwordModel):
     """
 
     def __init__(self, vocab: Mapping[str, int] | None = None, unk_token: str = "<unk>") -> None:
-        vocab = {} if vocab is None else vocab
-        if not isinstance(vocab, Mapping):
-            raise TypeError(f"vocab must be a mapping of token to id, got {type(vocab).__name__}")
-        for token, token_id in vocab.items():
-            if not isinstance(token, str) or isinstance(token_id, bool) or not isinstance(token_id, int):
-                raise TypeError(f"vocab must map str tokens to int ids, got {token!r}: {token_id!r}")
-        if not isinstance(unk_token, str):
-            raise TypeError(f"unk_token must be a str, got {type(unk_token).__name__}")
-        self.vocab = dict(vocab)
+        self.vocab = checked_vocab(vocab)
+        check_token(unk_token, "unk_token")
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = unk_token
 

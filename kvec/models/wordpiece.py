@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kvec._native import WordPieceTable
-from kvec.models.base import SubwordModel
+from kvec.models.base import SubwordModel, check_count, check_token, checked_vocab
 from kvec.vocab_reading import read_vocab_txt
 
 __all__ = ["WordPiece"]
@@ -39,11 +39,11 @@ class WordPiece(SubwordModel):
         max_input_chars_per_word: int = 100,
         continuing_subword_prefix: str = "##",
     ) -> None:
-        self.vocab = {} if vocab is None else dict(vocab)
+        self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.unk_token = unk_token
-        self.max_input_chars_per_word = max_input_chars_per_word
-        self.continuing_subword_prefix = continuing_subword_prefix
+        self.unk_token = check_token(unk_token, "unk_token")
+        self.max_input_chars_per_word = check_count(max_input_chars_per_word, "max_input_chars_per_word")
+        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix")
         self._table = None  # the vocabulary as a C table, built on first use
 
     def __setattr__(self, name, value):

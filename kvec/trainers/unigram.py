@@ -369,7 +369,9 @@ class UnigramTrainer(Trainer):
         """Hugging Face's final vocabulary: the characters, then the pieces in the model's order until
         vocab_size (all of them when the characters fill it), sorted by score (stable)."""
         score_of = dict(zip(pieces, scores.tolist()))
-        lowest = min(score_of.values()) if score_of else math.inf
+        # Hugging Face starts from +inf when no piece has a score (an empty corpus): a model needs finite
+        # scores (sampling subtracts them, tokenizer.json cannot hold inf), so 0.0 stands in for it
+        lowest = min(score_of.values()) if score_of else 0.0
         final, inserted, penalty = [], {"<UNK>"}, 0.0  # Hugging Face's training unknown piece stays out
         for char in required:
             if char in score_of:
