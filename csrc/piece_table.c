@@ -10,7 +10,8 @@
  *       skipped: bytes, one per id: 1 where skip_special_tokens leaves the id out.
  *       invalid: how bytes that are not UTF-8 are read (kvec.contracts.PieceDecoder.invalid_utf8):
  *           0 ("lossy"): the whole text with one U+FFFD per bad byte run, as kvec.contracts.utf8_text;
- *           1 ("bytes"): one U+FFFD per bad byte; 2 ("runs"): each run of byte tokens (byte_first,
+ *           1 ("bytes"): one U+FFFD per bad byte, lone surrogates kept; 3 ("strict_bytes"): one U+FFFD per
+ *           byte that is not strict UTF-8 (surrogates too), as sentencepiece; 2 ("runs"): each run of byte tokens (byte_first,
  *           byte_later: 1 per id where its first or later bytes are a byte token's) that is not strict
  *           UTF-8 as a whole becomes one U+FFFD per byte, as Hugging Face's ByteFallback decoder.
  *   .decode(rows, skip_special_tokens) -> list of str: each row (a sequence of ints) as the concatenation
@@ -145,8 +146,8 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
                      PyList_GET_SIZE(later), skipped.len);
         goto done;
     }
-    if (invalid < 0 || invalid > 2 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
-        PyErr_Format(PyExc_ValueError, "invalid must be 0, 1 or 2, with 2 byte_first and byte_later of %zd entries", n);
+    if (invalid < 0 || invalid > 3 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
+        PyErr_Format(PyExc_ValueError, "invalid must be 0 to 3, with 2 byte_first and byte_later of %zd entries", n);
         goto done;
     }
     if (keep_first.len != 0 && keep_first.len != n) {
@@ -246,19 +247,21 @@ end_byte_run(char **buffer, Py_ssize_t *capacity, Py_ssize_t run, Py_ssize_t *le
     return 0;
 }
 
-/* buffer[0 .. length) read as UTF-8 with lone surrogates kept; bad bytes replaced as `invalid` says. */
+/* buffer[0 .. length) read as UTF-8 with lone surrogates kept (but with invalid 3); bad bytes replaced as
+ * `invalid` says. */
 static PyObject *
 utf8_text(const char *buffer, Py_ssize_t length, int invalid)
 {
-    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, "surrogatepass");
+    const int surrogates = invalid != 3;
+    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, surrogates ? "surrogatepass" : "strict");
     if (text || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
     PyErr_Clear();
-    if (invalid != 1) return PyUnicode_DecodeUTF8(buffer, length, "replace");
+    if (invalid != 1 && invalid != 3) return PyUnicode_DecodeUTF8(buffer, length, "replace");
     char *fixed = PyMem_Malloc((size_t)(3 * length));
     if (!fixed) return PyErr_NoMemory();
     Py_ssize_t size = 0;
     for (Py_ssize_t k = 0, n; k < length; k += n) {
-        n = utf8_length((const unsigned char *)buffer + k, length - k, 1);
+        n = utf8_length((const unsigned char *)buffer + k, length - k, surrogates);
         if (n) memcpy(fixed + size, buffer + k, (size_t)n);
         else memcpy(fixed + size, REPLACEMENT, 3);
         size += n ? n : 3;
@@ -292,7 +295,7 @@ piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char *
         const Py_ssize_t *at = first ? self->first_at : self->later_at;
         Py_ssize_t size = at[id + 1] - at[id];
         if (reserve(buffer, capacity, length + size) < 0) goto fail;
-        memcpy(*buffer + length, self->pool + at[id], (size_t)size);
+        if (size) memcpy(*buffer + length, self->pool + at[id], (size_t)size); /* no buffer yet for nothing */
         length += size;
         if (!self->keep_first || !self->keep_first[id]) first = 0;
     }

@@ -494,24 +494,26 @@ class PostProcessor(_Shown, ABC):
 def utf8_text(data: bytes, invalid: str = "lossy") -> str:
     """``data`` read as UTF-8, lone surrogates kept. Where it is not UTF-8 (ids that split a character),
     ``invalid`` says how: ``"lossy"``, the whole text is read with U+FFFD in place of each bad byte run,
-    as Hugging Face's byte-level decoder does; ``"bytes"``, one U+FFFD per bad byte, as sentencepiece does.
+    as Hugging Face's byte-level decoder does; ``"bytes"``, one U+FFFD per bad byte, as sentencepiece does;
+    ``"strict_bytes"``, the same with lone surrogates bad bytes too, exactly as sentencepiece.
 
     Example:
         >>> utf8_text(b"\\xe5\\x8f!"), utf8_text(b"\\xe5\\x8f!", "bytes")
         ('\ufffd!', '\ufffd\ufffd!')
     """
+    errors = "strict" if invalid == "strict_bytes" else "surrogatepass"
     try:
-        return data.decode("utf-8", "surrogatepass")
+        return data.decode("utf-8", errors)
     except UnicodeDecodeError:
-        if invalid != "bytes":
+        if invalid not in ("bytes", "strict_bytes"):
             return data.decode("utf-8", "replace")
     parts, position = [], 0
     while True:
         try:
-            parts.append(data[position:].decode("utf-8", "surrogatepass"))
+            parts.append(data[position:].decode("utf-8", errors))
             return "".join(parts)
         except UnicodeDecodeError as error:  # start..end: one maximal bad run of bytes
-            parts.append(data[position : position + error.start].decode("utf-8", "surrogatepass"))
+            parts.append(data[position : position + error.start].decode("utf-8", errors))
             parts.append("\ufffd" * (error.end - error.start))
             position += error.end
 
@@ -566,9 +568,10 @@ class PieceDecoder(Decoder):
     bytes (``kvec._encoder.PieceTable``), so this is the decoder's one implementation.
 
     Attributes:
-        invalid_utf8: how bytes that are not UTF-8 are read: ``"lossy"`` and ``"bytes"`` as
-            :func:`utf8_text` says; ``"runs"``: each run of tokens that :meth:`is_byte_token` marks is read
-            by :func:`byte_run_text`, as Hugging Face's ByteFallback decoder does.
+        invalid_utf8: how bytes that are not UTF-8 are read: ``"lossy"``, ``"bytes"`` and
+            ``"strict_bytes"`` as :func:`utf8_text` says; ``"runs"``: each run of tokens that
+            :meth:`is_byte_token` marks is read by :func:`byte_run_text`, as Hugging Face's ByteFallback
+            decoder does.
     """
 
     invalid_utf8: str = "lossy"

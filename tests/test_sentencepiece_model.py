@@ -118,3 +118,13 @@ def test_any_ids_decode_as_sentencepiece(pair, data):
     row = data.draw(st.lists(st.one_of(ids, st.sampled_from(spaces)) if spaces else ids, max_size=8))
     assert ours.decode(row) == sp.decode(row)
     assert ours.decode_batch([row, row[::-1]]) == sp.decode([row, row[::-1]])
+
+
+@pytest.mark.parametrize("data", [b"\xed\xa0\x80", b"\xe5\x8f", b"a\xf0\x9f\x98", b"\xc0\xaf", b"\xf4\x90\x80\x80"])
+def test_byte_pieces_that_are_not_utf8_decode_as_sentencepiece(pair, data):
+    sp, ours, _ = pair
+    if sp.piece_to_id("<0x41>") == sp.unk_id():
+        pytest.skip("no byte fallback")
+    row = [sp.piece_to_id(f"<0x{b:02X}>") for b in data]
+    assert ours.decode(row) == sp.decode(row)
+    assert ours.decoder.decode([sp.id_to_piece(i) for i in row]) == sp.decode(row)

@@ -121,7 +121,9 @@ class SentencePiece(PieceDecoder):
     empty, as sentencepiece decodes such models, with or without ``add_dummy_prefix``.
 
     ``control_tokens`` (a model's ``<s>``, ``</s>``) decode to nothing, and ``unk_token`` to
-    ``unk_surface``, as in sentencepiece. With ``escape`` (a character ``E``), the escapes of
+    ``unk_surface``, as in sentencepiece. Byte tokens that spell a lone surrogate give it back with
+    ``keep_surrogates`` (a Python text holds them: kvec's own models round-trip it), one U+FFFD per byte
+    without (as sentencepiece, whose texts never hold one). With ``escape`` (a character ``E``), the escapes of
     :func:`kvec.presets.sentencepiece_style` are undone: ``E E`` is ``E`` and ``E`` U+FDD1 is ``▁``.
 
     Example:
@@ -133,8 +135,6 @@ class SentencePiece(PieceDecoder):
         'a ⁇ '
     """
 
-    invalid_utf8 = "bytes"
-
     def __init__(
         self,
         add_dummy_prefix: bool = True,
@@ -143,6 +143,7 @@ class SentencePiece(PieceDecoder):
         control_tokens: Sequence[str] = (),
         unk_token: str | None = None,
         unk_surface: str = UNK_SURFACE,
+        keep_surrogates: bool = True,
     ) -> None:
         self.add_dummy_prefix = bool(add_dummy_prefix)
         self.escape = escape
@@ -150,6 +151,8 @@ class SentencePiece(PieceDecoder):
         self.control_tokens = frozenset(control_tokens)
         self.unk_token = unk_token
         self.unk_surface = unk_surface
+        self.keep_surrogates = bool(keep_surrogates)
+        self.invalid_utf8 = "bytes" if self.keep_surrogates else "strict_bytes"
 
     def get_config(self):
         return {
@@ -159,6 +162,7 @@ class SentencePiece(PieceDecoder):
             "control_tokens": sorted(self.control_tokens),
             "unk_token": self.unk_token,
             "unk_surface": self.unk_surface,
+            "keep_surrogates": self.keep_surrogates,
         }
 
     def token_bytes(self, token, first):
