@@ -15,7 +15,10 @@ Workloads:
    ``kvec.text.Tokenizer`` vs ``keras_preprocessing.text.Tokenizer``.
 2. ``texts_to_sequences(lines)``, each library on its own tokenizer fitted in workload 1.
 3. ``texts_to_matrix(lines[:20000], mode="tfidf")`` (a 20000 x 20000 float64 matrix, 3.2 GB per
-   result; skipped with ``--skip-matrix``).
+   result; skipped with ``--skip-matrix``), with the floor that page faults put on any dense result;
+   then kvec's ``texts_to_matrix(..., sparse=True)`` (a ``scipy.sparse.csr_matrix`` of the same values)
+   against the same dense legacy call, and the sparse call's peak memory (``tracemalloc``, which sees
+   NumPy's and SciPy's arrays) against the dense matrix's size.
 4. ``pad_sequences(seqs, maxlen=128)`` on the sequences of workload 2: ``kvec.pad_sequences`` vs
    ``keras.utils.pad_sequences`` (Keras 3, imported only at that point).
 
@@ -30,6 +33,7 @@ import argparse
 import os
 import platform
 import statistics
+import tracemalloc
 
 import numpy as np
 from harness import LABEL_WIDTH, interleave, mismatch, positive_int, print_convention, read_lines, report, timed
@@ -143,6 +147,30 @@ def bench_matrix(tokenizers, lines, runs):
     )
     report(f"texts_to_matrix {MATRIX_MODE}", "keras_preprocessing", kvec_times, oracle_times)
     report_allocation_floor(kvec_tok.texts_to_sequences(texts), NUM_WORDS, runs)
+    kvec_times, oracle_times, _ = interleave(
+        lambda: kvec_tok.texts_to_matrix(texts, mode=MATRIX_MODE, sparse=True),
+        lambda: oracle_tok.texts_to_matrix(texts, mode=MATRIX_MODE),
+        runs,
+        lambda a, b: check_arrays("texts_to_matrix sparse", a.toarray(), b),
+        keep=False,
+    )
+    report(f"  sparse=True {MATRIX_MODE}", "keras_preprocessing", kvec_times, oracle_times)
+    report_sparse_memory(lambda: kvec_tok.texts_to_matrix(texts, mode=MATRIX_MODE, sparse=True), len(texts))
+
+
+def report_sparse_memory(build, rows):
+    """The peak memory of one sparse build against the size of the dense matrix it stands for."""
+    tracemalloc.start()
+    matrix = build()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    dense = rows * NUM_WORDS * 8
+    stored = matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes
+    print(
+        f"{'  sparse=True peak memory':<{LABEL_WIDTH}}{peak / 1e6:.1f} MB ({stored / 1e6:.1f} MB kept, "
+        f"{matrix.nnz:,} cells) against the dense {dense / 1e9:.1f} GB: 1/{dense / peak:.0f}",
+        flush=True,
+    )
 
 
 def report_allocation_floor(sequences, width, runs):

@@ -34,6 +34,7 @@ LAYERS = {
         "kvec.collector",
         "kvec.user_cache",
         "kvec.vocab_reading",
+        "kvec.count_matrix",
     ],
     2: ["kvec.contracts"],
     3: [
@@ -51,11 +52,11 @@ LAYERS = {
     ],
     4: ["kvec.pipeline"],
     5: ["kvec.presets"],
-    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching", "kvec.native_spec"],
-    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark", "kvec.layers*"],
+    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching", "kvec.native_spec", "kvec.shards"],
+    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark*", "kvec.layers*"],
 }
 # optional dependencies: a module that needs one is imported only where it is installed
-NEEDS = {"kvec.layers": ("keras", "tensorflow")}
+NEEDS = {"kvec.layers": ("keras", "tensorflow"), "kvec.spark": ("pyspark",)}
 
 
 def module_name(path):

@@ -75,9 +75,20 @@ def assert_same_outputs(ours, theirs, texts):
             expected = theirs.texts_to_matrix(texts, mode=mode)
             got = ours.texts_to_matrix(texts, mode=mode)
             assert got.dtype == expected.dtype and np.array_equal(got, expected), mode
+            assert_same_sparse(ours.texts_to_matrix(texts, mode=mode, sparse=True), expected, mode)
         expected = theirs.sequences_to_matrix(probe, mode=mode)
         got = ours.sequences_to_matrix(probe, mode=mode)
         assert got.dtype == expected.dtype and np.array_equal(got, expected), mode
+        assert_same_sparse(ours.sequences_to_matrix(probe, mode=mode, sparse=True), expected, mode)
+
+
+def assert_same_sparse(got, expected, mode):
+    """A CSR matrix holding exactly the dense values, and only the non-zero ones."""
+    scipy_sparse = pytest.importorskip("scipy.sparse")
+    assert isinstance(got, scipy_sparse.csr_matrix), mode
+    assert got.dtype == expected.dtype and got.shape == expected.shape, mode
+    assert got.has_sorted_indices and got.nnz == np.count_nonzero(expected), mode
+    assert np.array_equal(got.toarray(), expected), mode
 
 
 @given(config=configs(), corpus=TEXTS, more=TEXTS, probe=TEXTS)
@@ -115,7 +126,9 @@ def test_fit_on_sequences_and_matrices_match_legacy(corpus, sequences):
     for mode in ("binary", "count", "freq", "tfidf"):
         if mode == "tfidf" and not theirs.document_count:
             continue
-        assert np.array_equal(ours.sequences_to_matrix(sequences, mode), theirs.sequences_to_matrix(sequences, mode))
+        expected = theirs.sequences_to_matrix(sequences, mode)
+        assert np.array_equal(ours.sequences_to_matrix(sequences, mode), expected)
+        assert_same_sparse(ours.sequences_to_matrix(sequences, mode, sparse=True), expected, mode)
 
 
 def test_padded_array_input_to_sequences_to_matrix():
