@@ -29,6 +29,7 @@ REQUIREMENTS = {
     "pyspark": lambda: importlib.util.find_spec("pyspark") is not None,
     "java": lambda: shutil.which("java") is not None,  # Spark's runtime
     "matplotlib": lambda: importlib.util.find_spec("matplotlib") is not None,
+    "pyarrow": lambda: importlib.util.find_spec("pyarrow") is not None,
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")

@@ -15,6 +15,8 @@ import kvec
 from kvec.chinese import Jieba
 from kvec.errors import FormatError
 from kvec.interop import load_tokenizer_json
+from kvec.interop.huggingface import from_tokenizer_json_str
+from kvec.models import Unigram, WordPiece
 from kvec.pipeline import Pipeline
 from kvec.presets import keras_subword
 from kvec.pretokenizers import Metaspace, Whitespace
@@ -69,6 +71,9 @@ def namespace(tmp_path_factory):
         Whitespace=Whitespace,
         keras_subword=keras_subword,
         load_tokenizer_json=load_tokenizer_json,
+        from_tokenizer_json_str=from_tokenizer_json_str,
+        WordPiece=WordPiece,
+        Unigram=Unigram,
         fitted=fitted,
         trained=trained,
         broken=str(broken),
