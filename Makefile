@@ -2,12 +2,19 @@
 #   make demo   creates .venv, installs kvec, runs examples/demo.py
 #   make test   creates .venv with the dev extras (oracles included), checks style and types, runs the test suite
 #   make test-core   a second venv (.venv-core) with only the core and pytest: every oracle test skips
+#   make sanitize   the C extensions built with AddressSanitizer and UndefinedBehaviorSanitizer into
+#                   build/sanitize/ (kvec/*.so are left alone), then the tests that drive native code and
+#                   the fuzz targets (tests/test_native_fuzz.py, tests/test_fuzz_loaders.py) run against
+#                   them; any sanitizer report fails it (tools/sanitize.sh). CI runs it after make test.
+#                   The TensorFlow/Keras layer tests are left out: TensorFlow under ASan is impractical.
+#   make spark-example   examples/spark_pipeline.py on Spark's local[2]: count, train BPE, encode into
+#                   shards, train a Keras model from them (needs Java; the dev extras have pyspark)
 # Also: make lint, make typecheck (both part of make test).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test test-core lint typecheck clean
+.PHONY: demo test test-core lint typecheck sanitize spark-example clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +40,12 @@ lint: $(VENV)/.kvec-dev-installed
 
 typecheck: $(VENV)/.kvec-dev-installed
 	$(BIN)/python -m mypy
+
+sanitize: $(VENV)/.kvec-dev-installed
+	KVEC_SANITIZE_PYTHON=$(BIN)/python bash tools/sanitize.sh
+
+spark-example: $(VENV)/.kvec-dev-installed
+	PYSPARK_PYTHON=$(abspath $(BIN)/python) $(BIN)/python examples/spark_pipeline.py
 
 CORE := .venv-core
 

@@ -245,9 +245,25 @@ BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
         return -1;
     }
+    /* a second __init__ starts afresh: the first round's counts are of the words before */
+    texts_free(&self->words);
+    PyMem_Free(self->counts);
+    self->counts = NULL;
+    tokentable_free(&self->first_round);
+    self->first_ready = 0;
+    Py_CLEAR(self->joiner);
     if (texts_init(&self->words, words, "words") < 0) return -1;
     self->counts = int64_array(counts, self->words.n, "counts");
     if (!self->counts) return -1;
+    int64_t total = 0; /* a token's count is at most the sum of the counts */
+    for (Py_ssize_t w = 0; w < self->words.n; w++) {
+        if (self->counts[w] < 0 || self->counts[w] > INT64_MAX - total) {
+            PyErr_Format(PyExc_ValueError, "counts[%zd] = %lld: counts must be >= 0 and add up to less than 2**63", w,
+                         (long long)self->counts[w]);
+            return -1;
+        }
+        total += self->counts[w];
+    }
     Py_INCREF(joiner);
     self->joiner = joiner;
     self->has_joiner = joiner != Py_None;

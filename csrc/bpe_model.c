@@ -59,7 +59,13 @@ BpeRanks_init(BpeRanks *self, PyObject *args, PyObject *kwds)
     if (pairmap_init(&self->ranks, (size_t)PyList_GET_SIZE(merges)) < 0) return -1;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(merges); i++) {
         long a, b, new_id;
-        if (!PyArg_ParseTuple(PyList_GET_ITEM(merges, i), "lll", &a, &b, &new_id)) return -1;
+        PyObject *merge = PyList_GET_ITEM(merges, i);
+        if (!PyTuple_Check(merge)) {
+            PyErr_Format(PyExc_TypeError, "merges[%zd] must be a tuple (left id, right id, new id), got %.100s", i,
+                         Py_TYPE(merge)->tp_name);
+            return -1;
+        }
+        if (!PyArg_ParseTuple(merge, "lll", &a, &b, &new_id)) return -1;
         PairSlot *slot = pairmap_slot(&self->ranks, PAIR(a, b));
         if (!slot) return -1;
         slot->value = ((int64_t)i << 32) | (uint32_t)new_id;

@@ -394,7 +394,22 @@ merge_words(MergeState *st, const IntVec *words, int32_t a, int32_t b, int32_t n
     return ok ? 0 : -1;
 }
 
-/* Words from the symbol ids back to back (int32), each word's length (int64) and a list of counts. */
+/* The counts of a pair only grow by the occurrences merges make, at most three per symbol of the
+ * words in all, each weighted by its word's count: with the sum of count x length below 2**61, no
+ * count passes int64. */
+#define WEIGHT_BOUND ((int64_t)1 << 61)
+
+/* The k-th int64 of a buffer that need not be aligned (a memoryview may start at any byte). */
+static inline int64_t
+int64_at(const char *buffer, Py_ssize_t k)
+{
+    int64_t value;
+    memcpy(&value, buffer + k * (Py_ssize_t)sizeof(int64_t), sizeof(value));
+    return value;
+}
+
+/* Words from the symbol ids back to back (int32, >= 0), each word's length (int64) and a list of counts
+ * (>= 0); the buffers need not be aligned. */
 static int
 load_words(const Py_buffer *ids, const Py_buffer *sizes, PyObject *counts, Words *ws)
 {
@@ -403,7 +418,7 @@ load_words(const Py_buffer *ids, const Py_buffer *sizes, PyObject *counts, Words
         return -1;
     }
     Py_ssize_t n = sizes->len / (Py_ssize_t)sizeof(int64_t), total = ids->len / (Py_ssize_t)sizeof(int32_t);
-    const int64_t *size = sizes->buf;
+    const char *sizes_buf = sizes->buf;
     if (PyList_GET_SIZE(counts) != n) {
         PyErr_SetString(PyExc_ValueError, "sizes and counts differ in length");
         return -1;
@@ -414,11 +429,12 @@ load_words(const Py_buffer *ids, const Py_buffer *sizes, PyObject *counts, Words
     }
     Py_ssize_t sum = 0;
     for (Py_ssize_t w = 0; w < n; w++) {
-        if (size[w] < 0 || size[w] > INT32_MAX) {
+        int64_t size = int64_at(sizes_buf, w);
+        if (size < 0 || size > INT32_MAX) {
             PyErr_SetString(PyExc_ValueError, "a word must have 0 to 2**31 - 1 symbols");
             return -1;
         }
-        sum += (Py_ssize_t)size[w];
+        sum += (Py_ssize_t)size;
     }
     if (sum != total) {
         PyErr_SetString(PyExc_ValueError, "the word sizes do not add up to the number of ids");
@@ -437,9 +453,16 @@ load_words(const Py_buffer *ids, const Py_buffer *sizes, PyObject *counts, Words
         return -1;
     }
     memcpy(ws->ids, ids->buf, total * sizeof(int32_t));
+    for (Py_ssize_t i = 0; i < total; i++) {
+        if (ws->ids[i] < 0) { /* -1 marks merged symbols, and a pair of them the pair map's empty key */
+            PyErr_Format(PyExc_ValueError, "ids[%zd] = %d: ids must be >= 0", i, ws->ids[i]);
+            return -1;
+        }
+    }
     Py_ssize_t at = 0;
+    int64_t weight = 0;
     for (Py_ssize_t w = 0; w < n; w++) {
-        int32_t length = (int32_t)size[w];
+        int32_t length = (int32_t)int64_at(sizes_buf, w);
         ws->start[w] = at;
         ws->n0[w] = length;
         for (int32_t i = 0; i < length; i++) {
@@ -449,6 +472,12 @@ load_words(const Py_buffer *ids, const Py_buffer *sizes, PyObject *counts, Words
         }
         ws->counts[w] = PyLong_AsLongLong(PyList_GET_ITEM(counts, w));
         if (ws->counts[w] == -1 && PyErr_Occurred()) return -1;
+        if (ws->counts[w] < 0 || (length && ws->counts[w] > (WEIGHT_BOUND - weight) / length)) {
+            PyErr_Format(PyExc_ValueError, "counts[%zd] = %lld: counts must be >= 0, and add up, each times its "
+                         "word's length, to less than 2**61", w, (long long)ws->counts[w]);
+            return -1;
+        }
+        weight += ws->counts[w] * length;
     }
     return 0;
 }
@@ -524,12 +553,17 @@ bpe_merge_loop(PyObject *Py_UNUSED(module), PyObject *args)
         int32_t a = (int32_t)(top.pair >> 32), b = (int32_t)(top.pair & 0xffffffffu);
         PyObject *result = PyObject_CallFunction(add_merge, "ii", a, b);
         long new_id = -1;
-        if (result && PyArg_ParseTuple(result, "ln", &new_id, &current_size)) {
+        int answered = result && PyTuple_Check(result) && PyArg_ParseTuple(result, "ln", &new_id, &current_size);
+        ok = answered && new_id >= 0 && new_id <= INT32_MAX;
+        if (result && !ok && (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError))) {
+            PyErr_Clear();
+            PyErr_Format(answered ? PyExc_ValueError : PyExc_TypeError,
+                         "add_merge(%d, %d) must give (new id >= 0, vocabulary size), got %R", a, b, result);
+        }
+        if (ok) {
             PyObject *pair = Py_BuildValue("(ii)", a, b);
             ok = pair && PyList_Append(merges, pair) == 0;
             Py_XDECREF(pair);
-        } else {
-            ok = 0;
         }
         Py_XDECREF(result);
         if (ok) ok = merge_words(&st, &top.words, a, b, (int32_t)new_id, listed) == 0;

@@ -19,6 +19,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
+#include <string.h>
 #include <structmember.h>
 
 #include "id_rows.h"
@@ -35,6 +36,15 @@ id_object(int64_t id)
     return Py_NewRef(shared[id]);
 }
 
+/* The k-th int64 of a buffer that need not be aligned (a memoryview may start at any byte). */
+static inline int64_t
+int64_at(const char *buffer, Py_ssize_t k)
+{
+    int64_t value;
+    memcpy(&value, buffer + k * (Py_ssize_t)sizeof(int64_t), sizeof(value));
+    return value;
+}
+
 PyObject *
 id_rows(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -46,15 +56,16 @@ id_rows(PyObject *Py_UNUSED(module), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "values and row_lengths must hold whole int64s");
         goto done;
     }
-    const int64_t *ids = values.buf, *counts = lengths.buf;
+    const char *ids = values.buf, *counts = lengths.buf;
     Py_ssize_t total = 0;
     for (Py_ssize_t r = 0; r < n_rows; r++) {
-        if (counts[r] < 0 || counts[r] > n_values - total) {
-            PyErr_Format(PyExc_ValueError, "row_lengths[%zd] = %lld does not fit the %zd values", r,
-                         (long long)counts[r], n_values);
+        int64_t count = int64_at(counts, r);
+        if (count < 0 || count > n_values - total) {
+            PyErr_Format(PyExc_ValueError, "row_lengths[%zd] = %lld does not fit the %zd values", r, (long long)count,
+                         n_values);
             goto done;
         }
-        total += (Py_ssize_t)counts[r];
+        total += (Py_ssize_t)count;
     }
     if (total != n_values) {
         PyErr_Format(PyExc_ValueError, "row_lengths add up to %zd, not the %zd values", total, n_values);
@@ -64,15 +75,17 @@ id_rows(PyObject *Py_UNUSED(module), PyObject *args)
     if (!rows) goto done;
     Py_ssize_t at = 0;
     for (Py_ssize_t r = 0; r < n_rows; r++) {
-        PyObject *row = PyList_New((Py_ssize_t)counts[r]);
+        Py_ssize_t count = (Py_ssize_t)int64_at(counts, r);
+        PyObject *row = PyList_New(count);
         if (!row) goto fail;
         PyList_SET_ITEM(rows, r, row);
-        for (Py_ssize_t k = 0; k < (Py_ssize_t)counts[r]; k++, at++) {
-            if (ids[at] < 0) {
-                PyErr_Format(PyExc_ValueError, "values[%zd] = %lld is negative", at, (long long)ids[at]);
+        for (Py_ssize_t k = 0; k < count; k++, at++) {
+            int64_t value = int64_at(ids, at);
+            if (value < 0) {
+                PyErr_Format(PyExc_ValueError, "values[%zd] = %lld is negative", at, (long long)value);
                 goto fail;
             }
-            PyObject *id = id_object(ids[at]);
+            PyObject *id = id_object(value);
             if (!id) goto fail;
             PyList_SET_ITEM(row, k, id);
         }
@@ -86,7 +99,8 @@ done:
     return rows;
 }
 
-/* The byte offset of the slot `name` of type `cls` (a __slots__ member); -1 with an exception set. */
+/* The byte offset of the slot `name` of type `cls` (a __slots__ member of cls or a base of it, so that
+ * the offset lies inside cls's objects); -1 with an exception set. */
 static Py_ssize_t
 slot_offset(PyTypeObject *cls, const char *name)
 {
@@ -96,7 +110,8 @@ slot_offset(PyTypeObject *cls, const char *name)
         PyErr_Clear();
     }
     Py_ssize_t offset = -1;
-    if (descriptor && Py_IS_TYPE(descriptor, &PyMemberDescr_Type)) {
+    if (descriptor && Py_IS_TYPE(descriptor, &PyMemberDescr_Type) &&
+        PyType_IsSubtype(cls, PyDescr_TYPE(descriptor))) {
         PyMemberDef *member = ((PyMemberDescrObject *)descriptor)->d_member;
         if (member->type == T_OBJECT_EX) offset = member->offset;
     }

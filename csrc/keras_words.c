@@ -274,6 +274,15 @@ PyTypeObject WordLookupType = {
     .tp_dealloc = (destructor)WordLookup_dealloc,
 };
 
+/* The table of a WordLookup argument; NULL with an exception set when its __init__ was not run. */
+static WordTable *
+lookup_table(PyObject *lookup)
+{
+    WordTable *table = &((WordLookup *)lookup)->table;
+    if (!table->entries) PyErr_SetString(PyExc_RuntimeError, "WordLookup.__init__ was not called");
+    return table->entries ? table : NULL;
+}
+
 typedef struct {
     PyObject **ids; /* borrowed: the lookup's values (or oov) of the text's words so far */
     Py_ssize_t length, capacity;
@@ -321,9 +330,10 @@ WordSplitter_ids(WordSplitter *self, PyObject *args)
 {
     PyObject *text, *lookup, *oov;
     int lower;
-    if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov) || !lookup_table(lookup))
+        return NULL;
     Prepared prepared = {0};
-    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
     PyObject *ids = text_ids(self, &prepared, text, lower, &st);
     prepared_free(&prepared);
     PyMem_Free(st.ids);
@@ -336,11 +346,13 @@ WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
 {
     PyObject *texts, *lookup, *oov;
     int lower;
-    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
+        !lookup_table(lookup))
+        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *rows = PyList_New(n);
     Prepared prepared = {0};
-    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
     for (Py_ssize_t t = 0; rows && t < n; t++) {
         PyObject *text = PyList_GET_ITEM(texts, t), *ids = NULL;
         if (!PyUnicode_Check(text))
@@ -361,9 +373,11 @@ WordSplitter_ids_ragged(WordSplitter *self, PyObject *args)
 {
     PyObject *texts, *lookup, *oov, *result = NULL;
     int lower;
-    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
+        !lookup_table(lookup))
+        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
-    IdsState st = {NULL, 0, 0, &((WordLookup *)lookup)->table, oov == Py_None ? NULL : oov};
+    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
     Int64s values = {0}, lengths = {0};
     Prepared prepared = {0};
     if (int64s_reserve(&lengths, n) < 0) {
@@ -446,6 +460,7 @@ WordCounter_init(WordCounter *self, PyObject *args, PyObject *kwds)
     if (table_init(&self->table, 1024) < 0) return -1;
     Py_XSETREF(self->words, PyList_New(0));
     if (!self->words) return -1;
+    Py_CLEAR(self->other_slots); /* slots of the words before */
     self->documents = 0;
     return 0;
 }
@@ -460,6 +475,15 @@ WordCounter_dealloc(WordCounter *self)
     PyMem_Free(self->docs);
     PyMem_Free(self->last_doc);
     Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* 0, or -1 with an exception set when the counter's __init__ was not run */
+static int
+counter_ready(const WordCounter *self)
+{
+    if (self->words) return 0;
+    PyErr_SetString(PyExc_RuntimeError, "WordCounter.__init__ was not called");
+    return -1;
 }
 
 static int
@@ -573,7 +597,8 @@ WordCounter_add_text(WordCounter *self, PyObject *args)
 {
     PyObject *splitter, *text;
     int lower;
-    if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower) || counter_ready(self) < 0)
+        return NULL;
     Prepared prepared = {0};
     int rc = count_text(self, (WordSplitter *)splitter, &prepared, text, lower);
     prepared_free(&prepared);
@@ -588,7 +613,9 @@ WordCounter_add_texts(WordCounter *self, PyObject *args)
 {
     PyObject *splitter, *texts;
     int lower;
-    if (!PyArg_ParseTuple(args, "O!O!p", &WordSplitterType, &splitter, &PyList_Type, &texts, &lower)) return NULL;
+    if (!PyArg_ParseTuple(args, "O!O!p", &WordSplitterType, &splitter, &PyList_Type, &texts, &lower) ||
+        counter_ready(self) < 0)
+        return NULL;
     Prepared prepared = {0};
     int rc = 0;
     for (Py_ssize_t t = 0; rc == 0 && t < PyList_GET_SIZE(texts); t++) {
@@ -608,6 +635,7 @@ WordCounter_add_texts(WordCounter *self, PyObject *args)
 static PyObject *
 WordCounter_add_tokens(WordCounter *self, PyObject *tokens)
 {
+    if (counter_ready(self) < 0) return NULL;
     PyObject *it = PyObject_GetIter(tokens);
     if (!it) return NULL;
     if (!self->other_slots && !(self->other_slots = PyDict_New())) {
@@ -645,6 +673,7 @@ int64_list(const int64_t *values, Py_ssize_t n)
 static PyObject *
 WordCounter_result(WordCounter *self, PyObject *Py_UNUSED(ignored))
 {
+    if (counter_ready(self) < 0) return NULL;
     Py_ssize_t n = PyList_GET_SIZE(self->words);
     PyObject *counts = int64_list(self->counts, n);
     PyObject *docs = counts ? int64_list(self->docs, n) : NULL;

@@ -11,6 +11,10 @@
 #include "unigram_path.h"
 
 #define FIXED_ONE 16777216.0 /* counts are summed as integers in units of 2^-24 */
+/* the counts of a lattice's words, each times its word's length (+ 1), add up to less than this: an
+ * edge's expected count is at most twice its word's count, so a piece's sum in units of 2^-24 stays
+ * within int64 */
+#define COUNTS_BOUND ((int64_t)1 << 37)
 
 /* The vocabulary: piece p is cps[at[p], at[p] + length[p]). */
 typedef struct {

@@ -170,6 +170,9 @@ expected_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int6
         const Edge *e = &s->edges[k];
         if (e->piece < 0) continue;
         double expected = count * exp(alpha[e->start] + L->scores[e->piece] + beta[e->end] - z);
+        /* at most the count (rounding aside), where the scores are finite: others count nothing, or twice
+         * the count at most (COUNTS_BOUND) */
+        if (!(expected <= 2.0 * (double)count)) expected = isnan(expected) ? 0.0 : 2.0 * (double)count;
         if (job->low_sums) { /* to 2^-48: float64's precision for counts of a few units, still exact sums */
             double units = floor(expected * FIXED_ONE);
             job->sums[e->piece] += (int64_t)units;

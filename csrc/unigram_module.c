@@ -78,11 +78,19 @@ lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
     if (texts_init_separated(&self->words, words, "words") < 0) return -1;
     self->counts = int64_array(counts, self->words.n, "counts");
     if (!self->counts) return -1;
+    int64_t weight = 0; /* the corpus's characters: expected counts are summed in int64 units of 2^-24 */
     for (Py_ssize_t w = 0; w < self->words.n; w++) {
         if (self->counts[w] < 0) {
             PyErr_Format(PyExc_ValueError, "counts[%zd] is negative", w);
             return -1;
         }
+        int64_t length = self->words.length[w] + 1;
+        if (self->counts[w] > (COUNTS_BOUND - weight) / length) {
+            PyErr_Format(PyExc_ValueError, "counts[%zd]: the counts, each times its word's length, add up to more "
+                         "than 2**37", w);
+            return -1;
+        }
+        weight += self->counts[w] * length;
     }
     return 0;
 }
@@ -266,6 +274,11 @@ lattice_seed(Lattice *self, PyObject *args)
         goto done;
     }
     seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
+    /* the seeds label nodes and leaves of the words' suffix tree, fewer than two per position: a larger
+     * seed_size asks for no more room */
+    const Texts *words = &self->words;
+    Py_ssize_t positions = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
+    if (seeds.capacity > 2 * positions) seeds.capacity = 2 * positions;
     seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
     if (!seeds.items) {
         PyErr_NoMemory();
@@ -331,7 +344,7 @@ done:
 }
 
 /* retain(indices, scores): keep the pieces at `indices` (int64 buffer), in that order, with new
- * `scores` (float64 buffer). */
+ * `scores` (float64 buffer); neither buffer need be aligned. */
 static PyObject *
 lattice_retain(Lattice *self, PyObject *args)
 {
@@ -339,9 +352,14 @@ lattice_retain(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
-    const int64_t *keep = indices.buf;
+    int64_t *keep = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
     Pieces pieces = {0};
     double *scores = NULL;
+    if (!keep) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(keep, indices.buf, (size_t)n * sizeof(int64_t));
     if (self->frozen) {
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
         goto done;
@@ -367,7 +385,7 @@ lattice_retain(Lattice *self, PyObject *args)
         pieces.at[k] = self->pieces.at[keep[k]];
         pieces.length[k] = self->pieces.length[keep[k]];
         if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
-        scores[k] = ((const double *)values.buf)[k];
+        memcpy(&scores[k], (const char *)values.buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
     }
     pieces.n = n;
     int rc = install(self, pieces, self->piece_chars, scores);
@@ -375,6 +393,7 @@ lattice_retain(Lattice *self, PyObject *args)
     scores = NULL;
     if (rc == 0) result = Py_NewRef(Py_None);
 done:
+    PyMem_Free(keep);
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
     PyMem_Free(scores);

@@ -201,8 +201,9 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
            int64_t prefix_char, int hugging_face, Seeds *seeds)
 {
     Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
-    if (n > INT32_MAX || max_length > 250) {
-        PyErr_SetString(PyExc_ValueError, "corpus or max_piece_length too large for the seed search");
+    if (n > INT32_MAX || max_length < 0 || max_length > 250) {
+        PyErr_SetString(PyExc_ValueError, "the seed search needs a max_piece_length of 0 to 250 and a corpus of "
+                        "less than 2**31 characters");
         return -1;
     }
     const uint32_t *text = words->cps;

@@ -334,7 +334,7 @@ encoder_insert(WordEncoder *self, Cell *cell, uint64_t h, const Span *w, const i
     if (n > 0x7fffffff || w->length > 0x7fffffff || record + size >= 0xffffffff || int64s_reserve(&self->pool, size) < 0)
         return -1;
     int64_t *r = self->pool.data + record;
-    memcpy(r + REC_HEADER, ids, sizeof(int64_t) * (size_t)n);
+    if (n) memcpy(r + REC_HEADER, ids, sizeof(int64_t) * (size_t)n); /* ids may be NULL when there are none */
     r[REC_HASH] = (int64_t)h;
     r[REC_SIZES] = (int64_t)(((uint64_t)n << 32) | (uint64_t)w->length);
     r[size - 1] = 0; /* the unused half of an odd length */
@@ -383,6 +383,19 @@ copy_ids(Int64s *values, const int64_t *ids, Py_ssize_t count)
     return 0;
 }
 
+/* The word model's ids of a word appended to `out`, as WordModel.word_ids gives them; an id below 0,
+ * which no vocabulary has and which marks a missed word in a call's ids, leaves the word to Python
+ * (1, nothing appended). */
+static inline int
+model_word_ids(const WordEncoder *self, const Span *span, Int64s *out)
+{
+    ptrdiff_t before = out->length;
+    int status = self->word_model->word_ids(self->model, span, out);
+    for (ptrdiff_t k = before; status == 0 && k < out->length; k++) status = out->data[k] < 0;
+    if (status == 1) out->length = before;
+    return status;
+}
+
 /* The ids of the word at [start, start + length) go to values: the cache's, or for a word not cached
  * yet the word model's, asked once per call and cached afterwards; a word left to tokenize becomes a
  * marker -(its miss number + 1). Without the cache (a model that samples), the word model's for each
@@ -390,7 +403,7 @@ copy_ids(Int64s *values, const int64_t *ids, Py_ssize_t count)
 static inline int
 encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int64s *values, Misses *misses)
 {
-    if (!self->cache) return self->word_model->word_ids(self->model, span, values);
+    if (!self->cache) return model_word_ids(self, span, values);
     Cell *cell = cache_probe(self, span, h);
     if (cell->record) {
         const int64_t *record = self->pool.data + cell->record - 1;
@@ -403,7 +416,7 @@ encoder_emit(WordEncoder *self, const Span *span, uint64_t h, Py_ssize_t t, Int6
         miss->n_ids = MISS_LEFT;
         if (self->word_model) {
             miss->first_id = misses->ids.length;
-            int segmented = self->word_model->word_ids(self->model, span, &misses->ids);
+            int segmented = model_word_ids(self, span, &misses->ids);
             if (segmented < 0) return -1;
             if (segmented == 0) miss->n_ids = misses->ids.length - miss->first_id;
         }
@@ -618,6 +631,7 @@ encoder_cache_misses(WordEncoder *self, Int64s *values, Int64s *lengths, Misses 
             }
             const int64_t *record = self->pool.data + misses->data[-v - 1].record;
             Py_ssize_t count = REC_IDS(record);
+            if (count == 0) continue; /* a word without ids (out may have no buffer yet) */
             if (int64s_reserve(&out, count) < 0) goto no_memory;
             memcpy(out.data + out.length, record + REC_HEADER, sizeof(int64_t) * (size_t)count);
             out.length += count;

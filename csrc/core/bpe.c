@@ -167,8 +167,8 @@ fallback_bytes(const BpeWords *words, uint32_t c, int kind, Int64s *symbols, int
     return 0;
 }
 
-/* The first symbols of a word, as kvec.models.BPE._symbols makes them; 1 when the unknown token is
- * missing, -1 when out of memory. */
+/* The first symbols of a word, as kvec.models.BPE._symbols makes them; 1 when the unknown token or a
+ * byte symbol is missing, -1 when out of memory. */
 static int
 first_symbols(const BpeWords *words, const CodePoints *word, Int64s *symbols)
 {
@@ -182,7 +182,9 @@ first_symbols(const BpeWords *words, const CodePoints *word, Int64s *symbols)
             int m = utf8_of(code_point_at(word->kind, word->data, i), bytes);
             for (int k = 0; k < m; k++, at++) {
                 int kind = (at > 0 && has_prefix) | (at == total - 1 && has_suffix) << 1;
-                if (int64s_push(symbols, words->spelled[kind * 256 + bytes[k]]) < 0) return -1;
+                int32_t id = words->spelled[kind * 256 + bytes[k]];
+                if (id < 0) return 1; /* a byte symbol the vocabulary lacks */
+                if (int64s_push(symbols, id) < 0) return -1;
             }
         }
         return 0;

@@ -31,7 +31,7 @@ enum { BPE_UNK_DROPPED = -1, BPE_UNK_MISSING = -2 }; /* no unknown token; one na
 
 typedef struct {
     PairMap chars;         /* kind << 32 | code point -> id; kind 1: after the first, 2: the last, 3: both */
-    int32_t *spelled;      /* byte-level words: kind * 256 + byte -> id (1024 ids), or NULL */
+    int32_t *spelled;      /* byte-level words: kind * 256 + byte -> id (1024 ids, -1 missing), or NULL */
     int32_t byte_ids[256]; /* byte fallback: <0xNN> -> id (-1: missing) */
     int byte_fallback, fuse_unk;
     int64_t unk_id;        /* or BPE_UNK_DROPPED, BPE_UNK_MISSING */
@@ -48,7 +48,7 @@ int bpe_words_init(BpeWords *words, size_t expected_chars);
 void bpe_words_free(BpeWords *words);
 
 /* The ids of `word` (not empty) appended to `out`: 0, 1 when a character is unknown and the unknown
- * token is missing (nothing appended), -1 when out of memory. */
+ * token is missing, or a byte symbol is missing (nothing appended), -1 when out of memory. */
 int bpe_word_ids(const BpeWords *words, const PairMap *ranks, const BpeDropout *dropout, const CodePoints *word,
                  Int64s *out);
 

@@ -430,7 +430,10 @@ jieba_suggested_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, Ji
         share *= (double)(count < 0 ? 1 : count) / share_total;
     }
     int64s_free(&words);
-    int64_t suggested = (int64_t)(share * (double)total) + 1, own = jieba_count(c, cps, n);
+    /* no total (an empty dictionary) gives shares that are not numbers: 1 then, as for a word never seen;
+     * counts past the total could take the product past int64 */
+    double product = total > 0 ? share * (double)total : 0.0;
+    int64_t suggested = product < 0x1p62 ? (int64_t)product + 1 : INT64_MAX, own = jieba_count(c, cps, n);
     if (own < 0) own = 1;
     return suggested > own ? suggested : own;
 }
