@@ -124,13 +124,20 @@ def test_a_word_without_a_piece_or_an_unknown_token_is_an_error_as_in_python():
         op_ids(pipeline, [b"a", b"ab q"])
 
 
+def wordpiece_past_its_checks(vocab):
+    """A WordPiece whose vocabulary was changed after the constructor's checks (which refuse a negative id)."""
+    model = WordPiece({token: 0 for token in vocab})
+    model.vocab.update(vocab)
+    return model
+
+
 @pytest.mark.parametrize(
     "pipeline, stage",
     [
         (Pipeline(WordPiece(VOCAB), normalizer=Replace("ab", "c")), "normalizer Replace does not work character"),
         (Pipeline(WordPiece(VOCAB), normalizer=NormalizerSequence([NFD(), NFD()])), "normalizer Sequence changes"),
         (Pipeline(WordPiece(VOCAB), pre_tokenizer=ByteLevel()), "pre-tokenizer ByteLevel"),
-        (Pipeline(WordPiece({"a": -1})), "the id of 'a' \\(-1\\)"),
+        (Pipeline(wordpiece_past_its_checks({"a": -1})), "the id of 'a' \\(-1\\)"),
     ],
 )
 def test_what_cannot_be_described_is_named(pipeline, stage):
