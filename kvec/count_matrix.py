@@ -56,33 +56,56 @@ def count_matrix(
     """
     if mode not in MATRIX_MODES:
         raise ValueError(f"Unknown vectorization mode: {mode!r}; expected one of {MATRIX_MODES}")
+    if mode == "tfidf" and document_frequency is None:
+        raise ValueError("tfidf needs the document frequency of each index")
     rows = len(lengths)
     row_of = np.repeat(np.arange(rows, dtype=np.int64), lengths)
     kept = ids < width
     row_of, kept_ids = row_of[kept], ids[kept]
+    if not sparse:
+        return _dense(row_of, kept_ids, rows, width, mode, lengths, document_frequency, documents)
     cells, counts = np.unique(row_of * width + kept_ids, return_counts=True)  # row-major order
     cell_rows, cell_columns = np.divmod(cells, width) if width else (cells, cells)
     values = _values(mode, counts, cell_rows, cell_columns, lengths, document_frequency, documents)
-    if sparse:
-        return _csr(values, cell_rows, cell_columns, rows, width)
+    return _csr(values, cell_rows, cell_columns, rows, width)
+
+
+def _dense(row_of, ids, rows, width, mode, lengths, document_frequency, documents):
+    """The dense matrix, its cells written in place (no sort: the page faults of a large matrix are the
+    floor, and a sort would double it)."""
     x = np.zeros((rows, width))
-    x.reshape(-1)[cells] = values
+    flat = x.reshape(-1)
+    cells = row_of * width + ids
+    if mode == "binary":
+        flat[cells] = 1.0
+        return x
+    np.add.at(flat, cells, 1.0)
+    if mode == "count":
+        return x
+    counts = flat[cells]
+    if mode == "freq":
+        flat[cells] = counts / lengths[row_of]
+        return x
+    flat[cells] = _tfidf(counts.astype(np.int64), ids, document_frequency, documents)
     return x
 
 
 def _values(mode, counts, cell_rows, cell_columns, lengths, document_frequency, documents):
-    """Each cell's value in ``mode`` (float64), from its count of indices."""
+    """Each distinct cell's value in ``mode`` (float64), from its count of indices."""
     if mode == "binary":
         return np.ones(len(counts))
     if mode == "count":
         return counts.astype(np.float64)
     if mode == "freq":
         return counts / lengths[cell_rows]
-    if document_frequency is None:
-        raise ValueError("tfidf needs the document frequency of each index")
+    return _tfidf(counts, cell_columns, document_frequency, documents)
+
+
+def _tfidf(counts, columns, document_frequency, documents):
+    """``(1 + ln count) * ln(1 + documents / (1 + document frequency))``, with the legacy scalars."""
     term = _scalar_table(counts.max(initial=0), lambda c: 1 + np.log(c))[counts]
     inverse = _map_unique(document_frequency, lambda df: np.log(1 + documents / (1 + df)))
-    return term * inverse[cell_columns]
+    return term * inverse[columns]
 
 
 def _csr(values, cell_rows, cell_columns, rows, width):
