@@ -135,7 +135,10 @@ def test_counting_modes_over_ids_follow_the_ids():
     multi = TextVectorization(tokenizer=pipeline, output_mode="multi_hot")
     assert dense(multi(test)) == (counts > 0).astype(np.float32).tolist()
     count = TextVectorization(tokenizer=pipeline, output_mode="count", sparse=True)
-    assert dense(count(test)) == counts.tolist()
+    assert isinstance(count(test), tf.SparseTensor) and dense(count(test)) == counts.tolist()
+    sparse_multi = TextVectorization(tokenizer=pipeline, output_mode="multi_hot", sparse=True)
+    assert isinstance(sparse_multi(test), tf.SparseTensor)
+    assert dense(sparse_multi(test)) == (counts > 0).astype(np.float32).tolist()
     wide = TextVectorization(tokenizer=pipeline, output_mode="count", max_tokens=depth + 5, pad_to_max_tokens=True)
     assert np.asarray(wide(test)).shape == (len(test), depth + 5)
     tfidf = TextVectorization(tokenizer=pipeline, output_mode="tf_idf")
@@ -145,6 +148,10 @@ def test_counting_modes_over_ids_follow_the_ids():
         documents[list(set(ids))] += 1
     idf = np.log(1 + len(train) / (1 + documents))
     np.testing.assert_allclose(np.asarray(tfidf(test)), counts * idf, rtol=1e-6)
+    sparse_tfidf = TextVectorization(tokenizer=pipeline, output_mode="tf_idf", sparse=True)
+    sparse_tfidf.adapt(train)
+    assert isinstance(sparse_tfidf(test), tf.SparseTensor)
+    np.testing.assert_allclose(np.asarray(dense(sparse_tfidf(test))), counts * idf, rtol=1e-6)
 
 
 def test_a_jieba_layer_looks_up_jieba_words(segmenter):
