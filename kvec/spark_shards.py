@@ -147,48 +147,45 @@ def _checked(batch, columns, partition):
     return batch
 
 
-def _write_parquet(file, batches, columns, partition):
-    """Write the partition's record batches to one Parquet file; the number of rows."""
-    import pyarrow.parquet as pq
-
+def _write_batches(batches, columns, partition, open_writer, write):
+    """Write each non-empty record batch of the partition, checked for nulls, with ``write(writer,
+    batch)`` through one writer that ``open_writer(schema)`` opens at the first of them and that is
+    closed whatever happens; the number of rows."""
     writer, rows = None, 0
     try:
         for batch in batches:
             if not batch.num_rows:
                 continue
             if writer is None:
-                writer = pq.ParquetWriter(file, batch.schema)
-            writer.write_batch(_checked(batch, columns, partition))
+                writer = open_writer(batch.schema)
+            write(writer, _checked(batch, columns, partition))
             rows += batch.num_rows
     finally:
         if writer is not None:
             writer.close()
     return rows
+
+
+def _write_parquet(file, batches, columns, partition):
+    """Write the partition's record batches to one Parquet file; the number of rows."""
+    import pyarrow.parquet as pq
+
+    return _write_batches(
+        batches, columns, partition, lambda schema: pq.ParquetWriter(file, schema), lambda w, b: w.write_batch(b)
+    )
 
 
 def _write_tfrecord(file, batches, columns, partition):
     """Write the partition's rows to one TFRecord file of ``tf.train.Example``; the number of rows."""
     import tensorflow as tf
 
-    writer, rows = None, 0
-    try:
-        for batch in batches:
-            if not batch.num_rows:
-                continue
-            if writer is None:
-                writer = tf.io.TFRecordWriter(file)
-            cells = [
-                _python_cells(array, column)
-                for array, column in zip(_checked(batch, columns, partition).columns, columns)
-            ]
-            for row in range(batch.num_rows):
-                feature = {column.name: _feature(tf, column.kind, cell(row)) for column, cell in zip(columns, cells)}
-                writer.write(tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString())
-            rows += batch.num_rows
-    finally:
-        if writer is not None:
-            writer.close()
-    return rows
+    def write(writer, batch):
+        cells = [_python_cells(array, column) for array, column in zip(batch.columns, columns)]
+        for row in range(batch.num_rows):
+            feature = {column.name: _feature(tf, column.kind, cell(row)) for column, cell in zip(columns, cells)}
+            writer.write(tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString())
+
+    return _write_batches(batches, columns, partition, lambda schema: tf.io.TFRecordWriter(file), write)
 
 
 def _python_cells(array, column):
