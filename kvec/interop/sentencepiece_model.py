@@ -44,10 +44,7 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
         if not isinstance(raw, bytes):
             raise FormatError(path, "field 1 has the wrong wire type")
         fields = read_message(raw, path)
-        try:
-            piece = last(fields, 1, b"", path).decode("utf-8")
-        except UnicodeDecodeError:
-            raise FormatError(path, "a piece is not UTF-8") from None
+        piece = _text(last(fields, 1, b"", path), f"piece {len(pieces)}", path)
         if not piece:
             raise FormatError(path, f"piece {len(pieces)} is empty")
         score = as_float(last(fields, 2, bytes(4), path), path)
@@ -140,6 +137,7 @@ def _refuse_unsupported(trainer, spec, denormalizer, path):
 
 
 def _text(data, field, path):
+    """A string field's bytes as text; a :class:`FormatError` naming ``field`` when they are not UTF-8."""
     try:
         return data.decode("utf-8")
     except (UnicodeDecodeError, AttributeError):
