@@ -26,7 +26,7 @@ from typing import Any
 
 from kvec._jieba import Cutter, Dictionary
 from kvec.atomic import atomic_write
-from kvec.contracts import Piece, PreTokenizer
+from kvec.contracts import Piece, PreTokenizer, registered
 from kvec.user_cache import default_cache_dir
 
 __all__ = ["Jieba", "JiebaState", "default_cache_dir"]
@@ -56,6 +56,7 @@ class JiebaState:
     whole_words: list[str]  # user words found before jieba cuts (they hold what jieba splits)
 
 
+@registered
 class Jieba(PreTokenizer):
     """Words of Chinese (and mixed) text by jieba's algorithm; whitespace is dropped.
 

@@ -10,8 +10,11 @@ passes between the stages is defined here too: :class:`Normalized` (text, and th
 of its characters), :class:`Piece` (a pre-tokenized word and its offsets) and :class:`WordTable` (how the
 C encoder may cut a pre-tokenizer's words without calling it).
 
-Every stage stores itself as its type name and ``get_config()``, and is rebuilt with
-``type(**config)`` (see :mod:`kvec.serialization`).
+Every stage states, beside itself, how each writer takes it (:class:`Stage`): kvec's JSON stores it as
+its type name and ``get_config()`` and rebuilds it with ``type(**config)`` once the class is
+:func:`registered` (see :mod:`kvec.serialization`); Hugging Face's ``tokenizer.json`` takes
+:meth:`Stage.to_tokenizer_json`; the native description a model's :meth:`Model.native_model`, a
+normalizer's :meth:`Normalizer.character_rule` and a pre-tokenizer's :meth:`PreTokenizer.word_table`.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from kvec.encoding import Encoding
+from kvec.errors import NotNativeError
 
 if TYPE_CHECKING:
     from kvec.added_vocabulary import AddedToken
@@ -39,10 +43,13 @@ __all__ = [
     "PieceDecoder",
     "PostProcessor",
     "PreTokenizer",
+    "STAGE_TYPES",
+    "Stage",
     "StageList",
     "Trainer",
     "WordTable",
     "byte_run_text",
+    "registered",
     "settings_key",
     "utf8_text",
 ]
@@ -197,6 +204,62 @@ def _config_text(stage: Any) -> str:
     return f"{type(stage).__name__}({arguments})"
 
 
+#: Every stage type kvec's JSON saves and loads, by stage kind, then by name: filled by :func:`registered`.
+STAGE_TYPES: dict[str, dict[str, type[Stage]]] = {
+    "model": {},
+    "normalizer": {},
+    "pre_tokenizer": {},
+    "decoder": {},
+    "post_processor": {},
+}
+
+_StageType = TypeVar("_StageType", bound="type[Stage]")
+
+
+def registered(cls: _StageType) -> _StageType:
+    """Class decorator: ``cls`` is saved in kvec's JSON as its name and ``get_config()``, and rebuilt
+    from them (:data:`STAGE_TYPES`). Only registered stages load, so nothing in a file names code to run.
+
+    Example:
+        >>> from kvec.normalizers import Lowercase
+        >>> STAGE_TYPES["normalizer"]["Lowercase"] is Lowercase
+        True
+    """
+    kind = cls.stage_kind
+    if kind not in STAGE_TYPES:
+        raise TypeError(f"{cls.__name__} is no stage: it subclasses none of the stage contracts")
+    known = STAGE_TYPES[kind].get(cls.__name__)
+    if known is not None and known is not cls:
+        raise TypeError(f"a {kind} named {cls.__name__} is registered already ({known.__module__})")
+    STAGE_TYPES[kind][cls.__name__] = cls
+    return cls
+
+
+class Stage(_Shown):
+    """What every stage states beside itself for the writers: its kind, how kvec's JSON nests it, and
+    its ``tokenizer.json`` form. A new stage subclasses its contract, gives ``get_config()``, is
+    :func:`registered`, and overrides :meth:`to_tokenizer_json` where Hugging Face has the same stage."""
+
+    #: the pipeline attribute this kind of stage fills ("normalizer", "pre_tokenizer", ...)
+    stage_kind: ClassVar[str] = ""
+    #: the attribute, and constructor argument, holding the stages this one runs in order (a
+    #: ``Sequence``'s), saved as documents of their own; None: it holds no stages
+    nested_stages: ClassVar[str | None] = None
+    #: True where the config's ``pattern`` is a literal str or a :class:`kvec.patterns.Regex`, which the
+    #: files tell apart as ``{"String": ...}`` and ``{"Regex": ...}``
+    takes_pattern: ClassVar[bool] = False
+
+    def get_config(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this stage."""
+        return {}
+
+    def to_tokenizer_json(self) -> dict[str, Any]:
+        """This stage as Hugging Face's ``tokenizer.json`` holds it (``{"type": ..., ...}``), read by
+        ``tokenizers`` with the same meaning; ``ValueError`` naming the stage where that format has no
+        such stage (the default)."""
+        raise ValueError(f"{self.stage_kind} {type(self).__name__} has no tokenizer.json form")
+
+
 class _Settings:
     """Counts the assignments to a stage's public attributes (its settings), so that what was made from
     them (a C table, a pipeline's encoder and word cache) is made again: see :func:`settings_key`."""
@@ -300,8 +363,10 @@ class JsonState:
         cast(Any, self).__init__(**config)
 
 
-class Normalizer(_Shown, _Settings, ABC):
+class Normalizer(Stage, _Settings, ABC):
     """Cleans text before pre-tokenization, keeping the original span of every character."""
+
+    stage_kind = "normalizer"
 
     @abstractmethod
     def normalize(self, normalized: Normalized) -> Normalized:
@@ -345,11 +410,13 @@ class Normalizer(_Shown, _Settings, ABC):
         return {}
 
 
-class PreTokenizer(_Shown, _Settings, ABC):
+class PreTokenizer(Stage, _Settings, ABC):
     """Cuts (normalized) text into the words a model segments, with their offsets.
 
     ``first`` is True when the text starts a whole text (some pre-tokenizers add a prefix there).
     """
+
+    stage_kind = "pre_tokenizer"
 
     @abstractmethod
     def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
@@ -389,7 +456,7 @@ class PreTokenizer(_Shown, _Settings, ABC):
         return {}
 
 
-class Model(_Shown, _Settings, ABC):
+class Model(Stage, _Settings, ABC):
     """Segments one pre-tokenized word into tokens of a vocabulary.
 
     Attributes:
@@ -397,8 +464,12 @@ class Model(_Shown, _Settings, ABC):
         id_to_token: ``{id: token}``.
     """
 
+    stage_kind = "model"
+
     vocab: dict[str, int]
     id_to_token: dict[int, str]
+    #: True where the model segments the words a byte-level pre-tokenizer spells byte by byte (BPE)
+    spells_bytes: ClassVar[bool] = False
     #: The id whose token is the text it covers rather than its vocabulary entry (Unigram's unknown
     #: token, as Hugging Face and sentencepiece spell it); None: every token is its id's entry.
     text_token_id: int | None = None
@@ -439,6 +510,14 @@ class Model(_Shown, _Settings, ABC):
         :attr:`WordTable.byte_spelling`), those of the word's byte spelling."""
         return None
 
+    def native_model(self, byte_spelling: str = "") -> bytes:
+        """The model's section of the native description (``csrc/core/spec_encoder.h`` states each
+        kind's layout), written beside the model it describes; ``byte_spelling``: the 256 characters a
+        byte-level pre-tokenizer spells bytes with, or "". :class:`kvec.errors.NotNativeError` naming the
+        model where the native encoder has no such model (the default)."""
+        described = [name for name, cls in STAGE_TYPES["model"].items() if _describes_itself(cls)]
+        raise NotNativeError(f"the model is {type(self).__name__}; described: {', '.join(described)}")
+
     def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
         """A native encoder of whole texts for models that segment a text as one (Unigram, as
         sentencepiece does): ``(texts, prefix, suffix) -> (values, row_lengths)``, int64 bytes of every
@@ -454,6 +533,11 @@ class Model(_Shown, _Settings, ABC):
         return False
 
 
+def _describes_itself(cls: type) -> bool:
+    """True where the model class writes its own section of the native description."""
+    return cast(Any, cls).native_model is not Model.native_model
+
+
 class Trainer(ABC):
     """Learns a :class:`Model` from word counts (words as :meth:`PreTokenizer.split_words` gives
     them, spelled with :meth:`PreTokenizer.spell`)."""
@@ -466,8 +550,10 @@ class Trainer(ABC):
         threads where the trainer has parallel work (the result is the same for every ``n_jobs``)."""
 
 
-class PostProcessor(_Shown, ABC):
+class PostProcessor(Stage, ABC):
     """Adds special tokens and type ids around one encoded text or a pair."""
+
+    stage_kind = "post_processor"
 
     def single_affixes(self) -> tuple[list[int], list[int]] | None:
         """The ids this post-processor puts before and after one sequence's ids, when it only adds ids
@@ -532,10 +618,12 @@ def byte_run_text(data: bytes) -> str:
         return "\ufffd" * len(data)
 
 
-class Decoder(_Shown, ABC):
+class Decoder(Stage, ABC):
     """Turns tokens back into text, as a step of a chain (Hugging Face's ``decode_chain``): each decoder
     turns a list of tokens into a new list, the next decoder of a :class:`kvec.decoders.Sequence` takes
     that, and the text is the last list joined."""
+
+    stage_kind = "decoder"
 
     @abstractmethod
     def decode_chain(self, tokens: list[str]) -> list[str]:

@@ -102,6 +102,11 @@ class FormatError(KvecError, ValueError):
         super().__init__(f"{source}: {problem}")
 
 
+class NotNativeError(KvecError):
+    """A pipeline has a stage that the native encoder outside Python (the TensorFlow op, see
+    :mod:`kvec.native_spec`) does not run; the message names the stage."""
+
+
 class ExportError(KvecError):
     """A model cannot be saved for serving (``model.export``, ``tf.saved_model.save``): what it holds
     would not run where the SavedModel is loaded. The message says which layer and why."""

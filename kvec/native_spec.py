@@ -50,13 +50,11 @@ from typing import cast
 from kvec import hf_unicode, serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import Decomposition, Model, Normalizer, PreTokenizer, WordTable
-from kvec.errors import KvecError
-from kvec.models.bpe import BPE
-from kvec.models.unigram import VITERBI_RULES, Unigram
-from kvec.models.wordpiece import WordPiece
+from kvec.errors import NotNativeError
 from kvec.normalizers import Prepend
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
+from kvec.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.text import Tokenizer, _word_rule
 
 __all__ = ["NotNativeError", "describe", "describe_splitter"]
@@ -64,13 +62,8 @@ __all__ = ["NotNativeError", "describe", "describe_splitter"]
 VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 0, 1, 2, 3  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
-
-
-class NotNativeError(KvecError):
-    """The pipeline has a stage the native encoder outside Python does not run; the message names it."""
 
 
 def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
@@ -84,15 +77,13 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
 
 
 def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes:
-    model = pipeline.model
-    if not isinstance(model, (WordPiece, BPE, Unigram)):
-        raise NotNativeError(f"the model is {type(model).__name__}; described: WordPiece, BPE, Unigram")
+    if not isinstance(pipeline.model, Model) or type(pipeline.model).native_model is Model.native_model:
+        Model.native_model(cast(Model, pipeline.model))  # raises, naming the model
+    model = cast(Model, pipeline.model)
     affixes = pipeline._affixes()
     if affixes is None:
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
-    if isinstance(model, Unigram) and model.sampling:
-        raise NotNativeError("the Unigram model samples its segmentations: a served model would not be repeatable")
     byte_spelling = ""
     if pipeline._segments_whole_texts():  # the model segments each piece between added tokens whole
         pre_tokenizer = _classes(b"", RUNS, "whole")
@@ -101,12 +92,7 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes
     else:
         table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
         pre_tokenizer, byte_spelling = _pre_tokenizer(table), table.byte_spelling
-    if isinstance(model, WordPiece):
-        described = _wordpiece(model)
-    elif isinstance(model, Unigram):
-        described = _unigram(model)
-    else:
-        described = _bpe(model, byte_spelling)
+    described = model.native_model(byte_spelling)
     added = pipeline.added_vocabulary
     return _description(
         _normalizer(pipeline.normalizer),
@@ -129,8 +115,8 @@ def _description(
     id_map: bytes | None = None,
 ) -> bytes:
     """The sections, in the order ``csrc/core/spec_encoder.h`` states them."""
-    parts = [b"KVEC", _u32(VERSION), normalizer, _tokens(special or {}), _tokens(added or {}), pre_tokenizer, model]
-    parts += [_ids(affixes[0]), _ids(affixes[1]), _u32(0) if id_map is None else _u32(1) + id_map]
+    parts = [b"KVEC", u32(VERSION), normalizer, tokens(special or {}), tokens(added or {}), pre_tokenizer, model]
+    parts += [ids(affixes[0]), ids(affixes[1]), u32(0) if id_map is None else u32(1) + id_map]
     return b"".join(parts)
 
 
@@ -139,8 +125,8 @@ def describe_splitter(splitter: PreTokenizer) -> bytes:
     takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
     if isinstance(splitter, Jieba):
         jieba = _jieba(splitter.native_state())
-        return _description(_normalizer(None), _classes(b"", RUNS, "jieba", jieba=jieba), _u32(SPLIT))
-    return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), _u32(SPLIT))
+        return _description(_normalizer(None), _classes(b"", RUNS, "jieba", jieba=jieba), u32(SPLIT))
+    return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), u32(SPLIT))
 
 
 def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -> WordTable:
@@ -152,7 +138,7 @@ def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -
         raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
     if table.prefix and not table.spelled:
         raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
-    if spelled_for is not None and table.spelled and not (table.byte_spelling and isinstance(spelled_for, BPE)):
+    if spelled_for is not None and table.spelled and not (table.byte_spelling and spelled_for.spells_bytes):
         raise NotNativeError(f"the pre-tokenizer {name} spells words byte by byte for a model other than BPE")
     return table
 
@@ -179,7 +165,7 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
 
 def _keras_lowercase(tokenizer: Tokenizer) -> bytes:
     """The normalizer section of a Keras tokenizer: Python's ``str.lower`` when it lowers, else none."""
-    return _python_lowercase() + _string("") if tokenizer.lower else _normalizer(None)
+    return _python_lowercase() + string("") if tokenizer.lower else _normalizer(None)
 
 
 def _keras_word_classes(filters: Iterable[str], split: str, jieba: bytes = b"") -> bytes:
@@ -195,7 +181,7 @@ def _keras_word_classes(filters: Iterable[str], split: str, jieba: bytes = b"") 
 
 def _word_lookup(lookup: dict[str, int], oov_index: int | None) -> bytes:
     unknown = -1 if oov_index is None else oov_index
-    return _u32(WORD_LOOKUP) + struct.pack("<q", unknown) + _tokens(lookup)
+    return u32(WORD_LOOKUP) + struct.pack("<q", unknown) + tokens(lookup)
 
 
 def _describe_jieba_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -220,23 +206,17 @@ def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: 
     if not isinstance(pipeline, Pipeline) or pipeline.post_processor is not None or tokenizer.char_level:
         raise NotNativeError("a Tokenizer's analyzer is described only when it is a pipeline without a post-processor")
     missing = -1 if oov_index is None else oov_index
-    ids = range(max(pipeline.get_vocab().values(), default=-1) + 1)
-    table = [lookup.get(token, missing) if (token := pipeline.id_to_token(i)) is not None else missing for i in ids]
-    _checked_id("the map", max(table, default=0))
-    return _describe_pipeline(pipeline, id_map=struct.pack("<q", missing) + _ids(table))
-
-
-def _checked_id(token, token_id):
-    if isinstance(token_id, bool) or not isinstance(token_id, int) or not 0 <= token_id < 2**63:
-        raise NotNativeError(f"the id of {token!r} ({token_id!r}) is not an int64 >= 0")
-    return token_id
+    known = range(max(pipeline.get_vocab().values(), default=-1) + 1)
+    table = [lookup.get(token, missing) if (token := pipeline.id_to_token(i)) is not None else missing for i in known]
+    checked_id("the map", max(table, default=0))
+    return _describe_pipeline(pipeline, id_map=struct.pack("<q", missing) + ids(table))
 
 
 def _classes(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
     """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
     after it), its prefix."""
     expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4}
-    return _u32(len(table)) + table + _u32(default) + _u32(expressions[expression]) + jieba + _string(prefix)
+    return u32(len(table)) + table + u32(default) + u32(expressions[expression]) + jieba + string(prefix)
 
 
 def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
@@ -246,83 +226,17 @@ def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
     tables.frombytes(state.hmm_tables)
     if sys.byteorder != "little":
         tables.byteswap()
-    parts = [_u32(state.mode), _u32(int(state.hmm)), _u32(len(state.dictionary)), state.dictionary, tables.tobytes()]
-    parts.append(_u32(len(state.user_words)))
-    parts += [_string(word) + struct.pack("<q", count) for word, count in state.user_words]
-    parts.append(_u32(len(state.whole_words)))
-    parts += [_string(word) for word in state.whole_words]
-    return b"".join([*parts, _u32(int(map_words))])
+    parts = [u32(state.mode), u32(int(state.hmm)), u32(len(state.dictionary)), state.dictionary, tables.tobytes()]
+    parts.append(u32(len(state.user_words)))
+    parts += [string(word) + struct.pack("<q", count) for word, count in state.user_words]
+    parts.append(u32(len(state.whole_words)))
+    parts += [string(word) for word in state.whole_words]
+    return b"".join([*parts, u32(int(map_words))])
 
 
 def _pre_tokenizer(table: WordTable) -> bytes:
     """A word table's section: code points past it are class 2 (EXPR_OTHER for expressions)."""
     return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, table.expression, table.prefix)
-
-
-def _u32(value):
-    return struct.pack("<I", value)
-
-
-def _ids(ids):
-    ids = [int(i) for i in ids]
-    return _u32(len(ids)) + struct.pack(f"<{len(ids)}q", *ids)
-
-
-def _string(text):
-    return _u32(len(text)) + struct.pack(f"<{len(text)}I", *map(ord, text))
-
-
-def _tokens(ids):
-    """``{string: id}`` entries: u32 n, then each string and its id (checked)."""
-    entries = (_string(token) + struct.pack("<q", _checked_id(token, token_id)) for token, token_id in ids.items())
-    return _u32(len(ids)) + b"".join(entries)
-
-
-def _wordpiece(model):
-    header = struct.pack("<Iqq", WORDPIECE, model.max_input_chars_per_word, model.vocab.get(model.unk_token, -1))
-    return header + _string(model.continuing_subword_prefix) + _tokens(model.vocab)
-
-
-def _bpe(model: BPE, byte_spelling: str) -> bytes:
-    """The merges and the first symbols' tables, the arguments kvec.models.BPE gives its own native
-    segmentation (:meth:`kvec.models.BPE.native_symbols`)."""
-    if model.sampling:
-        raise NotNativeError("BPE dropout draws its merges at random: a served model would not be repeatable")
-    symbols = model.native_symbols(byte_spelling)
-    if symbols is None:
-        raise NotNativeError(
-            "the BPE model has an id past int32, an affix that is not UTF-8, or byte symbols not in its vocabulary"
-        )
-    merges = [value for merge in model.merge_table for value in merge]
-    chars = b"".join(struct.pack("<Qi", key, token_id) for key, token_id in symbols["chars"].items())
-    byte_ids = symbols["byte_ids"]
-    fallback = _u32(0) if byte_ids is None else _u32(1) + struct.pack("<256i", *byte_ids)
-    parts = [_u32(BPE_MODEL), _u32(len(model.merge_table)), struct.pack(f"<{len(merges)}i", *merges)]
-    parts += [_u32(len(symbols["chars"])), chars, fallback, struct.pack("<q", symbols["unk_id"])]
-    parts += [_u32(int(symbols["fuse_unk"])), _u32(len(symbols["prefix"])), symbols["prefix"]]
-    parts += [_u32(len(symbols["suffix"])), symbols["suffix"]]
-    spelled = symbols["spelled"]
-    parts.append(_u32(0) if spelled is None else _u32(1) + struct.pack("<1024i", *spelled))
-    whole = symbols["whole"]
-    if whole is None:
-        parts.append(_u32(0))
-    else:
-        parts += [_u32(1), _tokens({t: i for t, i in whole.items() if t})]
-        if spelled is not None:
-            parts.append(struct.pack("<256I", *map(ord, byte_spelling)))
-    return b"".join(parts)
-
-
-def _unigram(model: Unigram) -> bytes:
-    pieces, scores, byte_ids = model.lattice_inputs()
-    entries = b"".join(
-        _u32(len(p)) + struct.pack(f"<{len(p)}I", *map(ord, p)) + struct.pack("<d", score)
-        for p, score in zip(pieces, scores)
-    )
-    unk_id = -1 if model.unk_id is None else model.unk_id
-    fallback = _u32(1) + struct.pack("<256i", *byte_ids) if byte_ids else _u32(0)
-    rule = _u32(VITERBI_RULES[model.viterbi])
-    return _u32(UNIGRAM) + _u32(len(pieces)) + entries + struct.pack("<dq", model.unk_score, unk_id) + fallback + rule
 
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:
@@ -344,18 +258,22 @@ def _normalizer(normalizer: Normalizer | None) -> bytes:
         prefix = NormalizerSequence(after).normalize_str(cast(Prepend, stages[place]).prepend)
         stages = before + after
     if not stages:
-        return _u32(NO_NORMALIZER) + _string(prefix)
+        return u32(NO_NORMALIZER) + string(prefix)
     mapped = stages[0] if len(stages) == 1 else NormalizerSequence(stages)
     try:
-        return _u32(CHARACTER_MAP) + _normalizer_map(_config(mapped)) + _string(prefix)
+        return u32(CHARACTER_MAP) + _normalizer_map(_config(mapped)) + string(prefix)
     except NotNativeError:
         if mapped.decomposition() is None:
             raise
-    return _u32(DECOMPOSITION) + _decomposition_maps(_config(mapped)) + _string(prefix)
+    return u32(DECOMPOSITION) + _decomposition_maps(_config(mapped)) + string(prefix)
 
 
 def _config(normalizer: Normalizer) -> str:
-    return json.dumps(serialization.component_document("normalizer", normalizer), sort_keys=True)
+    """The normalizer's kvec JSON: the key its tables are cached by, from which they are made."""
+    try:
+        return json.dumps(serialization.component_document("normalizer", normalizer), sort_keys=True)
+    except TypeError as unknown:  # a stage kvec's JSON does not know is no rule its tables are made of
+        raise NotNativeError(str(unknown)) from None
 
 
 def _rule(config: str):
@@ -392,7 +310,7 @@ def _decomposition_maps(config: str) -> bytes:
         text = split.before(c)
         return None if text is None else "".join(hf_unicode.decompose(d, split.form) for d in text)
 
-    compositions = _compositions() if split.compose else _u32(0)
+    compositions = _compositions() if split.compose else u32(0)
     return _character_map(decomposed, name) + _combining_classes() + compositions + _character_map(split.after, name)
 
 
@@ -414,7 +332,7 @@ def _compositions() -> bytes:
             pairs.append((0x1100 + lead, 0x1161 + vowel, syllable))
             pairs += [(syllable, 0x11A7 + trail, syllable + trail) for trail in range(1, 28)]
     pairs.sort()
-    return _u32(len(pairs)) + b"".join(struct.pack("<3I", *pair) for pair in pairs)
+    return u32(len(pairs)) + b"".join(struct.pack("<3I", *pair) for pair in pairs)
 
 
 @lru_cache(maxsize=1)
@@ -429,7 +347,7 @@ def _combining_classes() -> bytes:
             triples[-2] = c
         else:
             triples += [c, c, value]
-    return _u32(len(triples) // 3) + struct.pack(f"<{len(triples)}I", *triples)
+    return u32(len(triples) // 3) + struct.pack(f"<{len(triples)}I", *triples)
 
 
 @lru_cache(maxsize=1)
@@ -444,7 +362,7 @@ def _python_lowercase() -> bytes:
         either.append(("A" + c + "\u03a3").lower()[-1] == "\u03c2")
     ignorable = [e and not k for k, e in zip(cased, either)]
     table = _character_map(str.lower, "str.lower")
-    return _u32(PYTHON_LOWER) + table + _ranges(cased) + _ranges(ignorable)
+    return u32(PYTHON_LOWER) + table + _ranges(cased) + _ranges(ignorable)
 
 
 def _ranges(flags: list[bool]) -> bytes:
@@ -457,7 +375,7 @@ def _ranges(flags: list[bool]) -> bytes:
             pairs[-1] = c
         else:
             pairs += [c, c]
-    return _u32(len(pairs) // 2) + struct.pack(f"<{len(pairs)}I", *pairs)
+    return u32(len(pairs) // 2) + struct.pack(f"<{len(pairs)}I", *pairs)
 
 
 def _character_map(rule, name: str) -> bytes:
@@ -483,6 +401,6 @@ def _character_map(rule, name: str) -> bytes:
         packed = struct.pack("<256I", *entries)
         page_of.append(page_index.setdefault(packed, len(page_index)))
     return b"".join(
-        [_u32(len(page_index)), struct.pack(f"<{PAGES}I", *page_of), *page_index, _u32(len(pool))]
+        [u32(len(page_index)), struct.pack(f"<{PAGES}I", *page_of), *page_index, u32(len(pool))]
         + [struct.pack(f"<{len(pool)}I", *pool)]
     )

@@ -20,8 +20,8 @@ import regex
 
 from kvec import hf_unicode
 from kvec.charsmap import CharsMap
-from kvec.contracts import Decomposition, Normalized, Normalizer, StageList
-from kvec.patterns import Regex, compile_pattern, find_matches
+from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
+from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.pretokenizers import byte_spelling
 
 __all__ = [
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 
+@registered
 class Lowercase(Normalizer):
     """Lowercase each character as HF does (Rust's ``char::to_lowercase``, Unicode 17.0.0, see
     :mod:`kvec.hf_unicode`): no context rules such as the Greek final sigma.
@@ -53,6 +54,9 @@ class Lowercase(Normalizer):
         >>> Lowercase().normalize_str("HELLO Σ")
         'hello σ'
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
 
     def normalize(self, normalized):
         return normalized.map(hf_unicode.lower)
@@ -67,6 +71,7 @@ class Lowercase(Normalizer):
         return hf_unicode.lowercase(text)
 
 
+@registered
 class OpenCC(Normalizer):
     """Chinese script conversion with OpenCC, such as Traditional to Simplified (``config="t2s"``).
 
@@ -108,6 +113,7 @@ class OpenCC(Normalizer):
         return normalized.map(self._converter.convert)
 
 
+@registered
 class Prepend(Normalizer):
     """Put ``prepend`` before a non-empty text (its characters stand for the first character's span).
 
@@ -124,6 +130,9 @@ class Prepend(Normalizer):
     def get_config(self):
         return {"prepend": self.prepend}
 
+    def to_tokenizer_json(self):
+        return {"type": "Prepend", "prepend": self.prepend}
+
     def normalize_token(self, text):
         return text  # a token inside a text gets no prefix (unlike Hugging Face, which adds it)
 
@@ -136,6 +145,7 @@ class Prepend(Normalizer):
         return self.prepend + text if text else text
 
 
+@registered
 class Replace(Normalizer):
     """Replace every match of ``pattern`` by ``content``, left to right, as Hugging Face's ``Replace``:
     a ``str`` pattern is found literally, a :class:`Regex` is a regular expression. Every new
@@ -146,6 +156,8 @@ class Replace(Normalizer):
         >>> Replace(" ", "▁").normalize_str("Hey you"), Replace(Regex(r"\\s+"), " ").normalize_str("a \\t b")
         ('Hey▁you', 'a b')
     """
+
+    takes_pattern = True
 
     def __init__(self, pattern: str | Regex, content: str) -> None:
         self._compiled = compile_pattern(pattern)
@@ -166,6 +178,9 @@ class Replace(Normalizer):
 
     def get_config(self):
         return {"pattern": self._pattern, "content": self.content}
+
+    def to_tokenizer_json(self):
+        return {"type": "Replace", "pattern": pattern_json(self._pattern), "content": self.content}
 
     def _literal(self):
         """The pattern when it is a non-empty literal string, else None."""
@@ -204,6 +219,7 @@ class Replace(Normalizer):
         return Normalized("".join(chars), new_spans)
 
 
+@registered
 class Strip(Normalizer):
     """Remove the whitespace (Unicode ``White_Space``) at the start (``left``) and at the end (``right``)
     of the text, as Hugging Face's ``Strip``; the characters kept keep their spans.
@@ -219,6 +235,9 @@ class Strip(Normalizer):
 
     def get_config(self):
         return {"left": self.left, "right": self.right}
+
+    def to_tokenizer_json(self):
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
 
     def keeps(self, char):
         return not hf_unicode.is_whitespace(char)
@@ -242,6 +261,7 @@ class Strip(Normalizer):
         return text[start:end]
 
 
+@registered
 class ByteLevel(Normalizer):
     """Spell every UTF-8 byte of the text as one printable character, as GPT-2's byte-level
     pre-tokenizer does (Hugging Face's ``normalizers.ByteLevel``); the characters of a character's
@@ -251,6 +271,9 @@ class ByteLevel(Normalizer):
         >>> ByteLevel().normalize_str("hello\\nwörld")
         'helloĊwÃ¶rld'
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
 
     def normalize(self, normalized):
         return normalized.map(byte_spelling)
@@ -265,6 +288,7 @@ class ByteLevel(Normalizer):
         return byte_spelling
 
 
+@registered
 class Precompiled(Normalizer):
     """A sentencepiece model's precompiled character map (its NFKC and more), applied as Hugging Face's
     ``Precompiled`` applies it: each grapheme cluster (of fewer than 6 UTF-8 bytes) that starts with a
@@ -296,6 +320,9 @@ class Precompiled(Normalizer):
 
     def get_config(self):
         return {"precompiled_charsmap": base64.b64encode(self._map.blob).decode("ascii")}
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def __reduce__(self):  # the C table is made again from the map's bytes
         return (Precompiled, (self._map.blob,))
@@ -335,6 +362,7 @@ def _replaced(stream, old_length, new):
         stream[-1] = (stream[-1][0], stream[-1][1] + difference)
 
 
+@registered
 class StripAccents(Normalizer):
     """Remove every mark (categories Mn, Mc and Me of Unicode 9.0.0, as HF's StripAccents: see
     :mod:`kvec.hf_unicode`); use after NFD or NFKD.
@@ -343,6 +371,9 @@ class StripAccents(Normalizer):
         >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
         'Cafe'
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
 
     def normalize(self, normalized):
         return normalized.map(_without_mark)
@@ -363,6 +394,9 @@ class _UnicodeForm(Normalizer):
     point assigned later is left as it is, a starter."""
 
     form = ""  # NFD, NFKD, NFC or NFKC: set by each form
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
 
     def normalize(self, normalized):
         stream = []  # (char, change): the first char of a decomposition replaces its source, others are inserted
@@ -406,6 +440,7 @@ def _unchanged(c):
     return c
 
 
+@registered
 class NFD(_UnicodeForm):
     """Canonical decomposition.
 
@@ -417,12 +452,14 @@ class NFD(_UnicodeForm):
     form = "NFD"
 
 
+@registered
 class NFKD(_UnicodeForm):
     """Compatibility decomposition."""
 
     form = "NFKD"
 
 
+@registered
 class NFC(_UnicodeForm):
     """Canonical decomposition, then canonical composition.
 
@@ -434,6 +471,7 @@ class NFC(_UnicodeForm):
     form = "NFC"
 
 
+@registered
 class NFKC(_UnicodeForm):
     """Compatibility decomposition, then canonical composition.
 
@@ -509,6 +547,7 @@ _CHINESE = regex.compile(
 )
 
 
+@registered
 class BertNormalizer(Normalizer):
     """BERT's normalizer, as Hugging Face's: every code point is classified by HF's tables
     (:mod:`kvec.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
@@ -545,6 +584,9 @@ class BertNormalizer(Normalizer):
             "strip_accents": self.strip_accents,
             "lowercase": self.lowercase,
         }
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def normalize_str(self, text):
         # as normalize, on the text alone: each step over the whole text at once
@@ -614,6 +656,7 @@ _BERT_REMOVED = regex.compile(f"(?![\t\n\r])[{hf_unicode.CONTROL}\ufffd]")
 _BERT_SPACES = regex.compile(f"[{hf_unicode.WHITE_SPACE}]")
 
 
+@registered
 class Sequence(StageList, Normalizer):
     """Apply normalizers one after the other. ``sequence[i]`` is the i-th normalizer, and can be
     replaced (``sequence[1] = Strip()``); ``len(sequence)`` counts them.
@@ -623,8 +666,13 @@ class Sequence(StageList, Normalizer):
         'angstrom'
     """
 
+    nested_stages = "normalizers"
+
     _stages_attribute = "normalizers"
     _stage_type = Normalizer
+
+    def to_tokenizer_json(self):
+        return {"type": "Sequence", "normalizers": [n.to_tokenizer_json() for n in self.normalizers]}
 
     def __init__(self, normalizers: Iterable[Normalizer]) -> None:
         self.normalizers = list(normalizers)
@@ -692,6 +740,7 @@ def _composed(rules):
     return rule
 
 
+@registered
 class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,

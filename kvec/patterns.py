@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-__all__ = ["Pattern", "Regex", "compile_pattern", "find_matches"]
+__all__ = ["Pattern", "Regex", "compile_pattern", "find_matches", "pattern_json"]
 
 
 class Regex:
@@ -53,6 +53,16 @@ class Regex:
 
 
 Pattern = str | Regex  # what Split and Replace take
+
+
+def pattern_json(pattern: Pattern) -> dict[str, str]:
+    """A pattern as the files hold it: ``{"String": text}`` (found literally) or ``{"Regex": text}``.
+
+    Example:
+        >>> pattern_json("-"), pattern_json(Regex(r"\\s+"))
+        ({'String': '-'}, {'Regex': '\\\\s+'})
+    """
+    return {"Regex": pattern.pattern} if isinstance(pattern, Regex) else {"String": pattern}
 
 
 def compile_pattern(pattern: Pattern, name: str = "pattern") -> regex.Pattern[str]:

@@ -16,8 +16,8 @@ import regex
 
 from kvec import char_classes, hf_unicode
 from kvec._native import WordSplitter
-from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, utf8_text
-from kvec.patterns import Regex, compile_pattern, find_matches
+from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, registered, utf8_text
+from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.unicode_scripts import ANY, script_classes
 
 __all__ = [
@@ -77,6 +77,7 @@ CL100K_PATTERN = (
 )
 
 
+@registered
 class ByteLevel(JsonState, PreTokenizer):
     """GPT-2's byte-level pre-tokenizer.
 
@@ -110,6 +111,14 @@ class ByteLevel(JsonState, PreTokenizer):
 
     def get_config(self):
         return {
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
+
+    def to_tokenizer_json(self):
+        return {
+            "type": "ByteLevel",
             "add_prefix_space": self.add_prefix_space,
             "trim_offsets": self.trim_offsets,
             "use_regex": self.use_regex,
@@ -227,6 +236,7 @@ def _class_letters(kind):
     return char_classes.letters(kind.char_classes())
 
 
+@registered
 class Whitespace(_ClassLetterWords):
     """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``, with Hugging Face's
     classes: ``\\w`` of Unicode 16.0.0 and ``\\s`` of Unicode 17.0.0 (see :mod:`kvec.hf_unicode`).
@@ -238,6 +248,9 @@ class Whitespace(_ClassLetterWords):
 
     _pattern = regex.compile("2+|3+")  # over the text's class letters: word characters, other non-spaces
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
+
     @staticmethod
     def char_classes():
         return char_classes.table(
@@ -245,6 +258,7 @@ class Whitespace(_ClassLetterWords):
         )
 
 
+@registered
 class WhitespaceSplit(_CharClassWords):
     """Split on whitespace only.
 
@@ -255,11 +269,15 @@ class WhitespaceSplit(_CharClassWords):
 
     _pattern = regex.compile(r"\S+")
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
+
     @staticmethod
     def char_classes():
         return char_classes.table(dropped=r"\s")
 
 
+@registered
 class BertPreTokenizer(_ClassLetterWords):
     """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
     punctuation or ASCII symbol) is a word of its own. The classes are Hugging Face's (whitespace of
@@ -272,6 +290,9 @@ class BertPreTokenizer(_ClassLetterWords):
 
     _pattern = regex.compile("2+|1")  # over the text's class letters: runs of other characters, punctuation
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
+
     @staticmethod
     def char_classes():
         return char_classes.table(dropped=f"[{hf_unicode.WHITE_SPACE}]", alone=f"[{hf_unicode.PUNCTUATION}]")
@@ -282,6 +303,19 @@ _PUNCTUATION = regex.compile(f"[{hf_unicode.PUNCTUATION}]")
 _DIGIT = regex.compile(f"[{hf_unicode.NUMBER}]")
 _ALONE = regex.compile("1")  # an isolated character among class letters (char_classes.letters)
 BEHAVIORS = ("removed", "isolated", "merged_with_previous", "merged_with_next", "contiguous")
+#: Hugging Face's name of each behavior, as tokenizer.json spells it
+HF_BEHAVIORS = {
+    "Removed": "removed",
+    "Isolated": "isolated",
+    "MergedWithPrevious": "merged_with_previous",
+    "MergedWithNext": "merged_with_next",
+    "Contiguous": "contiguous",
+}
+
+
+def hf_behavior(behavior: str) -> str:
+    """tokenizer.json's name of a split ``behavior`` ("merged_with_next" is "MergedWithNext")."""
+    return next(name for name, known in HF_BEHAVIORS.items() if known == behavior)
 
 
 def _split_spans(text, pattern, behavior, invert=False):
@@ -348,6 +382,7 @@ class _DelimiterSplit(PreTokenizer):
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
 
 
+@registered
 class Punctuation(_DelimiterSplit):
     """Split at punctuation (Unicode 8.0.0's punctuation and ASCII symbols, as HF: see
     :mod:`kvec.hf_unicode`), each mark handled by ``behavior``:
@@ -359,6 +394,9 @@ class Punctuation(_DelimiterSplit):
     """
 
     _pattern = _PUNCTUATION
+
+    def to_tokenizer_json(self):
+        return {"type": "Punctuation", "behavior": hf_behavior(self.behavior)}
 
     def _spans(self, text):
         # at the class letters' "1"s: the same places, found faster than by the class of punctuation
@@ -372,6 +410,7 @@ class Punctuation(_DelimiterSplit):
         return [text[a:b] for a, b in self._spans(text)]
 
 
+@registered
 class CharDelimiterSplit(_DelimiterSplit):
     """Split on one character, which is dropped (Hugging Face's ``CharDelimiterSplit``).
 
@@ -401,7 +440,11 @@ class CharDelimiterSplit(_DelimiterSplit):
     def get_config(self):
         return {"delimiter": self.delimiter}
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
+
+@registered
 class FixedLength(PreTokenizer):
     """Cut the text into pieces of ``length`` characters (the last one may be shorter), as Hugging
     Face's ``FixedLength``.
@@ -421,6 +464,9 @@ class FixedLength(PreTokenizer):
     def get_config(self):
         return {"length": self.length}
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def pre_tokenize(self, text, first=True):
         return [Piece(text[a : a + self.length], a) for a in range(0, len(text), self.length)]
 
@@ -428,6 +474,7 @@ class FixedLength(PreTokenizer):
         return [text[a : a + self.length] for a in range(0, len(text), self.length)]
 
 
+@registered
 class UnicodeScripts(PreTokenizer):
     """Split where the Unicode script changes, as Hugging Face's ``UnicodeScripts`` (and sentencepiece)
     do: Hiragana and Katakana count as Han, spaces and characters without a script never start a word
@@ -437,6 +484,9 @@ class UnicodeScripts(PreTokenizer):
         >>> [p.text for p in UnicodeScripts().pre_tokenize("どこ Where 漢字123")]
         ['どこ ', 'Where ', '漢字', '123']
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__}
 
     def _spans(self, text):
         classes = script_classes()
@@ -457,6 +507,7 @@ class UnicodeScripts(PreTokenizer):
         return [text[a:b] for a, b in self._spans(text)]
 
 
+@registered
 class Digits(PreTokenizer):
     """Split digits (Nd, Nl and No of Unicode 17.0.0: Rust's ``char::is_numeric``, as HF) from the
     rest, as runs or one digit at a time.
@@ -471,6 +522,9 @@ class Digits(PreTokenizer):
 
     def get_config(self):
         return {"individual_digits": self.individual_digits}
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def _spans(self, text):
         # at the class letters' "1"s: the same places, found faster than by the class of numbers
@@ -489,6 +543,7 @@ class Digits(PreTokenizer):
         return [text[a:b] for a, b in self._spans(text)]
 
 
+@registered
 class KerasFilters(_CharClassWords):
     """The legacy Keras word rule as a pipeline stage: every ``filters`` character and ``split`` separates
     words, and separators are dropped (lowercasing belongs to a normalizer such as ``Lowercase``).
@@ -527,6 +582,13 @@ class KerasFilters(_CharClassWords):
 
     def get_config(self):
         return {"filters": self.filters, "split": self.split}
+
+    def to_tokenizer_json(self):
+        """The Keras rule as a ``Split``: every filter character and the split character separate words,
+        and vanish."""
+        separators = "".join(sorted(set(self.filters) | {self.split}))
+        pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
+        return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
 
     def split_words(self, text, first=True):
         return self._splitter.split(text, False)
@@ -589,6 +651,7 @@ class MetaspaceOptions:
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
 
 
+@registered
 class Metaspace(MetaspaceOptions, PreTokenizer):
     """SentencePiece's view of spaces: every space becomes ``replacement`` (``▁``), one is prepended
     (``prepend_scheme``: ``always``; ``first``, only at the very start of the original text; ``never``),
@@ -598,6 +661,9 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
         >>> [p.text for p in Metaspace().pre_tokenize("Hey  my friend")]
         ['▁Hey', '▁', '▁my', '▁friend']
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def _spelled(self, text, first):
         spelled = text.replace(" ", self.replacement)
@@ -635,6 +701,7 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
         return [spelled[a:b] for a, b in self._spans(spelled)]
 
 
+@registered
 class SentencePiece(_RegexWords):
     """sentencepiece's words in text already spelled with ``▁`` for spaces (by the normalizers of
     :func:`kvec.presets.sentencepiece_style`): each ``▁`` starts a new word, as no piece holds ``▁``
@@ -664,7 +731,15 @@ class SentencePiece(_RegexWords):
     def get_config(self):
         return {"split_digits": self.split_digits}
 
+    def to_tokenizer_json(self):
+        """A word starts at each ▁ (the normalizers spelled spaces so): a split merged with what follows."""
+        words = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
+        if not self.split_digits:
+            return words
+        return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
 
+
+@registered
 class Split(PreTokenizer):
     """Words cut by a pattern, with one of Hugging Face's delimiter behaviors: ``"isolated"`` keeps each
     match and each stretch between matches as words (tiktoken's patterns match every character, so
@@ -678,6 +753,8 @@ class Split(PreTokenizer):
         >>> [p.text for p in Split(".", "removed").pre_tokenize("a.b-c")]
         ['a', 'b-c']
     """
+
+    takes_pattern = True
 
     def __init__(self, pattern: str | Regex, behavior: str = "isolated", invert: bool = False) -> None:
         self._pattern = compile_pattern(pattern)
@@ -709,6 +786,14 @@ class Split(PreTokenizer):
     def get_config(self):
         return {"pattern": self._pattern_value, "behavior": self.behavior, "invert": self.invert}
 
+    def to_tokenizer_json(self):
+        return {
+            "type": "Split",
+            "pattern": pattern_json(self.get_config()["pattern"]),
+            "behavior": hf_behavior(self.behavior),
+            "invert": self.invert,
+        }
+
     def word_table(self):
         # the expressions of byte-level tokenizers cut in C; each matches every character, so with
         # "isolated" the words are its matches
@@ -730,6 +815,7 @@ class Split(PreTokenizer):
         return [text[a:b] for a, b in self._spans(text)]
 
 
+@registered
 class Sequence(StageList, PreTokenizer):
     """Apply pre-tokenizers one after the other: each cuts the pieces of the one before.
     ``sequence[i]`` is the i-th pre-tokenizer, and can be replaced (``sequence[1] = Metaspace()``);
@@ -740,8 +826,13 @@ class Sequence(StageList, PreTokenizer):
         ['Call', '9', '1', '1', '!']
     """
 
+    nested_stages = "pretokenizers"
+
     _stages_attribute = "pretokenizers"
     _stage_type = PreTokenizer
+
+    def to_tokenizer_json(self):
+        return {"type": "Sequence", "pretokenizers": [p.to_tokenizer_json() for p in self.pretokenizers]}
 
     def __init__(self, pretokenizers: Iterable[PreTokenizer]) -> None:
         self.pretokenizers = list(pretokenizers)

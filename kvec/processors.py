@@ -13,12 +13,13 @@ from collections.abc import Iterable, Mapping
 
 import regex
 
-from kvec.contracts import JsonState, PostProcessor, StageList
+from kvec.contracts import JsonState, PostProcessor, StageList, registered
 from kvec.encoding import Encoding
 
 __all__ = ["BertProcessing", "ByteLevel", "RobertaProcessing", "Sequence", "TemplateProcessing"]
 
 
+@registered
 class TemplateProcessing(PostProcessor):
     """Add special tokens and type ids around one or two sequences.
 
@@ -57,6 +58,24 @@ class TemplateProcessing(PostProcessor):
 
     def get_config(self):
         return {"single": self.single, "pair": self.pair, "special_tokens": [list(t) for t in self.special_tokens]}
+
+    def to_tokenizer_json(self):
+        def template(pieces):
+            return [
+                {"Sequence": {"id": value, "type_id": type_id}}
+                if kind == "sequence"
+                else {"SpecialToken": {"id": value[0], "type_id": type_id}}
+                for kind, value, type_id in pieces
+            ]
+
+        return {
+            "type": "TemplateProcessing",
+            "single": template(self._single),
+            "pair": template(self._pair),
+            "special_tokens": {
+                token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in self.special_tokens
+            },
+        }
 
     def single_affixes(self):
         """The special ids before and after the sequence in the single template.
@@ -184,6 +203,7 @@ def _trim_offsets(encoding, add_prefix_space):
 _SPACE_CHARS = "".join(sorted(_SPACES))
 
 
+@registered
 class ByteLevel(JsonState, PostProcessor):
     """Trim the spaces of byte-level tokens (``Ġ``) out of their offsets, as Hugging Face's ByteLevel
     post-processor does; ids and tokens stay as they are.
@@ -223,6 +243,9 @@ class ByteLevel(JsonState, PostProcessor):
             "use_regex": self.use_regex,
         }
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def single_affixes(self):
         return [], []
 
@@ -239,6 +262,7 @@ class ByteLevel(JsonState, PostProcessor):
         return 0
 
 
+@registered
 class BertProcessing(TemplateProcessing):
     """BERT's special tokens: ``[CLS] A [SEP]``, and ``[CLS] A [SEP] B [SEP]`` with type id 1 for ``B [SEP]``
     (the template ``"[CLS] $A [SEP] $B:1 [SEP]:1"`` under Hugging Face's name).
@@ -264,7 +288,11 @@ class BertProcessing(TemplateProcessing):
     def get_config(self):
         return {"sep": list(self.sep), "cls_token": list(self.cls_token)}
 
+    def to_tokenizer_json(self):
+        return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls_token)}
 
+
+@registered
 class RobertaProcessing(PostProcessor):
     """RoBERTa's special tokens: ``<s> A </s>`` and ``<s> A </s> </s> B </s>``, every type id 0; with
     ``trim_offsets`` the offsets are trimmed as :class:`ByteLevel` trims them first.
@@ -306,6 +334,15 @@ class RobertaProcessing(PostProcessor):
             "add_prefix_space": self.add_prefix_space,
         }
 
+    def to_tokenizer_json(self):
+        return {
+            "type": "RobertaProcessing",
+            "sep": list(self.sep),
+            "cls": list(self.cls_token),
+            "trim_offsets": self.trim_offsets,
+            "add_prefix_space": self.add_prefix_space,
+        }
+
     def single_affixes(self):
         return [self.cls_token[1]], [self.sep[1]]
 
@@ -335,6 +372,7 @@ def _special_token(value, name):
     return value[0], value[1]
 
 
+@registered
 class Sequence(StageList, PostProcessor):
     """Post-processors applied in order, each to the encodings the one before it gave.
     ``sequence[i]`` is the i-th post-processor, and can be replaced (``sequence[0] = ByteLevel()``);
@@ -345,6 +383,8 @@ class Sequence(StageList, PostProcessor):
         >>> post.added_tokens(is_pair=False), post.single_affixes()
         (1, ([], [1]))
     """
+
+    nested_stages = "processors"
 
     _stages_attribute = "processors"
     _stage_type = PostProcessor
@@ -358,6 +398,9 @@ class Sequence(StageList, PostProcessor):
 
     def get_config(self):
         return {"processors": list(self.processors)}
+
+    def to_tokenizer_json(self):
+        return {"type": "Sequence", "processors": [p.to_tokenizer_json() for p in self.processors]}
 
     def single_affixes(self):
         prefix: list[int] = []

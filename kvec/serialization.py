@@ -13,59 +13,17 @@ the old file or the new one, never a partial one.
 
 import json
 
-from kvec import chinese, decoders, normalizers, pretokenizers, processors
+# the stage modules register their stages (kvec.contracts.registered) as they are imported
+from kvec import chinese, decoders, models, normalizers, pretokenizers, processors  # noqa: F401
 from kvec.added_vocabulary import AddedToken
 from kvec.atomic import atomic_write
+from kvec.contracts import STAGE_TYPES
 from kvec.errors import FormatError, parse_json
-from kvec.models import BPE, Unigram, WordLevel, WordPiece
-from kvec.patterns import Regex
+from kvec.patterns import Regex, pattern_json
 from kvec.vocab_reading import read_text
 
 FORMAT_VERSION = 1
-_PATTERNED = (pretokenizers.Split, normalizers.Replace, decoders.Replace)  # stages whose pattern is a str or a Regex
-
-_STAGES = {
-    "model": {"BPE": BPE, "Unigram": Unigram, "WordLevel": WordLevel, "WordPiece": WordPiece},
-    "normalizer": {
-        name: getattr(normalizers, name)
-        for name in (
-            "BertNormalizer",
-            "ByteLevel",
-            "Lowercase",
-            "NFC",
-            "NFD",
-            "NFKC",
-            "NFKD",
-            "OpenCC",
-            "Precompiled",
-            "Prepend",
-            "Replace",
-            "Sequence",
-            "SentencePieceNormalizer",
-            "Strip",
-            "StripAccents",
-        )
-    },
-    "pre_tokenizer": {
-        "BertPreTokenizer": pretokenizers.BertPreTokenizer,
-        "ByteLevel": pretokenizers.ByteLevel,
-        "CharDelimiterSplit": pretokenizers.CharDelimiterSplit,
-        "Digits": pretokenizers.Digits,
-        "FixedLength": pretokenizers.FixedLength,
-        "Jieba": chinese.Jieba,
-        "KerasFilters": pretokenizers.KerasFilters,
-        "Metaspace": pretokenizers.Metaspace,
-        "Punctuation": pretokenizers.Punctuation,
-        "SentencePiece": pretokenizers.SentencePiece,
-        "Sequence": pretokenizers.Sequence,
-        "Split": pretokenizers.Split,
-        "UnicodeScripts": pretokenizers.UnicodeScripts,
-        "Whitespace": pretokenizers.Whitespace,
-        "WhitespaceSplit": pretokenizers.WhitespaceSplit,
-    },
-    "decoder": {name: getattr(decoders, name) for name in decoders.__all__},
-    "post_processor": {name: getattr(processors, name) for name in processors.__all__},
-}
+_STAGES = STAGE_TYPES  # the registry, by stage kind then name: filled by kvec.contracts.registered
 
 
 def to_document(tokenizer):
@@ -94,20 +52,12 @@ def component_document(stage, component):
     name = type(component).__name__
     if registry.get(name) is not type(component):
         raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
-    if isinstance(component, normalizers.Sequence):
-        config = {"normalizers": [component_document(stage, n) for n in component.normalizers]}
-    elif isinstance(component, pretokenizers.Sequence):
-        config = {"pretokenizers": [component_document(stage, p) for p in component.pretokenizers]}
-    elif isinstance(component, decoders.Sequence):
-        config = {"decoders": [component_document(stage, d) for d in component.decoders]}
-    elif isinstance(component, processors.Sequence):
-        config = {"processors": [component_document(stage, p) for p in component.processors]}
-    else:
-        config = component.get_config()
-    if isinstance(component, _PATTERNED):  # a literal str or a Regex, told apart as tokenizer.json does
-        pattern = config["pattern"]
-        written = {"Regex": pattern.pattern} if isinstance(pattern, Regex) else {"String": pattern}
-        config = {**config, "pattern": written}
+    config = component.get_config()
+    nested = component.nested_stages
+    if nested is not None:
+        config = {nested: [component_document(stage, part) for part in getattr(component, nested)]}
+    if component.takes_pattern:  # a literal str or a Regex, told apart as tokenizer.json does
+        config = {**config, "pattern": pattern_json(config["pattern"])}
     return {"type": name, "config": config}
 
 
@@ -120,7 +70,7 @@ def _pattern(cls, value):
             return Regex(value["Regex"])
         if "String" in value:
             return value["String"]
-    if isinstance(value, str) and cls is pretokenizers.Split:
+    if isinstance(value, str) and cls is STAGE_TYPES["pre_tokenizer"]["Split"]:
         return Regex(value)
     return value  # the constructor names what is wrong
 
@@ -193,20 +143,14 @@ def component(stage, entry, source):
     if cls is None:
         raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
     config = entry["config"]
-    sequences = {
-        normalizers.Sequence: "normalizers",
-        pretokenizers.Sequence: "pretokenizers",
-        decoders.Sequence: "decoders",
-        processors.Sequence: "processors",
-    }
-    if cls in sequences:
-        key = sequences[cls]
+    key = cls.nested_stages
+    if key is not None:
         parts = config.get(key)
         if not isinstance(parts, list):
-            raise FormatError(source, f'a Sequence {stage} needs a "{key}" list')
+            raise FormatError(source, f'a {kind} {stage} needs a "{key}" list')
         config = {key: [component(stage, part, source) for part in parts]}
     try:
-        if issubclass(cls, _PATTERNED) and "pattern" in config:
+        if cls.takes_pattern and "pattern" in config:
             config = {**config, "pattern": _pattern(cls, config["pattern"])}
         return cls(**config)
     except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as e:

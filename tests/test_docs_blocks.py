@@ -1,4 +1,4 @@
-"""Every Python block of README.md and docs/*.md runs as written.
+"""Every Python block of README.md, CONTRIBUTING.md and docs/*.md runs as written.
 
 Each ```python block runs alone in a fresh interpreter, in an empty temporary folder, with the suite's
 environment: a block that uses a name it does not define or import fails, and a block that needs a file
@@ -19,7 +19,7 @@ import sys
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").glob("*.md"))]
 MAX_NOT_RUN = 3
 
 # What a block may require, and how to tell it is there.

@@ -35,6 +35,7 @@ LAYERS = {
         "kvec.user_cache",
         "kvec.vocab_reading",
         "kvec.count_matrix",
+        "kvec.spec_bytes",
     ],
     2: ["kvec.contracts"],
     3: [

@@ -14,9 +14,9 @@ from typing import Any
 
 import regex
 
-from kvec.contracts import Decoder, PieceDecoder
+from kvec.contracts import Decoder, PieceDecoder, registered
 from kvec.decoders.pieces import WordPiece
-from kvec.patterns import Pattern, compile_pattern, find_matches
+from kvec.patterns import Pattern, compile_pattern, find_matches, pattern_json
 
 __all__ = ["BPEDecoder", "ByteFallback", "CTC", "Fuse", "Replace", "Sequence", "Strip"]
 
@@ -29,6 +29,7 @@ def byte_value(token: str) -> int | None:
     return int(token[3:5].lstrip("+"), 16) if _BYTE_TOKEN.fullmatch(token) else None
 
 
+@registered
 class Replace(Decoder):
     """Replace every match of ``pattern`` in each token by ``content``.
 
@@ -44,6 +45,8 @@ class Replace(Decoder):
         'a##b'
     """
 
+    takes_pattern = True
+
     def __init__(self, pattern: Pattern, content: str) -> None:
         self._expression = compile_pattern(pattern)
         if not isinstance(content, str):
@@ -53,6 +56,9 @@ class Replace(Decoder):
 
     def get_config(self):
         return {"pattern": self.pattern, "content": self.content}
+
+    def to_tokenizer_json(self):
+        return {"type": "Replace", "pattern": pattern_json(self.pattern), "content": self.content}
 
     def _replace(self, token, first=False):
         found = find_matches(self._expression, token)
@@ -65,6 +71,7 @@ class Replace(Decoder):
         return self._replace
 
 
+@registered
 class Fuse(Decoder):
     """Join all the tokens into one.
 
@@ -73,10 +80,14 @@ class Fuse(Decoder):
         ['Hey you']
     """
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def decode_chain(self, tokens):
         return ["".join(tokens)]
 
 
+@registered
 class Strip(Decoder):
     """Remove up to ``left`` ``content`` characters from the start of each token and up to ``right`` from
     its end (Hugging Face fails where the two overlap; here the token becomes empty).
@@ -99,6 +110,9 @@ class Strip(Decoder):
     def get_config(self):
         return {"content": self.content, "left": self.left, "right": self.right}
 
+    def to_tokenizer_json(self):
+        return {"type": "Strip", "content": self.content, "start": self.left, "stop": self.right}
+
     def _strip(self, token, first=False):
         start = 0
         while start < min(self.left, len(token)) and token[start] == self.content:
@@ -115,6 +129,7 @@ class Strip(Decoder):
         return self._strip
 
 
+@registered
 class ByteFallback(Decoder):
     """Turn each run of ``<0xNN>`` byte tokens into its text: the run's bytes read as UTF-8, or where
     they are not UTF-8 as a whole, one U+FFFD per byte (``<0xE5> <0x8F>`` is two).
@@ -125,6 +140,9 @@ class ByteFallback(Decoder):
         >>> ByteFallback().decode(["<0xC3>", "<0xA9>", "<0xE5>", "<0x8F>", "b"])
         '\ufffd\ufffd\ufffd\ufffdb'
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def decode_chain(self, tokens):
         out: list[str] = []
@@ -149,6 +167,7 @@ def _flush(run, out):
         run.clear()
 
 
+@registered
 class CTC(Decoder):
     """Connectionist temporal classification output back to text: repeated tokens count once, the
     ``pad_token`` goes, and with ``cleanup`` the ``word_delimiter_token`` becomes a space (after the
@@ -170,6 +189,9 @@ class CTC(Decoder):
     def get_config(self):
         return {"pad_token": self.pad_token, "word_delimiter_token": self.word_delimiter_token, "cleanup": self.cleanup}
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def decode_chain(self, tokens):
         out = []
         for position, token in enumerate(tokens):
@@ -189,6 +211,7 @@ def _cleanup(text):
     return text
 
 
+@registered
 class BPEDecoder(Decoder):
     """Original BPE's end-of-word ``suffix`` becomes a space (nothing in the last token).
 
@@ -205,11 +228,15 @@ class BPEDecoder(Decoder):
     def get_config(self):
         return {"suffix": self.suffix}
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def decode_chain(self, tokens):
         last = len(tokens) - 1
         return [token.replace(self.suffix, "" if i == last else " ") for i, token in enumerate(tokens)]
 
 
+@registered
 class Sequence(Decoder):
     """Decoders applied in order, each to the tokens the one before it made.
 
@@ -218,6 +245,8 @@ class Sequence(Decoder):
         >>> llama.decode(["▁Hey", "▁", "<0xC3>", "<0xA9>", "!"])
         'Hey é!'
     """
+
+    nested_stages = "decoders"
 
     def __init__(self, decoders: Iterable[Decoder]) -> None:
         decoders = list(decoders)
@@ -228,6 +257,9 @@ class Sequence(Decoder):
 
     def get_config(self):
         return {"decoders": list(self.decoders)}
+
+    def to_tokenizer_json(self):
+        return {"type": "Sequence", "decoders": [d.to_tokenizer_json() for d in self.decoders]}
 
     def decode_chain(self, tokens):
         for decoder in self.decoders:

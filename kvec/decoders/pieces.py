@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import regex
 
-from kvec.contracts import JsonState, PieceDecoder
+from kvec.contracts import JsonState, PieceDecoder, registered
 from kvec.pretokenizers import MetaspaceOptions, byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
@@ -15,6 +15,7 @@ __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 UNK_SURFACE = " \u2047 "  # sentencepiece's text for the unknown piece
 
 
+@registered
 class ByteLevel(JsonState, PieceDecoder):
     """Undo the byte-level spelling: read the tokens' characters back as UTF-8 bytes.
 
@@ -33,6 +34,9 @@ class ByteLevel(JsonState, PieceDecoder):
     def get_config(self):
         return {}
 
+    def to_tokenizer_json(self):
+        return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
+
     def _state_config(self):
         # tokenizers' decoder is its ByteLevel with the default settings
         return {"add_prefix_space": True, "trim_offsets": True, "use_regex": True}
@@ -41,6 +45,7 @@ class ByteLevel(JsonState, PieceDecoder):
         return byte_level_bytes(token)
 
 
+@registered
 class WordPiece(PieceDecoder):
     """Join WordPiece tokens: a ``prefix``-marked token glues to the previous one, others get a space.
 
@@ -73,6 +78,9 @@ class WordPiece(PieceDecoder):
     def get_config(self):
         return {"prefix": self.prefix, "cleanup": self.cleanup}
 
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
+
     def token_bytes(self, token, first):
         if not first:
             token = token[len(self.prefix) :] if token.startswith(self.prefix) else " " + token
@@ -88,6 +96,7 @@ class WordPiece(PieceDecoder):
         return lambda token, first: self.token_bytes(token, first).decode("utf-8", "surrogatepass")
 
 
+@registered
 class Metaspace(MetaspaceOptions, PieceDecoder):
     """Turn ``▁`` back into spaces; in the first token ``▁`` is dropped instead (it stands for the
     prepended space), unless ``prepend_scheme`` is ``never``.
@@ -96,6 +105,9 @@ class Metaspace(MetaspaceOptions, PieceDecoder):
         >>> Metaspace().decode(["▁Hey", "▁my", "▁", "▁friend"])
         'Hey my  friend'
     """
+
+    def to_tokenizer_json(self):
+        return {"type": type(self).__name__, **self.get_config()}
 
     def token_bytes(self, token, first):
         return self._text(token, first).encode("utf-8", "surrogatepass")
@@ -112,6 +124,7 @@ class Metaspace(MetaspaceOptions, PieceDecoder):
         return self._text
 
 
+@registered
 class SentencePiece(PieceDecoder):
     """sentencepiece's decoding: runs of ``<0xNN>`` byte tokens become their UTF-8 text (lone
     surrogates included; one U+FFFD per byte that is not part of a UTF-8 character, as sentencepiece
@@ -164,6 +177,17 @@ class SentencePiece(PieceDecoder):
             "unk_surface": self.unk_surface,
             "keep_surrogates": self.keep_surrogates,
         }
+
+    def to_tokenizer_json(self):
+        """As the converters of sentencepiece models write it; kvec's escape of a literal ▁ is not undone."""
+        steps = [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+        ]
+        if self.add_dummy_prefix:
+            steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+        return {"type": "Sequence", "decoders": steps}
 
     def token_bytes(self, token, first):
         if token in self.control_tokens:

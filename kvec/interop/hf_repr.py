@@ -24,7 +24,7 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from kvec.contracts import PRINTERS, Decoder, Model, Normalizer, PostProcessor, PreTokenizer
+from kvec.contracts import PRINTERS, Stage
 from kvec.interop import huggingface as hf_json
 from kvec.models import BPE
 
@@ -186,45 +186,29 @@ def _config_value(value: Any) -> Any:
     return _Raw(repr(value))
 
 
-def _model_document(model: Any) -> Any:
-    if isinstance(model, BPE) and model.dropout:
-        # tokenizer.json has no dropout of kvec's; the serde structure shows it
+def _document(component: Any) -> Any:
+    """A stage's tokenizer.json entry; a BPE with dropout, which that format does not hold, as the serde
+    structure shows it."""
+    if isinstance(component, BPE) and component.dropout:
         names = ("unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk", "byte_fallback")
         return {
             "type": "BPE",
-            "dropout": float(model.dropout),
-            **{name: getattr(model, name) for name in names},
-            "ignore_merges": model.ignore_merges,
-            "vocab": model.vocab,
-            "merges": [list(pair) for pair in model.merges],
+            "dropout": float(component.dropout),
+            **{name: getattr(component, name) for name in names},
+            "ignore_merges": component.ignore_merges,
+            "vocab": component.vocab,
+            "merges": [list(pair) for pair in component.merges],
         }
-    return hf_json._model_json(model)
-
-
-_WRITERS: dict[str, Any] = {
-    "model": _model_document,
-    "normalizer": hf_json._normalizer_json,
-    "pre_tokenizer": hf_json._pre_tokenizer_json,
-    "post_processor": hf_json._post_processor_json,
-    "decoder": hf_json._decoder_json,
-}
+    return component.to_tokenizer_json()
 
 
 def _structure(component: Any) -> Any:
     """The serde structure of a stage: from its tokenizer.json entry, or else its config."""
-    kinds = (
-        (Model, "model"),
-        (Normalizer, "normalizer"),
-        (PreTokenizer, "pre_tokenizer"),
-        (PostProcessor, "post_processor"),
-        (Decoder, "decoder"),
-    )
-    for base, stage in kinds:
-        if isinstance(component, base):
-            try:
-                return _stage(_WRITERS[stage](component))
-            except Exception:  # noqa: BLE001 - kvec-only stages and settings fall back
-                return _fallback(component)
+    if isinstance(component, Stage):
+        try:
+            return _stage(_document(component))
+        except Exception:  # noqa: BLE001 - kvec-only stages and settings fall back
+            return _fallback(component)
     return _fallback(component)
 
 

@@ -40,13 +40,7 @@ __all__ = [
 
 _TRUNCATION_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
 _DIRECTIONS = {"Left": "left", "Right": "right"}
-_BEHAVIORS = {
-    "Removed": "removed",
-    "Isolated": "isolated",
-    "MergedWithPrevious": "merged_with_previous",
-    "MergedWithNext": "merged_with_next",
-    "Contiguous": "contiguous",
-}
+_BEHAVIORS = pretokenizers.HF_BEHAVIORS
 
 
 def load_tokenizer_json(path: str | os.PathLike[str]) -> Pipeline:
@@ -499,11 +493,11 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
         "truncation": _truncation_json(tokenizer.truncation),
         "padding": _padding_json(tokenizer.padding),
         "added_tokens": sorted(added, key=lambda entry: entry["id"]),
-        "normalizer": _write(_normalizer_json, tokenizer.normalizer),
-        "pre_tokenizer": _write(_pre_tokenizer_json, tokenizer.pre_tokenizer),
-        "post_processor": _write(_post_processor_json, tokenizer.post_processor),
-        "decoder": _write(_decoder_json, tokenizer.decoder),
-        "model": _model_json(tokenizer.model),
+        "normalizer": _write(tokenizer.normalizer),
+        "pre_tokenizer": _write(tokenizer.pre_tokenizer),
+        "post_processor": _write(tokenizer.post_processor),
+        "decoder": _write(tokenizer.decoder),
+        "model": _write(tokenizer.model),
     }
     return json.dumps(document, ensure_ascii=False)
 
@@ -536,185 +530,6 @@ def _key_of(table, value):
     return next(key for key, known in table.items() if known == value)
 
 
-def _write(function, component):
-    return None if component is None else function(component)
-
-
-def _unsupported(stage, component):
-    raise ValueError(f"{stage} {type(component).__name__} has no tokenizer.json form")
-
-
-def _model_json(model):
-    if isinstance(model, WordLevel):
-        return {"type": "WordLevel", **model.get_config()}
-    if isinstance(model, BPE):
-        if model.dropout:
-            _unsupported("model", model)
-        return {
-            "type": "BPE",
-            "dropout": None,
-            "unk_token": model.unk_token,
-            "continuing_subword_prefix": model.continuing_subword_prefix,
-            "end_of_word_suffix": model.end_of_word_suffix,
-            "fuse_unk": model.fuse_unk,
-            "byte_fallback": model.byte_fallback,
-            "ignore_merges": model.ignore_merges,
-            "vocab": model.vocab,
-            "merges": [list(pair) for pair in model.merges],
-        }
-    if isinstance(model, WordPiece):
-        return {
-            "type": "WordPiece",
-            "unk_token": model.unk_token,
-            "continuing_subword_prefix": model.continuing_subword_prefix,
-            "max_input_chars_per_word": model.max_input_chars_per_word,
-            "vocab": model.vocab,
-        }
-    if isinstance(model, Unigram):
-        if model.nbest_size is not None:
-            _unsupported("model", model)
-        return {
-            "type": "Unigram",
-            "unk_id": model.unk_id,
-            "vocab": [list(p) for p in model.pieces],
-            "byte_fallback": model.byte_fallback,
-        }
-    _unsupported("model", model)
-
-
-def _normalizer_json(normalizer):
-    if isinstance(normalizer, normalizers.Sequence):
-        return {"type": "Sequence", "normalizers": [_normalizer_json(n) for n in normalizer.normalizers]}
-    if isinstance(normalizer, normalizers.BertNormalizer):
-        return {"type": "BertNormalizer", **normalizer.get_config()}
-    if isinstance(normalizer, normalizers.Replace):
-        return {
-            "type": "Replace",
-            "pattern": _pattern_json(normalizer.get_config()["pattern"]),
-            "content": normalizer.content,
-        }
-    if isinstance(normalizer, normalizers.Prepend):
-        return {"type": "Prepend", "prepend": normalizer.prepend}
-    if isinstance(normalizer, normalizers.Strip):
-        return {"type": "Strip", "strip_left": normalizer.left, "strip_right": normalizer.right}
-    if isinstance(normalizer, normalizers.Precompiled):
-        return {"type": "Precompiled", **normalizer.get_config()}
-    if type(normalizer) is normalizers.ByteLevel:
-        return {"type": "ByteLevel"}
-    for name in ("Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"):
-        if type(normalizer) is getattr(normalizers, name):
-            return {"type": name}
-    _unsupported("normalizer", normalizer)
-
-
-def _pattern_json(pattern):
-    return {"Regex": pattern.pattern} if isinstance(pattern, Regex) else {"String": pattern}
-
-
-def _pre_tokenizer_json(pre_tokenizer):
-    if isinstance(pre_tokenizer, pretokenizers.Sequence):
-        return {"type": "Sequence", "pretokenizers": [_pre_tokenizer_json(p) for p in pre_tokenizer.pretokenizers]}
-    if isinstance(pre_tokenizer, pretokenizers.ByteLevel):
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": pre_tokenizer.add_prefix_space,
-            "trim_offsets": pre_tokenizer.trim_offsets,
-            "use_regex": pre_tokenizer.use_regex,
-        }
-    if isinstance(pre_tokenizer, pretokenizers.KerasFilters):
-        # the Keras rule: every filter character and the split character separate words, and vanish
-        separators = "".join(sorted(set(pre_tokenizer.filters) | {pre_tokenizer.split}))
-        pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
-        return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
-    if isinstance(pre_tokenizer, pretokenizers.SentencePiece):
-        # a word starts at each ▁ (the normalizers spelled spaces so): a split merged with what follows
-        words = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
-        if not pre_tokenizer.split_digits:
-            return words
-        return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
-    if isinstance(pre_tokenizer, pretokenizers.Split):
-        behavior = {v: k for k, v in _BEHAVIORS.items()}[pre_tokenizer.behavior]
-        return {
-            "type": "Split",
-            "pattern": _pattern_json(pre_tokenizer.get_config()["pattern"]),
-            "behavior": behavior,
-            "invert": pre_tokenizer.invert,
-        }
-    if isinstance(pre_tokenizer, pretokenizers.Metaspace):
-        return {"type": "Metaspace", **pre_tokenizer.get_config()}
-    if isinstance(pre_tokenizer, (pretokenizers.CharDelimiterSplit, pretokenizers.FixedLength)):
-        return {"type": type(pre_tokenizer).__name__, **pre_tokenizer.get_config()}
-    if isinstance(pre_tokenizer, (pretokenizers.Punctuation, pretokenizers.Digits)):
-        config = pre_tokenizer.get_config()
-        if "behavior" in config:
-            config["behavior"] = {v: k for k, v in _BEHAVIORS.items()}[config["behavior"]]
-        return {"type": type(pre_tokenizer).__name__, **config}
-    for name in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit", "UnicodeScripts"):
-        if type(pre_tokenizer) is getattr(pretokenizers, name):
-            return {"type": name}
-    _unsupported("pre_tokenizer", pre_tokenizer)
-
-
-def _post_processor_json(processor):
-    if isinstance(processor, processors.Sequence):
-        return {"type": "Sequence", "processors": [_post_processor_json(p) for p in processor.processors]}
-    if isinstance(processor, processors.ByteLevel):
-        return {"type": "ByteLevel", **processor.get_config()}
-    if isinstance(processor, processors.BertProcessing):
-        config = processor.get_config()
-        return {"type": "BertProcessing", "sep": config["sep"], "cls": config["cls_token"]}
-    if isinstance(processor, processors.RobertaProcessing):
-        config = processor.get_config()
-        return {
-            "type": "RobertaProcessing",
-            "sep": config["sep"],
-            "cls": config["cls_token"],
-            **{name: config[name] for name in ("trim_offsets", "add_prefix_space")},
-        }
-    if not isinstance(processor, TemplateProcessing):
-        _unsupported("post_processor", processor)
-
-    def template(pieces):
-        return [
-            {"Sequence": {"id": value, "type_id": type_id}}
-            if kind == "sequence"
-            else {"SpecialToken": {"id": value[0], "type_id": type_id}}
-            for kind, value, type_id in pieces
-        ]
-
-    return {
-        "type": "TemplateProcessing",
-        "single": template(processor._single),
-        "pair": template(processor._pair),
-        "special_tokens": {
-            token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in processor.special_tokens
-        },
-    }
-
-
-def _decoder_json(decoder):
-    if isinstance(decoder, decoders.ByteLevel):
-        return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
-    if isinstance(decoder, decoders.WordPiece):
-        return {"type": "WordPiece", **decoder.get_config()}
-    if isinstance(decoder, decoders.Metaspace):
-        return {"type": "Metaspace", **decoder.get_config()}
-    if isinstance(decoder, decoders.SentencePiece):
-        # as the converters of sentencepiece models write it; kvec's escape of a literal ▁ is not undone
-        steps = [
-            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-            {"type": "ByteFallback"},
-            {"type": "Fuse"},
-        ]
-        if decoder.add_dummy_prefix:
-            steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
-        return {"type": "Sequence", "decoders": steps}
-    if isinstance(decoder, decoders.Sequence):
-        return {"type": "Sequence", "decoders": [_decoder_json(d) for d in decoder.decoders]}
-    if isinstance(decoder, decoders.Replace):
-        return {"type": "Replace", "pattern": _pattern_json(decoder.pattern), "content": decoder.content}
-    if isinstance(decoder, decoders.Strip):
-        return {"type": "Strip", "content": decoder.content, "start": decoder.left, "stop": decoder.right}
-    if isinstance(decoder, (decoders.ByteFallback, decoders.Fuse, decoders.CTC, decoders.BPEDecoder)):
-        return {"type": type(decoder).__name__, **decoder.get_config()}
-    _unsupported("decoder", decoder)
+def _write(component):
+    """A stage's tokenizer.json entry, as the stage states it (:meth:`kvec.contracts.Stage.to_tokenizer_json`)."""
+    return None if component is None else component.to_tokenizer_json()

@@ -12,11 +12,15 @@ they are dropped. Given the same vocabulary and merges, the ids equal Hugging Fa
 
 from __future__ import annotations
 
+import struct
 from collections import OrderedDict
 from collections.abc import Mapping
 from itertools import islice
 
+from kvec import spec_bytes
 from kvec._native import BpeRanks, BpeSymbols
+from kvec.contracts import registered
+from kvec.errors import NotNativeError
 from kvec.models.base import (
     SubwordModel,
     check_bool,
@@ -31,6 +35,7 @@ from kvec.vocab_reading import read_merges_txt, read_vocab_json
 __all__ = ["BPE"]
 
 
+@registered
 class BPE(SubwordModel):
     """A byte-pair-encoding model.
 
@@ -198,6 +203,55 @@ class BPE(SubwordModel):
             "fuse_unk": self.fuse_unk,
             "ignore_merges": self.ignore_merges,
         }
+
+    def to_tokenizer_json(self):
+        if self.dropout:
+            raise ValueError("model BPE with dropout has no tokenizer.json form")
+        return {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "fuse_unk": self.fuse_unk,
+            "byte_fallback": self.byte_fallback,
+            "ignore_merges": self.ignore_merges,
+            "vocab": self.vocab,
+            "merges": [list(pair) for pair in self.merges],
+        }
+
+    #: a byte-level pre-tokenizer's words, spelled byte by byte, are segmented by the native encoder
+    spells_bytes = True
+
+    def native_model(self, byte_spelling=""):
+        """Kind 3 (``csrc/core/bpe.h``): the merges and the first symbols' tables, the arguments the
+        model gives its own native segmentation (:meth:`native_symbols`)."""
+        if self.sampling:
+            raise NotNativeError("BPE dropout draws its merges at random: a served model would not be repeatable")
+        symbols = self.native_symbols(byte_spelling)
+        if symbols is None:
+            raise NotNativeError(
+                "the BPE model has an id past int32, an affix that is not UTF-8, or byte symbols not in its vocabulary"
+            )
+        u32 = spec_bytes.u32
+        merges = [value for merge in self.merge_table for value in merge]
+        chars = b"".join(struct.pack("<Qi", key, token_id) for key, token_id in symbols["chars"].items())
+        byte_ids = symbols["byte_ids"]
+        fallback = u32(0) if byte_ids is None else u32(1) + struct.pack("<256i", *byte_ids)
+        parts = [u32(spec_bytes.BPE_MODEL), u32(len(self.merge_table)), struct.pack(f"<{len(merges)}i", *merges)]
+        parts += [u32(len(symbols["chars"])), chars, fallback, struct.pack("<q", symbols["unk_id"])]
+        parts += [u32(int(symbols["fuse_unk"])), u32(len(symbols["prefix"])), symbols["prefix"]]
+        parts += [u32(len(symbols["suffix"])), symbols["suffix"]]
+        spelled = symbols["spelled"]
+        parts.append(u32(0) if spelled is None else u32(1) + struct.pack("<1024i", *spelled))
+        whole = symbols["whole"]
+        if whole is None:
+            parts.append(u32(0))
+        else:
+            parts += [u32(1), spec_bytes.tokens({t: i for t, i in whole.items() if t})]
+            if spelled is not None:
+                parts.append(struct.pack("<256I", *map(ord, byte_spelling)))
+        return b"".join(parts)
 
     def tokenize_spans(self, word):
         """``[(id, start, end), ...]``: each token with the span of word characters it covers."""

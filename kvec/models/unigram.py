@@ -24,12 +24,16 @@ from __future__ import annotations
 
 import heapq
 import math
+import struct
 from array import array
 from collections.abc import Mapping
 
 import numpy as np
 
+from kvec import spec_bytes
 from kvec._unigram import Lattice
+from kvec.contracts import registered
+from kvec.errors import NotNativeError
 from kvec.models.base import MAX_ID, SubwordModel, check_bool, check_id, check_score, check_seed
 
 __all__ = ["Unigram"]
@@ -38,6 +42,7 @@ UNKNOWN_PENALTY = 10.0
 VITERBI_RULES = {"sentencepiece": 0, "huggingface": 1}  # csrc/core/unigram_path.h
 
 
+@registered
 class Unigram(SubwordModel):
     """A Unigram model.
 
@@ -158,6 +163,29 @@ class Unigram(SubwordModel):
             "unk_score": self.unk_score if self._explicit_unk_score else None,
             "viterbi": self.viterbi,
         }
+
+    def to_tokenizer_json(self):
+        if self.nbest_size is not None:
+            raise ValueError("model Unigram with sampling (nbest_size) has no tokenizer.json form")
+        return {
+            "type": "Unigram",
+            "unk_id": self.unk_id,
+            "vocab": [list(p) for p in self.pieces],
+            "byte_fallback": self.byte_fallback,
+        }
+
+    def native_model(self, byte_spelling=""):
+        """Kind 5 (``csrc/core/unigram_path.h``): what the best path runs on (:meth:`lattice_inputs`),
+        the unknown score and id, the byte pieces and the Viterbi rule."""
+        if self.sampling:
+            raise NotNativeError("the Unigram model samples its segmentations: a served model would not be repeatable")
+        pieces, scores, byte_ids = self.lattice_inputs()
+        u32 = spec_bytes.u32
+        entries = b"".join(spec_bytes.string(p) + struct.pack("<d", score) for p, score in zip(pieces, scores))
+        unk_id = -1 if self.unk_id is None else self.unk_id
+        fallback = u32(1) + struct.pack("<256i", *byte_ids) if byte_ids else u32(0)
+        header = u32(spec_bytes.UNIGRAM) + u32(len(pieces)) + entries
+        return header + struct.pack("<dq", self.unk_score, unk_id) + fallback + u32(VITERBI_RULES[self.viterbi])
 
     # ---- segmentation ----
 

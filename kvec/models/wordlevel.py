@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kvec.contracts import registered
 from kvec.models.base import SubwordModel, check_token, checked_vocab
 from kvec.vocab_reading import read_vocab_json
 
 __all__ = ["WordLevel"]
 
 
+@registered
 class WordLevel(SubwordModel):
     """A word-level model: a word is its own token when the vocabulary has it, else ``unk_token``.
 
@@ -45,6 +47,9 @@ class WordLevel(SubwordModel):
 
     def get_config(self):
         return {"vocab": self.vocab, "unk_token": self.unk_token}
+
+    def to_tokenizer_json(self):
+        return {"type": "WordLevel", **self.get_config()}
 
     def tokenize_spans(self, word):
         """``[(id, 0, len(word))]``: the word's id, or the unknown token's."""

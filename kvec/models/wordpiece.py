@@ -8,15 +8,19 @@ has no match, or the word is longer than ``max_input_chars_per_word`` characters
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping
 
+from kvec import spec_bytes
 from kvec._native import WordPieceTable
+from kvec.contracts import registered
 from kvec.models.base import SubwordModel, check_count, check_token, checked_vocab
 from kvec.vocab_reading import read_vocab_txt
 
 __all__ = ["WordPiece"]
 
 
+@registered
 class WordPiece(SubwordModel):
     """A WordPiece model.
 
@@ -68,6 +72,21 @@ class WordPiece(SubwordModel):
             "max_input_chars_per_word": self.max_input_chars_per_word,
             "continuing_subword_prefix": self.continuing_subword_prefix,
         }
+
+    def to_tokenizer_json(self):
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": self.vocab,
+        }
+
+    def native_model(self, byte_spelling=""):
+        """Kind 1: the longest-match limit, the unknown id, the continuing prefix and the vocabulary."""
+        unk_id = self.vocab.get(self.unk_token, -1)
+        header = struct.pack("<Iqq", spec_bytes.WORDPIECE, self.max_input_chars_per_word, unk_id)
+        return header + spec_bytes.string(self.continuing_subword_prefix) + spec_bytes.tokens(self.vocab)
 
     def tokenize_spans(self, word):
         """``[(id, start, end), ...]`` for one word: the longest piece of the vocabulary at each point,
