@@ -12,9 +12,10 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
-__all__ = ["DROPPED", "ALONE", "RUN", "table", "in_turn", "letters"]
+__all__ = ["DROPPED", "ALONE", "RUN", "MERGED_APART", "table", "in_turn", "letters"]
 
 DROPPED, ALONE, RUN = 0, 1, 2  # RUN and any class above it: maximal runs of that class form a word
+MERGED_APART = 3  # in a table of merged words (WordTable.merge): a word of its own that ends a run
 _CODE_POINTS = 0x110000
 
 

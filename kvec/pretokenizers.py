@@ -664,6 +664,14 @@ class SentencePiece(_RegexWords):
     def get_config(self):
         return {"split_digits": self.split_digits}
 
+    def word_table(self):
+        # merged_with_next at each ▁ (a delimiter, ALONE), and with split_digits each digit a word apart
+        classes = bytearray([char_classes.RUN]) * (ord("▁") + 1)
+        classes[ord("▁")] = char_classes.ALONE
+        if self.split_digits:
+            classes[ord("0") : ord("9") + 1] = bytes([char_classes.MERGED_APART]) * 10
+        return WordTable(bytes(classes), merge="next")
+
 
 class Split(PreTokenizer):
     """Words cut by a pattern, with one of Hugging Face's delimiter behaviors: ``"isolated"`` keeps each
