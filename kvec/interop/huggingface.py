@@ -483,7 +483,7 @@ def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str], huggi
         >>> from kvec.models import Unigram
         >>> from kvec.presets import sentencepiece_style
         >>> tok = sentencepiece_style(Unigram([("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)], unk_id=0))
-        >>> save_tokenizer_json(tok, "sp.json")
+        >>> save_tokenizer_json(tok, "sp.json")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
         kvec.errors.MeaningError: the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'), ...
