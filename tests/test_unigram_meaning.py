@@ -188,3 +188,16 @@ def test_kvec_json_keeps_the_rule_of_the_model():
     assert again.model.viterbi == "sentencepiece"
     texts = ["." + "=" * k for k in range(20, 80)]
     assert [e.ids for e in again.encode_batch(texts)] == sp.encode(texts)
+
+
+def test_a_trained_model_reads_a_literal_byte_piece_as_tokenizers_reads_its_file(tmp_path):
+    from kvec.trainers import UnigramTrainer
+
+    ours = sentencepiece_style()
+    ours.train_from_iterator(RUNS_CORPUS, UnigramTrainer(vocab_size=300, byte_fallback=True, show_progress=False))
+    assert ours.model.viterbi == "huggingface"  # a trained model has Hugging Face's meaning
+    save_tokenizer_json(ours, tmp_path / "tokenizer.json")  # so it is written without a word
+    theirs = Oracle("tokenizers", "Tokenizer").from_file(str(tmp_path / "tokenizer.json"))
+    text = "a <0x41> b"
+    assert ours.encode(text).ids == theirs.encode(text).ids
+    assert ours.decode(ours.encode(text).ids) == "a A b"
