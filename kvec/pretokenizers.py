@@ -785,7 +785,12 @@ class Sequence(StageList, PreTokenizer):
         tables = [stage.word_table() for stage in self.pretokenizers]
         if len(tables) == 2 and tables[0] is not None and not tables[0].spelled and _spells_only(tables[1]):
             return replace(tables[0], spelled=True, byte_spelling=tables[1].byte_spelling)  # e.g. Llama 3's
-        if any(t is None or t.expression or t.merge or t.replace or t.prefix or t.spelled for t in tables):
+        if any(t is None or t.expression or t.replace or t.prefix or t.spelled for t in tables):
+            return None
+        if len(tables) == 2 and tables[0].merge and not tables[1].merge:  # merged words, then digits apart
+            classes = char_classes.apart_in_merged(tables[0].classes, tables[1].classes)
+            return None if classes is None else WordTable(classes, merge=tables[0].merge)
+        if any(t.merge for t in tables):
             return None
         classes = char_classes.in_turn(*(t.classes for t in tables))
         return None if classes is None else WordTable(classes)

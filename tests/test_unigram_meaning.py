@@ -63,6 +63,7 @@ def train_sentencepiece(byte_fallback):
         vocab_size=300 if byte_fallback else 40,
         byte_fallback=byte_fallback,
         normalization_rule_name="identity",
+        remove_extra_whitespaces=False,  # spaces as sentencepiece_style reads them
         hard_vocab_limit=False,
         num_threads=1,
         minloglevel=2,
