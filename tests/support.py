@@ -566,7 +566,7 @@ def _near_tied_vocab(multiples):
 NEAR_TIED_VOCAB = st.lists(st.integers(1, 9), min_size=36, max_size=36).map(_near_tied_vocab)
 RUN_WORD = st.tuples(st.sampled_from(RUN_CHARACTERS), st.integers(1, 40)).map(lambda run: run[0] * run[1])
 RUN_TEXT = st.lists(
-    st.one_of(RUN_WORD, st.sampled_from(["a", "ab", "b-=", "12a", "x", "."])), min_size=1, max_size=5
+    st.one_of(RUN_WORD, st.sampled_from(["a", "ab", "b-=", "12a", "x", ".", "٣²1"])), min_size=1, max_size=5
 ).map(" ".join)
 
 

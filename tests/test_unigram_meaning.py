@@ -202,3 +202,23 @@ def test_a_trained_model_reads_a_literal_byte_piece_as_tokenizers_reads_its_file
     text = "a <0x41> b"
     assert ours.encode(text).ids == theirs.encode(text).ids
     assert ours.decode(ours.encode(text).ids) == "a A b"
+
+
+def test_split_digits_are_written_as_the_ascii_digits_they_are(tmp_path):
+    # tokenizers' Digits isolates every Unicode number; sentencepiece's split_digits only 0-9
+    from kvec.pretokenizers import SentencePiece
+    from kvec.trainers import UnigramTrainer
+
+    ours = sentencepiece_style(split_digits=True)
+    lines = RUNS_CORPUS + ["a1 b22 x٣٣y ٣٣٣ ²²"] * 20  # a piece '٣٣' that Digits would cut
+    ours.train_from_iterator(lines, UnigramTrainer(vocab_size=80, show_progress=False))
+    assert "٣٣" in ours.get_vocab()
+    save_tokenizer_json(ours, tmp_path / "tokenizer.json")
+    theirs = Oracle("tokenizers", "Tokenizer").from_file(str(tmp_path / "tokenizer.json"))
+    again = load_tokenizer_json(tmp_path / "tokenizer.json")
+    assert isinstance(again.pre_tokenizer, SentencePiece) and again.pre_tokenizer.split_digits
+    texts = ["a٣b²c5", "=12 ٣٣ -²-", "b22a1", "x٣٣y ٣٣٣"]
+    expected = [e.ids for e in theirs.encode_batch(texts)]
+    assert [ours.encode(text).ids for text in texts] == expected
+    assert [e.ids for e in ours.encode_batch(texts)] == expected
+    assert [e.ids for e in again.encode_batch(texts)] == expected

@@ -38,6 +38,10 @@ __all__ = [
     "to_tokenizer_json_str",
 ]
 
+# sentencepiece's words: a word starts at each ▁ (the normalizers spelled spaces so), a split merged with
+# what follows; with split_digits each digit 0-9 apart (HF's Digits would cut every Unicode number)
+_SENTENCEPIECE_WORDS = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
+_ASCII_DIGITS = {"type": "Split", "pattern": {"Regex": "[0-9]"}, "behavior": "Isolated", "invert": False}
 _TRUNCATION_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
 _DIRECTIONS = {"Left": "left", "Right": "right"}
 _BEHAVIORS = {
@@ -294,6 +298,8 @@ class _Reader:
     def pre_tokenizer(self, entry):
         kind = self.kind(entry, "pre_tokenizer")
         if kind == "Sequence":
+            if entry.get("pretokenizers") == [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]:
+                return pretokenizers.SentencePiece(split_digits=True)
             return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry["pretokenizers"]])
         if kind == "ByteLevel":
             return pretokenizers.ByteLevel(
@@ -674,11 +680,9 @@ def _pre_tokenizer_json(pre_tokenizer):
         pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
         return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
     if isinstance(pre_tokenizer, pretokenizers.SentencePiece):
-        # a word starts at each ▁ (the normalizers spelled spaces so): a split merged with what follows
-        words = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
         if not pre_tokenizer.split_digits:
-            return words
-        return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
+            return _SENTENCEPIECE_WORDS
+        return {"type": "Sequence", "pretokenizers": [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]}
     if isinstance(pre_tokenizer, pretokenizers.Split):
         behavior = {v: k for k, v in _BEHAVIORS.items()}[pre_tokenizer.behavior]
         return {
