@@ -12,7 +12,8 @@
  *       expression: "gpt2" or "cl100k": cut words as that regular expression does instead
  *                (csrc/expressions.h; classes 2 other, 3 whitespace, 4 letters, 5 numbers, 6 CR and LF).
  *       merge: 1 or 2 cut words by Hugging Face's delimiter behaviours merged_with_previous and
- *                merged_with_next instead: class 1 is a delimiter, all else is text (0: class runs).
+ *                merged_with_next instead: class 1 is a delimiter, class 3 a word apart, all else text
+ *                (csrc/core/class_runs.h; 0: class runs).
  *       cache: False gives every word to word_model (required then), for models that sample: BPE
  *                dropout draws each word's merges afresh, in the order of the words.
  *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
@@ -469,31 +470,22 @@ encoder_scan_expression(WordEncoder *self, const Span *text, Py_ssize_t t, Int64
     return 0;
 }
 
-/* Words by Hugging Face's delimiter behaviours: each delimiter (class 1) joins the run of other
- * characters before it (MERGE_PREVIOUS) or after it (MERGE_NEXT) where there is one, else it is a word
- * of its own. */
+/* Words by Hugging Face's delimiter behaviours (csrc/core/class_runs.h states the rule). */
 static int
 encoder_scan_merged(WordEncoder *self, const Span *text, Py_ssize_t t, Int64s *values, Misses *misses)
 {
     Py_ssize_t n = text->length, i = 0;
     Span span = *text;
-#define DELIMITER(k) (class_of(self, PyUnicode_READ(span.kind, span.data, (k))) == 1)
+    ClassTable table = {self->classes, self->n_classes, 2};
+    CodePoints view = {span.kind, span.data, n};
     while (i < n) {
         Py_ssize_t start = i;
-        if (DELIMITER(i)) {
-            i++;
-            if (self->merge == MERGE_NEXT)
-                while (i < n && !DELIMITER(i)) i++;
-        } else {
-            while (i < n && !DELIMITER(i)) i++;
-            if (self->merge == MERGE_PREVIOUS && i < n) i++; /* the delimiter that ends the run */
-        }
+        i = class_merged_word_end(&table, &view, i, self->merge);
         span.start = start;
         span.length = i - start;
         int emitted = encoder_emit(self, &span, hash_code_points(span.kind, span.data, start, span.length), t, values, misses);
         if (emitted) return emitted;
     }
-#undef DELIMITER
     return 0;
 }
 

@@ -12,9 +12,10 @@ from functools import cache, lru_cache
 import numpy as np
 import regex
 
-__all__ = ["DROPPED", "ALONE", "RUN", "table", "in_turn", "letters"]
+__all__ = ["DROPPED", "ALONE", "RUN", "MERGED_APART", "table", "in_turn", "letters"]
 
 DROPPED, ALONE, RUN = 0, 1, 2  # RUN and any class above it: maximal runs of that class form a word
+MERGED_APART = 3  # in a table of merged words (WordTable.merge): a word of its own that ends a run
 _CODE_POINTS = 0x110000
 
 
@@ -99,6 +100,27 @@ def in_turn(*tables):
         if combined is None:
             return None
     return b"" if combined is None else combined.tobytes()
+
+
+def apart_in_merged(merged, cuts):
+    """The table of a merged-word table (``WordTable.merge``) whose words are then cut by ``cuts``, a
+    table that only makes characters alone (``ALONE``, the rest ``RUN``; ``Digits(individual_digits=
+    True)``): each of them becomes a word of its own, ``MERGED_APART``, even a delimiter. None when
+    ``cuts`` does more than that.
+
+    Example:
+        >>> merged, digits = b"\\x02\\x02\\x01", table(alone=r"\\d")
+        >>> list(apart_in_merged(merged, digits)[:3]), apart_in_merged(merged, digits)[ord("7")]
+        ([2, 2, 1], 3)
+    """
+    cuts_array = np.frombuffer(cuts, dtype=np.uint8)
+    if not np.isin(cuts_array, (ALONE, RUN)).all():
+        return None
+    length = max(len(merged), len(cuts))
+    classes = np.full(length, RUN, dtype=np.uint8)
+    classes[: len(merged)] = np.frombuffer(merged, dtype=np.uint8)
+    classes[: len(cuts)][cuts_array == ALONE] = MERGED_APART
+    return classes.tobytes()
 
 
 def _both(first, second):

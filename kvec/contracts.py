@@ -142,7 +142,8 @@ class WordTable:
             letter and number runs, spaces) over the classes (``csrc/expressions.h``).
         merge: ``"previous"`` or ``"next"``: words follow Hugging Face's delimiter behaviour
             ``merged_with_previous`` or ``merged_with_next`` instead, with class ``ALONE`` the
-            delimiters and any other class the text between them.
+            delimiters, ``MERGED_APART`` words of one character that end a run (sentencepiece's
+            split digits), and any other class the text between them.
         replace: ``(old, new)``: every ``old`` character is written ``new`` first (Metaspace's spaces).
         prefix: put before a text that does not start with it (after ``replace``; GPT-2's space).
         spelled: words reach the model spelled byte by byte: each UTF-8 byte as its character in
@@ -436,8 +437,9 @@ class PreTokenizer(Stage, _Settings, ABC):
         cannot (the pipeline then calls :meth:`split_words`)."""
         return None
 
-    #: True when the words only shape training: a model with a :meth:`Model.texts_function` then
-    #: segments each (normalized) text whole, as sentencepiece does.
+    #: True when the words only shape training: a model with a :meth:`Model.texts_function` whose
+    #: meaning is sentencepiece's (:attr:`Model.segments_across_words`) then segments each (normalized)
+    #: text whole, as sentencepiece does; any other model segments the words.
     whole_text_models: bool = False
 
     def pre_tokenize_str(self, text: str) -> list[tuple[str, Span]]:
@@ -473,6 +475,10 @@ class Model(Stage, _Settings, ABC):
     #: The id whose token is the text it covers rather than its vocabulary entry (Unigram's unknown
     #: token, as Hugging Face and sentencepiece spell it); None: every token is its id's entry.
     text_token_id: int | None = None
+    #: True when the model's library segments a text whole across the words of a pre-tokenizer whose
+    #: words only shape training (:attr:`PreTokenizer.whole_text_models`): sentencepiece's Unigram.
+    #: False (the default, Hugging Face's meaning): each word is segmented apart.
+    segments_across_words: bool = False
 
     @abstractmethod
     def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:

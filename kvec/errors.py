@@ -107,6 +107,13 @@ class NotNativeError(KvecError):
     :mod:`kvec.native_spec`) does not run; the message names the stage."""
 
 
+class MeaningError(KvecError, ValueError):
+    """A tokenizer cannot be written in a format without changing its ids: the format's library would
+    segment some text otherwise (``save_tokenizer_json`` of a Unigram model with sentencepiece's rule).
+    The message names the stage, what the format means, and the keyword that writes it with that
+    meaning anyway."""
+
+
 class ExportError(KvecError):
     """A model cannot be saved for serving (``model.export``, ``tf.saved_model.save``): what it holds
     would not run where the SavedModel is loaded. The message says which layer and why."""

@@ -14,8 +14,9 @@ Described today:
   neighbours; with at most one ``Prepend``), special and added tokens, a pre-tokenizer that cuts words
   by character class (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``, ``KerasFilters``,
   ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or by GPT-2's or cl100k's expression
-  (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), or one that leaves the whole text to a Unigram
-  lattice (``SentencePiece``), or :class:`kvec.chinese.Jieba` (its dictionary travels in the
+  (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), or ``SentencePiece``, whose words (a ``▁`` merged
+  with the text after it) go to a Unigram lattice each, or whose whole text goes to one lattice under
+  sentencepiece's rule, or :class:`kvec.chinese.Jieba` (its dictionary travels in the
   description), a WordPiece, BPE (without dropout; byte-level BPE too) or Unigram model
   (without sampling), and a post-processor that only puts ids around a text;
 * a word splitter (:func:`describe_splitter`): a pre-tokenizer that cuts words as above, Jieba too;
@@ -134,7 +135,7 @@ def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -
     the model that takes byte-spelled words (None: words are not spelled, as for a splitter)."""
     table = WordTable(b"") if pre_tokenizer is None else pre_tokenizer.word_table()
     name = type(pre_tokenizer).__name__
-    if table is None or table.merge or table.replace:
+    if table is None or table.merge == "previous" or table.replace:
         raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
     if table.prefix and not table.spelled:
         raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
@@ -215,7 +216,7 @@ def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: 
 def _classes(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
     """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
     after it), its prefix."""
-    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4}
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4, "merged_next": 5}
     return u32(len(table)) + table + u32(default) + u32(expressions[expression]) + jieba + string(prefix)
 
 
@@ -236,7 +237,8 @@ def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
 
 def _pre_tokenizer(table: WordTable) -> bytes:
     """A word table's section: code points past it are class 2 (EXPR_OTHER for expressions)."""
-    return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, table.expression, table.prefix)
+    expression = "merged_next" if table.merge else table.expression  # (a merged table has no expression)
+    return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, expression, table.prefix)
 
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:

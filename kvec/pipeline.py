@@ -796,8 +796,9 @@ class Pipeline(Conveniences):
         only adds special tokens around the text (``TemplateProcessing`` such as ``"[CLS] $A [SEP]"``)
         adds its ids there. Texts holding an added token, or a character whose normalization depends
         on its neighbours, take the :meth:`encode` path. A Unigram model without a pre-tokenizer, or
-        behind one that only shapes training (:class:`kvec.pretokenizers.SentencePiece`), segments
-        each normalized text whole, in C, as sentencepiece does. ``n_threads``: as in
+        with sentencepiece's rule (``viterbi="sentencepiece"``) behind one that only shapes training
+        (:class:`kvec.pretokenizers.SentencePiece`), segments each normalized text whole, in C, as
+        sentencepiece does; with Hugging Face's rule it segments each word. ``n_threads``: as in
         :meth:`encode_batch`.
 
         Example:
@@ -905,8 +906,13 @@ class Pipeline(Conveniences):
 
     def _segments_whole_texts(self):
         """True when the model segments each normalized text whole: it has a
-        :meth:`Model.texts_function`, and there is no pre-tokenizer or one that only shapes training."""
-        if self.model is None or (self.pre_tokenizer is not None and not self.pre_tokenizer.whole_text_models):
+        :meth:`Model.texts_function`, and there is no pre-tokenizer (the text is one word), or one that
+        only shapes training in front of a model whose meaning is sentencepiece's (a lattice per text;
+        Hugging Face's meaning is a lattice per word)."""
+        if self.model is None:
+            return False
+        pre_tokenizer = self.pre_tokenizer
+        if pre_tokenizer is not None and not (pre_tokenizer.whole_text_models and self.model.segments_across_words):
             return False
         return self.model.texts_function() is not None
 

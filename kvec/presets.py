@@ -12,6 +12,7 @@ from typing import Any
 
 from kvec import decoders, normalizers
 from kvec.contracts import Model, Normalizer, Trainer
+from kvec.models import Unigram
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
@@ -32,7 +33,12 @@ def sentencepiece_style(
 
     Args:
         model: the subword model, or None to train one (``train_from_iterator`` with, say,
-            ``UnigramTrainer(byte_fallback=True)``).
+            ``UnigramTrainer(byte_fallback=True)``). A :class:`kvec.models.Unigram` made without a
+            ``viterbi`` rule is given sentencepiece's (the pipeline holds a copy with
+            ``viterbi="sentencepiece"``): one lattice over each text, float32 sums, byte pieces only
+            for fallback, as sentencepiece encodes. One made with ``viterbi="huggingface"`` keeps
+            Hugging Face's meaning (a lattice per word, as a ``tokenizer.json`` means), and so does a
+            model trained in the pipeline, which exports to ``tokenizer.json`` with the same ids.
         normalizer: None (the default) keeps the text as it is, so decoding gives it back exactly;
             sentencepiece's lossy NFKC default is ``kvec.normalizers.NFKC()``, opt-in here. Spaces
             become ``▁`` after it (``Prepend`` and ``Replace`` normalizers), so user-defined symbols
@@ -44,7 +50,8 @@ def sentencepiece_style(
 
     A literal ``▁`` in the text, which sentencepiece would read as a space, is escaped as U+FDD0
     U+FDD1 (and U+FDD0 itself as U+FDD0 U+FDD0), so with byte fallback ``decode(encode(x)) == x`` for
-    every text. Texts without those characters get sentencepiece's ids exactly.
+    every text. Given a sentencepiece model's pieces and scores, texts without those characters get
+    sentencepiece's ids exactly.
 
     Example:
         >>> from kvec.trainers import UnigramTrainer
@@ -62,6 +69,8 @@ def sentencepiece_style(
     ]
     spaces: list[Normalizer] = [normalizers.Prepend("▁")] if add_dummy_prefix else []
     spaces.append(normalizers.Replace(" ", "▁"))
+    if isinstance(model, Unigram) and not model.viterbi_given:
+        model = Unigram(**{**model.get_config(), "viterbi": "sentencepiece"})
     tokenizer = Pipeline(
         model,
         pre_tokenizer=SentencePiece(split_digits=split_digits),

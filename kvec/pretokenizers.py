@@ -11,6 +11,7 @@ from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache, lru_cache
+from typing import Any, ClassVar
 
 import regex
 
@@ -731,12 +732,34 @@ class SentencePiece(_RegexWords):
     def get_config(self):
         return {"split_digits": self.split_digits}
 
+    def word_table(self):
+        # merged_with_next at each ▁ (a delimiter, ALONE), and with split_digits each digit a word apart
+        classes = bytearray([char_classes.RUN]) * (ord("▁") + 1)
+        classes[ord("▁")] = char_classes.ALONE
+        if self.split_digits:
+            classes[ord("0") : ord("9") + 1] = bytes([char_classes.MERGED_APART]) * 10
+        return WordTable(bytes(classes), merge="next")
+
+    #: sentencepiece's words as tokenizer.json writes them: a word starts at each ▁ (the normalizers
+    #: spelled spaces so), a split merged with what follows; with split_digits each digit 0-9 apart (HF's
+    #: Digits would cut every Unicode number)
+    WORDS_JSON: ClassVar[dict[str, Any]] = {
+        "type": "Split",
+        "pattern": {"String": "▁"},
+        "behavior": "MergedWithNext",
+        "invert": False,
+    }
+    DIGITS_JSON: ClassVar[dict[str, Any]] = {
+        "type": "Split",
+        "pattern": {"Regex": "[0-9]"},
+        "behavior": "Isolated",
+        "invert": False,
+    }
+
     def to_tokenizer_json(self):
-        """A word starts at each ▁ (the normalizers spelled spaces so): a split merged with what follows."""
-        words = {"type": "Split", "pattern": {"String": "▁"}, "behavior": "MergedWithNext", "invert": False}
         if not self.split_digits:
-            return words
-        return {"type": "Sequence", "pretokenizers": [words, {"type": "Digits", "individual_digits": True}]}
+            return dict(self.WORDS_JSON)
+        return {"type": "Sequence", "pretokenizers": [dict(self.WORDS_JSON), dict(self.DIGITS_JSON)]}
 
 
 @registered
@@ -868,7 +891,12 @@ class Sequence(StageList, PreTokenizer):
         tables = [stage.word_table() for stage in self.pretokenizers]
         if len(tables) == 2 and tables[0] is not None and not tables[0].spelled and _spells_only(tables[1]):
             return replace(tables[0], spelled=True, byte_spelling=tables[1].byte_spelling)  # e.g. Llama 3's
-        if any(t is None or t.expression or t.merge or t.replace or t.prefix or t.spelled for t in tables):
+        if any(t is None or t.expression or t.replace or t.prefix or t.spelled for t in tables):
+            return None
+        if len(tables) == 2 and tables[0].merge and not tables[1].merge:  # merged words, then digits apart
+            classes = char_classes.apart_in_merged(tables[0].classes, tables[1].classes)
+            return None if classes is None else WordTable(classes, merge=tables[0].merge)
+        if any(t.merge for t in tables):
             return None
         classes = char_classes.in_turn(*(t.classes for t in tables))
         return None if classes is None else WordTable(classes)

@@ -546,3 +546,45 @@ def small_bpe(prefix=None, suffix=None, **options):
         end_of_word_suffix=suffix,
         **options,
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# Unigram files of sentencepiece's shape, with near-tied pieces: runs of one character, whose pieces'
+# scores are multiples of 1.1 (none exact in binary), so many segmentations of a run tie but for the
+# rounding of their sums, which the order of the additions decides.
+
+RUN_CHARACTERS = "-="
+SHAPES = ("split", "split_digits", "metaspace")
+
+
+def _near_tied_vocab(multiples):
+    pieces = [f"{'▁' if k >= 12 else ''}{c * (k % 12 + 1)}" for c in RUN_CHARACTERS for k in range(18)]
+    vocab = [("<unk>", 0.0), ("▁", -2.2), ("a", -3.3), ("b", -3.3), ("ab", -4.4), ("1", -5.5), ("2", -5.5)]
+    return vocab + [(piece, -1.1 * m) for piece, m in zip(pieces, multiples)]
+
+
+NEAR_TIED_VOCAB = st.lists(st.integers(1, 9), min_size=36, max_size=36).map(_near_tied_vocab)
+RUN_WORD = st.tuples(st.sampled_from(RUN_CHARACTERS), st.integers(1, 40)).map(lambda run: run[0] * run[1])
+RUN_TEXT = st.lists(
+    st.one_of(RUN_WORD, st.sampled_from(["a", "ab", "b-=", "12a", "x", ".", "٣²1"])), min_size=1, max_size=5
+).map(" ".join)
+
+
+def hf_sentencepiece_shaped(vocab, shape):
+    """A Hugging Face Unigram tokenizer of sentencepiece's shape: ``Prepend("▁")`` and spaces as ``▁``,
+    then words at each ``▁`` (``Split`` merged with the next word; with ``split_digits`` a digit apart
+    too), or ``Metaspace``; read back from its JSON, as a file is (serde_json may read a score as
+    another float than the one given)."""
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers import models, normalizers, pre_tokenizers
+
+    tok = tokenizers.Tokenizer(models.Unigram(vocab, 0, False))
+    if shape == "metaspace":
+        tok.pre_tokenizer = pre_tokenizers.Metaspace()
+        return tokenizers.Tokenizer.from_str(tok.to_str())
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    words = pre_tokenizers.Split("▁", "merged_with_next")
+    if shape == "split_digits":
+        words = pre_tokenizers.Sequence([words, pre_tokenizers.Digits(individual_digits=True)])
+    tok.pre_tokenizer = words
+    return tokenizers.Tokenizer.from_str(tok.to_str())

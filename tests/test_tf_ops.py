@@ -31,8 +31,16 @@ from kvec.pretokenizers import (  # noqa: E402
 from kvec.pretokenizers import Sequence as PreTokenizerSequence  # noqa: E402
 from kvec.processors import TemplateProcessing  # noqa: E402
 from kvec.trainers import UnigramTrainer, WordPieceTrainer  # noqa: E402
-from tests.support import hf_llama3, hf_trained, small_bpe  # noqa: E402
+from tests.support import (  # noqa: E402
+    NEAR_TIED_VOCAB,
+    RUN_TEXT,
+    hf_llama3,
+    hf_sentencepiece_shaped,
+    hf_trained,
+    small_bpe,
+)
 from tests.test_chinese import MIXED  # noqa: E402
+from tests.test_unigram_meaning import pieces_of, sentencepiece_model, spm  # noqa: E402
 
 LIBRARY = op_library.load()
 pytestmark = pytest.mark.skipif(LIBRARY is None, reason="kvec's op library could not be built here")
@@ -456,3 +464,18 @@ def jieba_pipelines():
         pipeline.train_from_iterator(JIEBA_TRAIN, WordPieceTrainer(vocab_size=120, special_tokens=["[UNK]"]))
         pipelines[mode] = pipeline
     return pipelines
+
+
+@pytest.mark.parametrize("shape", ["split", "split_digits"])
+@given(vocab=NEAR_TIED_VOCAB, texts=st.lists(RUN_TEXT, min_size=1, max_size=4))
+def test_the_op_segments_a_sentencepiece_shaped_tokenizer_json_as_tokenizers(shape, vocab, texts):
+    theirs = hf_sentencepiece_shaped(vocab, shape)
+    ours = from_tokenizer_json_str(theirs.to_str())
+    assert op_ids(ours, [t.encode() for t in texts]) == [e.ids for e in theirs.encode_batch(texts)]
+
+
+def test_the_op_segments_sentencepiece_style_of_a_models_pieces_as_sentencepiece():
+    sp = spm.SentencePieceProcessor(model_proto=sentencepiece_model())
+    ours = sentencepiece_style(Unigram(pieces_of(sp), unk_id=sp.unk_id()))
+    texts = ["." + "=" * k + " a " + "-" * (k // 2) for k in range(1, 80)]
+    assert op_ids(ours, [t.encode() for t in texts]) == sp.encode(texts)

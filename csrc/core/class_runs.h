@@ -42,4 +42,29 @@ class_run_next(const ClassTable *table, const CodePoints *text, ptrdiff_t i, ptr
     return i;
 }
 
+/* Words by Hugging Face's delimiter behaviours merged_with_previous and merged_with_next (`merge`
+ * CLASS_MERGE_PREVIOUS or CLASS_MERGE_NEXT) instead of class runs: class 1 is a delimiter, joining the
+ * run of text before it or after it where there is one, else a word of its own; class 3 is a word of its
+ * own that ends a run (sentencepiece's digits apart); every other class is text. Returns the end of the
+ * word that starts at i (< text->length). */
+enum { CLASS_MERGE_PREVIOUS = 1, CLASS_MERGE_NEXT = 2 };
+
+static inline int
+class_merged_kind(const ClassTable *table, const CodePoints *text, ptrdiff_t i)
+{
+    int cls = class_at(table, text, i);
+    return cls == 1 || cls == 3 ? cls : 2;
+}
+
+static inline ptrdiff_t
+class_merged_word_end(const ClassTable *table, const CodePoints *text, ptrdiff_t i, int merge)
+{
+    ptrdiff_t n = text->length;
+    int kind = class_merged_kind(table, text, i++);
+    if (kind == 3 || (kind == 1 && merge != CLASS_MERGE_NEXT)) return i;
+    while (i < n && class_merged_kind(table, text, i) == 2) i++;
+    if (kind == 2 && merge == CLASS_MERGE_PREVIOUS && i < n && class_merged_kind(table, text, i) == 1) i++;
+    return i;
+}
+
 #endif

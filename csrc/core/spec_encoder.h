@@ -26,6 +26,8 @@
  *                longest, each one word, jieba cutting what lies between), u32 then (0, or 1: each word
  *                is then mapped by the normalizer, which does not map the parts, and cut into class runs,
  *                as the Keras Tokenizer treats a Jieba analyzer's words);
+ *                5 Hugging Face's merged_with_next over the classes (csrc/core/class_runs.h: class 1 a
+ *                delimiter that starts a word, class 3 a word apart, all else text);
  *                u32 length, u32 code points[]: a prefix put before each piece between added tokens that
  *                does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
@@ -75,6 +77,7 @@ enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_
 enum { /* expressions past csrc/core/expressions.h's */
     SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1, /* each piece is one word */
     SPEC_JIEBA,                                /* jieba's words */
+    SPEC_MERGED_NEXT,                          /* merged_with_next over the classes */
 };
 
 typedef struct {

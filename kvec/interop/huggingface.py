@@ -23,7 +23,7 @@ import regex
 
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
-from kvec.errors import FormatError, check_json_depth, parse_json
+from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.models.base import MAX_ID
 from kvec.patterns import Regex
@@ -38,6 +38,8 @@ __all__ = [
     "to_tokenizer_json_str",
 ]
 
+_SENTENCEPIECE_WORDS = pretokenizers.SentencePiece.WORDS_JSON
+_ASCII_DIGITS = pretokenizers.SentencePiece.DIGITS_JSON
 _TRUNCATION_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
 _DIRECTIONS = {"Left": "left", "Right": "right"}
 _BEHAVIORS = pretokenizers.HF_BEHAVIORS
@@ -254,6 +256,7 @@ class _Reader:
                 [tuple(pair) for pair in entry["vocab"]],
                 unk_id=entry.get("unk_id"),
                 byte_fallback=bool(entry.get("byte_fallback", False)),
+                viterbi="huggingface",  # the file's meaning: tokenizers' lattice per word
             )
         if kind == "WordLevel":
             return WordLevel(entry["vocab"], unk_token=entry.get("unk_token", "<unk>"))
@@ -287,6 +290,8 @@ class _Reader:
     def pre_tokenizer(self, entry):
         kind = self.kind(entry, "pre_tokenizer")
         if kind == "Sequence":
+            if entry.get("pretokenizers") == [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]:
+                return pretokenizers.SentencePiece(split_digits=True)
             return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry["pretokenizers"]])
         if kind == "ByteLevel":
             return pretokenizers.ByteLevel(
@@ -463,16 +468,35 @@ class _Reader:
 # ---- writing ---------------------------------------------------------------------------------------
 
 
-def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str]) -> None:
-    """Write a kvec pipeline as a Hugging Face ``tokenizer.json`` (atomically). Raises ``ValueError``
-    naming a component that format cannot hold."""
-    serialization.save(json.loads(to_tokenizer_json_str(tokenizer)), path)
+def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str], huggingface_meaning: bool = False) -> None:
+    """Write a kvec pipeline as a Hugging Face ``tokenizer.json`` (atomically), which ``tokenizers``
+    encodes to the pipeline's ids. Raises ``ValueError`` naming a component that format cannot hold,
+    and :class:`kvec.errors.MeaningError` naming a stage that ``tokenizers`` would run otherwise: a
+    Unigram model with sentencepiece's rule (``viterbi="sentencepiece"``: ``.model`` files,
+    :func:`kvec.presets.sentencepiece_style`), which ``tokenizers`` segments word by word in float64
+    and whose byte pieces it matches in text. ``huggingface_meaning=True`` writes such a pipeline
+    anyway, with Hugging Face's meaning, and warns that some texts get other ids.
+
+    Example:
+        >>> from kvec.models import Unigram
+        >>> from kvec.presets import sentencepiece_style
+        >>> tok = sentencepiece_style(Unigram([("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)], unk_id=0))
+        >>> save_tokenizer_json(tok, "sp.json")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        kvec.errors.MeaningError: the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'), ...
+    """
+    _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
+    serialization.save(json.loads(_document_text(tokenizer)), path)
 
 
-def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
+def to_tokenizer_json_str(tokenizer: Pipeline, huggingface_meaning: bool = False) -> str:
     """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
-    if tokenizer.model is None:
-        raise ValueError("the tokenizer has no model yet: train it first")
+    _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
+    return _document_text(tokenizer)
+
+
+def _document_text(tokenizer):
     # tokenizers gives a token its model id, or else the next id after the model's vocabulary, in order
     model_vocab, next_id = tokenizer.model.get_vocab(), len(tokenizer.model.get_vocab())
     for token, token_id in sorted(tokenizer.added_vocabulary.ids.items(), key=lambda item: item[1]):
@@ -500,6 +524,33 @@ def to_tokenizer_json_str(tokenizer: Pipeline) -> str:
         "model": _write(tokenizer.model),
     }
     return json.dumps(document, ensure_ascii=False)
+
+
+def _check_meaning(tokenizer, huggingface_meaning, stacklevel):
+    """:class:`MeaningError` (or with ``huggingface_meaning`` a warning, for the caller ``stacklevel``
+    frames up) where ``tokenizers`` would segment with another rule than the model's."""
+    if tokenizer.model is None:
+        raise ValueError("the tokenizer has no model yet: train it first")
+    if not isinstance(huggingface_meaning, bool):
+        raise TypeError(f"huggingface_meaning must be a bool, got {type(huggingface_meaning).__name__}")
+    if not (isinstance(tokenizer.model, Unigram) and tokenizer.model.viterbi == "sentencepiece"):
+        return
+    changes = (
+        "tokenizer.json means Hugging Face's rule: a lattice per word with float64 sums and tokenizers' "
+        "tie order, byte pieces such as '<0x41>' matched in text, no unmatchable pieces"
+    )
+    if not huggingface_meaning:
+        raise MeaningError(
+            "the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'), which tokenizer.json "
+            f"cannot hold: {changes}, so some texts would get other ids; pass huggingface_meaning=True to "
+            "write it with that meaning"
+        )
+    warnings.warn(
+        f"the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'); written with Hugging "
+        f"Face's meaning ({changes}): near-tied segmentations and such texts may get other ids",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
 
 
 def _truncation_json(truncation):

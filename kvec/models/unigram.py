@@ -10,10 +10,14 @@ Paths whose scores (nearly) tie are told apart by the arithmetic of the sums, so
 of two ``viterbi`` rules. ``"huggingface"`` (the default, and that of models kvec trains, which export
 to ``tokenizer.json``): Hugging Face's float64 sums; every piece matches text, ``<unk>`` included; a run
 of unknown characters is one string, spelled by byte pieces where every byte has one. ``"sentencepiece"``
-(models read from ``.model`` files): sentencepiece's float32 sums; the unknown and byte pieces never
-match text; each unknown character is spelled by byte pieces on its own. At each end position both keep
-the first best path in order of start position. Given the same pieces and scores, the ids equal those
-of the library the rule names.
+(models read from ``.model`` files, and those of :func:`kvec.presets.sentencepiece_style`):
+sentencepiece's float32 sums; the unknown and byte pieces never match text (a literal ``<0x41>`` is
+text, not the byte ``A``); each unknown character is spelled by byte pieces on its own. At each end
+position both keep the first best path in order of start position. The rule also says what a lattice
+spans: Hugging Face's is one word of the pre-tokenizer; sentencepiece's is the whole text behind a
+pre-tokenizer whose words only shape training (:class:`kvec.pretokenizers.SentencePiece`), so its sums
+carry on from word to word. Given the same pieces and scores, the ids equal those of the library the
+rule names.
 
 ``nbest(word, k)`` lists the ``k`` best segmentations; ``sample(word)`` draws one for subword
 regularization (``alpha`` sharpens or flattens the distribution; ``nbest_size=-1`` samples from every
@@ -57,8 +61,10 @@ class Unigram(SubwordModel):
             and unused pieces).
         unk_score: the score of an unknown character (default: the lowest score less 10, as
             sentencepiece's lowest normal piece less 10).
-        viterbi: ``"huggingface"`` or ``"sentencepiece"``: whose best-path arithmetic, tie order and
-            unknown-character rules the model follows (see the module's docstring).
+        viterbi: ``"huggingface"`` or ``"sentencepiece"``: whose best-path arithmetic, tie order,
+            lattice span and unknown-character rules the model follows (see the module's docstring).
+            None (the default) is ``"huggingface"``, except that :func:`kvec.presets.sentencepiece_style`
+            gives such a model sentencepiece's rule; an explicit ``"huggingface"`` stays.
 
     Example:
         >>> model = Unigram([("<unk>", 0.0), ("a", -2.0), ("b", -2.0), ("ab", -3.0), ("c", -2.5)], unk_id=0)
@@ -78,8 +84,10 @@ class Unigram(SubwordModel):
         seed=None,
         unmatchable=(),
         unk_score=None,
-        viterbi="huggingface",
+        viterbi=None,
     ):
+        self.viterbi_given = viterbi is not None
+        viterbi = "huggingface" if viterbi is None else viterbi
         if not isinstance(viterbi, str) or viterbi not in VITERBI_RULES:
             raise ValueError(f"viterbi must be one of {sorted(VITERBI_RULES)}, got {viterbi!r}")
         self.viterbi = viterbi
@@ -151,6 +159,10 @@ class Unigram(SubwordModel):
     @property
     def sampling(self):
         return self.nbest_size is not None  # each call draws a segmentation
+
+    @property
+    def segments_across_words(self) -> bool:  # type: ignore[override]
+        return self.viterbi == "sentencepiece"
 
     def get_config(self):
         return {
