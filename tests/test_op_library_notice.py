@@ -26,7 +26,9 @@ def test_a_build_is_announced_in_one_line_before_it_starts(monkeypatch, tmp_path
         assert op_library.load() is None
     [notice] = printed_before_build
     assert notice.count("\n") == 1
-    assert notice.startswith(f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about ")
+    assert notice.startswith(
+        f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about half a minute) into "
+    )
     assert str(tmp_path / "cache") in notice
     assert op_library.load() is None  # the failure is known: no second notice, no second try
     assert capsys.readouterr().err == ""
