@@ -152,7 +152,8 @@ def _build_and_load():
     path = os.path.join(folder, LIBRARY_NAME)
     if not os.path.exists(path):
         print(
-            f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about half a minute) into {folder}",
+            f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about half a minute) "
+            f"into {folder}",
             file=sys.stderr,
             flush=True,
         )
