@@ -331,7 +331,7 @@ def skipgrams(
     positives = len(couples)
     negatives = 0
     if ratio > 0:
-        negatives = int(positives * ratio)
+        negatives = int(positives * negative_samples)  # as given: a NumPy float32 multiplies in float32
         targets = [couple[0] for couple in couples]
         random.shuffle(targets)  # even when no negative is drawn: the legacy code does, and random moves on
         if negatives and vocabulary_size < 2:

@@ -44,7 +44,10 @@ def skipgram_arguments(draw):
         sequence=sequence,
         vocabulary_size=vocabulary_size,
         window_size=draw(st.integers(0, 6)),
-        negative_samples=draw(st.sampled_from([0, 0.0, 1e-9, 0.5, 1, 1.0, 2.0]) | st.floats(0, 4)),
+        negative_samples=draw(
+            st.sampled_from([0, 0.0, 1e-9, 0.5, 1, 1.0, 2.0, np.float32(0.1), np.float64(0.7), np.int64(2)])
+            | st.floats(0, 4)
+        ),
         shuffle=draw(st.booleans()),
         categorical=draw(st.booleans()),
         sampling_table=sampling_table,
