@@ -20,9 +20,10 @@ Workloads (the names are those ``--skip`` takes):
 2. ``bytelevel-bpe-encode``: ``encode_batch(lines)`` to ids with the tokenizers trained in workload 1
    (trained once, untimed, when workload 1 is skipped). The ids must be identical.
 3. ``wordpiece-train``: a WordPiece vocabulary of 8000 tokens (Whitespace pre-tokenizer, special tokens
-   ``[PAD] [UNK] [CLS] [SEP] [MASK]``). Hugging Face assigns the ids of ``##`` tokens in hash order, so
-   nothing is asserted: the sizes of both vocabularies and the Jaccard overlap of their token sets are
-   printed.
+   ``[PAD] [UNK] [CLS] [SEP] [MASK]``). Hugging Face assigns the ids of ``##`` tokens in hash order and
+   breaks ties between merges of equal count by id, so its vocabulary changes from run to run: the
+   sizes and the Jaccard overlaps of the token sets are printed, kvec's with each HF run's and HF's
+   runs' with each other; kvec's vocabulary must be the same in every run.
 4. ``bottom-up-learner``: tensorflow_text's bottom-up WordPiece learner (``bert_vocab``'s
    ``wordpiece_tokenizer_learner_lib.learn``) vs ``kvec.trainers.learn_vocabulary``, vocabulary 8000,
    on the word counts of the first 20,000 lines after BERT-like basic tokenization (lower case, then
@@ -350,20 +351,40 @@ def bench_bpe(lines, runs, skip):
         bench_bpe_encode(tokenizers, lines, runs)
 
 
-def vocabulary_overlap(kvec_tok, hf_tok):
-    """Sizes of both vocabularies and the Jaccard overlap of their token sets."""
-    kvec_tokens, hf_tokens = set(kvec_tok.get_vocab()), set(hf_model_json(hf_tok)["vocab"])
-    jaccard = len(kvec_tokens & hf_tokens) / len(kvec_tokens | hf_tokens)
-    return len(kvec_tokens), len(hf_tokens), jaccard
+def jaccard(a, b):
+    return len(a & b) / len(a | b)
+
+
+def spread(values):
+    low, high = min(values), max(values)
+    return f"{low:.4f}" if low == high else f"{low:.4f}-{high:.4f}"
 
 
 def bench_wordpiece_train(lines, runs):
-    """Workload 3: informational only, the libraries' ids legitimately differ."""
-    kvec_times, hf_times, tokenizers = interleave(
-        lambda: train_kvec_wordpiece(lines), lambda: train_hf_wordpiece(lines), runs, lambda a, b: None
+    """Workload 3: Hugging Face's vocabulary changes from run to run (its ``##`` alphabet takes ids in
+    hash order, and merges of equal count go to the lower ids), so its token sets are compared, each
+    run's with kvec's and with the other HF runs'; kvec's must be the same in every run."""
+    kvec_sets, hf_sets = [], []
+
+    def kvec_training():
+        tok = train_kvec_wordpiece(lines)
+        kvec_sets.append(frozenset(tok.get_vocab()))
+
+    def hf_training():
+        tok = train_hf_wordpiece(lines)
+        hf_sets.append(frozenset(hf_model_json(tok)["vocab"]))
+
+    kvec_times, hf_times, _ = interleave(kvec_training, hf_training, runs, lambda a, b: None, keep=False)
+    if len(set(kvec_sets)) != 1:
+        mismatch(WORDPIECE_TRAIN, f"kvec gave {len(set(kvec_sets))} different vocabularies in {runs} runs")
+    kvec_tokens = kvec_sets[0]
+    with_hf = spread([jaccard(kvec_tokens, hf) for hf in hf_sets])
+    between_hf = [jaccard(a, b) for i, a in enumerate(hf_sets) for b in hf_sets[i + 1 :]]
+    extra = (
+        f"  vocab kvec {len(kvec_tokens):,} HF {len(hf_sets[0]):,}; token-set Jaccard kvec-HF {with_hf}, "
+        f"HF-HF {spread(between_hf) if between_hf else 'n/a (1 run)'}; "
+        f"HF runs alike {len(set(hf_sets)) == 1}; kvec runs alike"
     )
-    kvec_size, hf_size, jaccard = vocabulary_overlap(*tokenizers)
-    extra = f"  vocab kvec {kvec_size:,} HF {hf_size:,}, Jaccard {jaccard:.4f}"
     report(WORDPIECE_TRAIN, "HF", kvec_times, hf_times, extra)
 
 

@@ -12,7 +12,7 @@ topic, see ``stdlib_topics.py``), as a Spark table of ``(text, label)`` rows:
    length, and a small model learns the topics from them.
 
 Run: ``.venv/bin/python examples/spark_pipeline.py`` (Spark runs on ``local[2]``; it needs pyspark,
-pyarrow, a Java runtime and TensorFlow: ``pip install kvec[spark,keras]``).
+pyarrow, a Java runtime and TensorFlow: ``pip install 'kvec[spark,keras]'``).
 """
 
 import os

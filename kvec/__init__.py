@@ -1,6 +1,7 @@
 """kvec: text vectorization for Keras.
 
-The public surface, mirroring ``keras.preprocessing.text`` and ``keras.utils.pad_sequences``::
+The public surface, mirroring ``keras.preprocessing.text`` and ``keras.preprocessing.sequence``
+(``pad_sequences``, ``skipgrams``, ``make_sampling_table``)::
 
     from kvec import Tokenizer, pad_sequences
 
@@ -18,7 +19,7 @@ from kvec.added_vocabulary import AddedToken
 from kvec.errors import FormatError, KvecError
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
-from kvec.sequence import pad_sequences
+from kvec.sequence import make_sampling_table, pad_sequences, skipgrams
 from kvec.text import (
     Tokenizer,
     hashing_trick,
@@ -37,8 +38,10 @@ __all__ = [
     "Tokenizer",
     "hashing_trick",
     "load",
+    "make_sampling_table",
     "one_hot",
     "pad_sequences",
+    "skipgrams",
     "text_to_word_sequence",
     "tokenizer_from_json",
 ]

@@ -26,6 +26,66 @@ def _every_code_point():
 
 def _matches(pattern):
     """A boolean array: which code points match the one-character ``pattern``."""
+    ranges = _class_ranges(pattern)
+    if ranges is not None:
+        return _in_ranges(*ranges)
+    return _matches_by_regex(pattern)
+
+
+# One item of a character class written as code points: \UXXXXXXXX, an escaped \ [ ] ^ -, or a
+# plain character; a range is two items joined by "-".
+_ITEM = regex.compile(r"\\U([0-9A-Fa-f]{8})|\\([\\\[\]^-])|([^\\\[\]-])")
+
+
+def _class_ranges(pattern):
+    """``(negated, [(first, last), ...])`` when ``pattern`` is one character class of code points and
+    ranges only (as :mod:`kvec.hf_unicode` writes its classes), else None.
+
+    Such a class matches exactly its code points, so its table needs no regular expression: matching
+    a class of hundreds of ranges against every code point takes seconds (Hugging Face's ``\\w`` and
+    whitespace of ``Whitespace`` about 5 s), filling ranges takes milliseconds. Anything else (a
+    property, a shorthand such as ``\\s``, a nested set) goes to ``regex``.
+    """
+    if len(pattern) < 3 or pattern[0] != "[" or pattern[-1] != "]":
+        return None
+    negated = pattern[1] == "^"
+    body, position, ranges = pattern[1 + negated : -1], 0, []
+    if not body or any(operator in body for operator in ("&&", "||", "~~", "--")):  # set operations (regex V1)
+        return None
+    while position < len(body):
+        first, position = _class_item(body, position)
+        if first is None:
+            return None
+        last = first
+        if body.startswith("-", position):
+            last, position = _class_item(body, position + 1)
+            if last is None or last < first:
+                return None
+        ranges.append((first, last))
+    return negated, ranges
+
+
+def _class_item(body, position):
+    """The code point of the item at ``position`` and the position after it, or (None, position)."""
+    match = _ITEM.match(body, position)
+    if match is None:
+        return None, position
+    code, escaped, plain = match.groups()
+    return (int(code, 16) if code else ord(escaped or plain)), match.end()
+
+
+def _in_ranges(negated, ranges):
+    hits = np.zeros(_CODE_POINTS + 1, dtype=np.int32)
+    for first, last in ranges:
+        if last >= _CODE_POINTS:
+            raise ValueError(f"U+{last:X} is not a code point")
+        hits[first] += 1
+        hits[last + 1] -= 1
+    inside = np.cumsum(hits[:_CODE_POINTS]) > 0
+    return ~inside if negated else inside
+
+
+def _matches_by_regex(pattern):
     every = _every_code_point()
     marked = regex.sub(pattern, "\0", every)
     if len(marked) != _CODE_POINTS:

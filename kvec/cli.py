@@ -449,7 +449,7 @@ def plot_lengths(lengths, path):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise CommandError("--plot needs matplotlib: pip install kvec[cli]") from None
+        raise CommandError("--plot needs matplotlib: pip install 'kvec[cli]'") from None
     figure, axes = plt.subplots(figsize=(7, 4))
     axes.bar(list(lengths), [lengths[k] for k in lengths])
     axes.set_xlabel("token length (characters)")

@@ -112,7 +112,7 @@ def _csr(values, cell_rows, cell_columns, rows, width):
     try:
         from scipy.sparse import csr_matrix  # an optional dependency, loaded on first use
     except ImportError:
-        raise ImportError("sparse=True needs scipy: pip install kvec[sparse]") from None
+        raise ImportError("sparse=True needs scipy: pip install 'kvec[sparse]'") from None
     index = np.int32 if max(width, len(values)) < 2**31 else np.int64
     indptr = np.zeros(rows + 1, dtype=index)
     np.cumsum(np.bincount(cell_rows, minlength=rows), out=indptr[1:])

@@ -75,7 +75,7 @@ class Lowercase(Normalizer):
 class OpenCC(Normalizer):
     """Chinese script conversion with OpenCC, such as Traditional to Simplified (``config="t2s"``).
 
-    Needs the ``opencc`` package (``pip install kvec[chinese]``). A conversion that keeps the length
+    Needs the ``opencc`` package (``pip install 'kvec[chinese]'``). A conversion that keeps the length
     maps characters one to one; otherwise each character is converted on its own, so every output
     character still knows its span.
 
@@ -88,7 +88,7 @@ class OpenCC(Normalizer):
         try:
             import opencc
         except ImportError:
-            raise ImportError("the OpenCC normalizer needs the opencc package: pip install kvec[chinese]") from None
+            raise ImportError("the OpenCC normalizer needs the opencc package: pip install 'kvec[chinese]'") from None
         self._opencc = opencc
         self.config = config
 

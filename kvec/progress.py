@@ -2,6 +2,9 @@
 
 import sys
 
+INSTALL_HINT = "kvec: progress bars need tqdm: pip install 'kvec[cli]' (or pass show_progress=False)"
+_hinted = False  # the hint is printed once per process, not once per bar
+
 
 class _Silent:
     """The interface kvec uses from a tqdm bar, doing nothing."""
@@ -17,7 +20,8 @@ class _Silent:
 
 
 def progress_bar(enabled, total=None, initial=0, desc=None, unit="it", unit_scale=False):
-    """A tqdm bar when ``enabled`` (a one-line notice on stderr if tqdm is missing), else a silent one.
+    """A tqdm bar when ``enabled``, else a silent one. Without tqdm the bar is silent too, and the first
+    one of the process prints :data:`INSTALL_HINT` on stderr.
 
     ``total`` (None when unknown) gives the bar its percentage and time left; ``unit`` and
     ``unit_scale`` are tqdm's (``unit="B", unit_scale=True`` counts bytes as kB, MB, ...).
@@ -33,6 +37,9 @@ def progress_bar(enabled, total=None, initial=0, desc=None, unit="it", unit_scal
     try:
         from tqdm.auto import tqdm
     except ImportError:
-        print(f"{desc}: pip install kvec[cli] to see progress (tqdm)", file=sys.stderr)
+        global _hinted
+        if not _hinted:
+            _hinted = True
+            print(INSTALL_HINT, file=sys.stderr)
         return _Silent(initial)
     return tqdm(total=total, initial=initial, desc=desc, unit=unit, unit_scale=unit_scale)

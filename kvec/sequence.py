@@ -1,13 +1,20 @@
-"""Padding sequences into training tensors.
+"""Padding sequences into training tensors, and skip-gram pairs for word2vec.
 
 :func:`pad_sequences` returns exactly what ``keras.utils.pad_sequences`` (Keras 3) returns - values,
 dtype, shape and error types - but places all values with a few vectorised NumPy operations instead of
 one Python-level conversion per sequence. It works on NumPy 2, where the copy in ``keras_preprocessing``
 crashes.
+
+:func:`skipgrams` and :func:`make_sampling_table` are ``keras_preprocessing`` 1.1.2's word2vec helpers,
+which Keras 3 dropped. ``skipgrams`` draws from Python's global ``random`` exactly as the legacy code
+does, call for call, so a script that seeds ``random`` gets the same couples and labels, and leaves
+``random`` in the same state for whatever it draws next.
 """
 
 from __future__ import annotations
 
+import math
+import random
 from collections.abc import Sequence
 from itertools import chain
 from typing import Any
@@ -17,7 +24,7 @@ from numpy.typing import NDArray
 
 from kvec._native import fill_padded
 
-__all__ = ["pad_sequences"]
+__all__ = ["make_sampling_table", "pad_sequences", "skipgrams"]
 
 _PADDING = ("pre", "post")
 _NATIVE_DTYPES = tuple(np.dtype(t) for t in ("int32", "int64", "float32", "float64"))
@@ -204,3 +211,187 @@ def _place_each(x, sequences, maxlen, dtype, padding, truncating, sample_shape):
             x[idx, -len(trunc) :] = trunc
         else:
             raise ValueError(f'Padding type "{padding}" not understood')
+
+
+# keras_preprocessing rounds the Euler-Mascheroni constant to three places; the tables equal its only so.
+_GAMMA = 0.577
+_SEED_TYPES = (int, float, str, bytes, bytearray)
+
+
+def make_sampling_table(size: int, sampling_factor: float = 1e-5) -> NDArray[np.float64]:
+    """A word2vec sampling table: the probability of keeping the word of each frequency rank.
+
+    ``table[i]`` is ``min(1, sqrt(f_i / sampling_factor) / (f_i / sampling_factor))`` for the frequency
+    ``f_i`` that Zipf's law gives the ``i``-th most frequent word, as in Mikolov et al.'s subsampling of
+    frequent words. Pass it to :func:`skipgrams` as ``sampling_table``. The values equal
+    ``keras_preprocessing.sequence.make_sampling_table``'s exactly.
+
+    Args:
+        size: the number of ranks (the vocabulary size), at least 1. Rank 0 (padding) gets rank 1's value.
+        sampling_factor: the word2vec sampling factor, a number > 0; larger keeps more frequent words.
+
+    Returns:
+        A float64 array of shape ``(size,)``.
+
+    Raises:
+        TypeError: ``size`` is not an int, or ``sampling_factor`` not a real number.
+        ValueError: ``size`` < 1, or ``sampling_factor`` not finite and > 0.
+
+    Example:
+        The most frequent words (the lowest ranks) are kept least often:
+
+        >>> make_sampling_table(5, sampling_factor=0.01).round(3).tolist()
+        [0.1, 0.1, 0.173, 0.235, 0.289]
+    """
+    size = _int_argument("size", size, minimum=1)
+    factor = _real_argument("sampling_factor", sampling_factor)
+    if not factor > 0:
+        raise ValueError(f"sampling_factor must be > 0, got {sampling_factor!r}")
+    rank = np.arange(size, dtype=np.int64)
+    rank[0] = 1
+    inverse_frequency = rank * (np.log(rank) + _GAMMA) + 0.5 - 1.0 / (12.0 * rank)
+    scaled = factor * inverse_frequency
+    # The legacy division, not np.sqrt alone: the two differ in the last bit.
+    return np.minimum(1.0, scaled / np.sqrt(scaled))
+
+
+def skipgrams(
+    sequence: Sequence[int],
+    vocabulary_size: int,
+    window_size: int = 4,
+    negative_samples: float = 1.0,
+    shuffle: bool = True,
+    categorical: bool = False,
+    sampling_table: Sequence[float] | None = None,
+    seed: int | float | str | bytes | None = None,
+) -> tuple[list[list[int]], list[Any]]:
+    """Skip-gram word pairs of one sequence of word indices, for training word2vec.
+
+    Each word ``w`` of ``sequence`` gives a positive couple ``[w, c]`` (label 1) for every word ``c``
+    at most ``window_size`` places away; index 0 is padding and takes part in no couple. Then
+    ``int(len(positives) * negative_samples)`` negative couples ``[w, r]`` (label 0) pair the words of
+    the positive couples, shuffled, with random indices ``r`` in ``[1, vocabulary_size)``.
+
+    The draws come from Python's global ``random``, in keras_preprocessing 1.1.2's order: one
+    ``random.random()`` per non-zero word when ``sampling_table`` is given (the word is kept when its
+    table entry is at least the draw), one shuffle of the words of the positive couples when
+    ``negative_samples`` > 0 (even if it gives no negative couple) and one ``randint`` per negative couple.
+    With ``shuffle``, ``random`` is then seeded with ``seed`` (or with ``random.randint(0, 10**7)``) and
+    the couples shuffled, then seeded again and the labels shuffled. So after the same ``random.seed``,
+    with the same arguments, the result equals the legacy function's, and so does ``random``'s state.
+    ``seed`` only fixes the shuffle: the sampling and the negative words still depend on ``random``'s
+    state.
+
+    Args:
+        sequence: word indices (ints >= 0), such as one row of ``Tokenizer.texts_to_sequences``; 0 is
+            padding. As in the legacy code, an index >= ``vocabulary_size`` is paired as given (a
+            published example passes ``len(word_index)``, one short).
+        vocabulary_size: the largest word index + 1: negative words are drawn from ``[1, vocabulary_size)``.
+        window_size: how many words on each side of a word are its context (an int >= 0).
+        negative_samples: negative couples per positive couple (a number >= 0; 0 draws none).
+        shuffle: shuffle the couples (and their labels alike) before returning them.
+        categorical: labels ``[0, 1]`` (positive) and ``[1, 0]`` (negative) instead of 1 and 0.
+        sampling_table: ``None`` or the probability of keeping each word index, usually
+            :func:`make_sampling_table` ``(vocabulary_size)``.
+        seed: the seed of the shuffle (an int, float, str or bytes, as ``random.seed`` takes).
+
+    Returns:
+        ``(couples, labels)``: a list of ``[word, context]`` lists, and a list of their labels.
+
+    Raises:
+        TypeError: an argument has the wrong type, or ``sequence[i]`` is not an int.
+        ValueError: ``sequence[i]`` is negative or beyond ``sampling_table``, ``window_size`` or
+            ``negative_samples`` is negative, or negative words are to be drawn from a
+            ``vocabulary_size`` below 2.
+
+    Example:
+        >>> couples, labels = skipgrams([1, 2, 3], vocabulary_size=4, window_size=1, negative_samples=0,
+        ...                             shuffle=False)
+        >>> couples, labels
+        ([[1, 2], [2, 1], [2, 3], [3, 2]], [1, 1, 1, 1])
+        >>> couples, labels = skipgrams([1, 2, 3], vocabulary_size=4, window_size=1, seed=7)
+        >>> len(couples), sorted(labels)
+        (8, [0, 0, 0, 0, 1, 1, 1, 1])
+    """
+    vocabulary_size = _int_argument("vocabulary_size", vocabulary_size, minimum=0)
+    window_size = _int_argument("window_size", window_size, minimum=0)
+    ratio = _real_argument("negative_samples", negative_samples)
+    if not 0 <= ratio < math.inf:
+        raise ValueError(f"negative_samples must be a finite number >= 0, got {negative_samples!r}")
+    words = _word_indices(sequence, vocabulary_size, sampling_table)
+    seed = _seed_argument(seed)
+
+    couples = []
+    for i, word in enumerate(words):
+        if not word or (sampling_table is not None and sampling_table[word] < random.random()):
+            continue
+        for j in range(max(0, i - window_size), min(len(words), i + window_size + 1)):
+            if j != i and words[j]:
+                couples.append([word, words[j]])
+    positives = len(couples)
+    negatives = 0
+    if ratio > 0:
+        negatives = int(positives * negative_samples)  # as given: a NumPy float32 multiplies in float32
+        targets = [couple[0] for couple in couples]
+        random.shuffle(targets)  # even when no negative is drawn: the legacy code does, and random moves on
+        if negatives and vocabulary_size < 2:
+            raise ValueError(f"negative words are drawn from [1, vocabulary_size), empty for {vocabulary_size}")
+        last = vocabulary_size - 1
+        couples.extend([targets[k % positives], random.randint(1, last)] for k in range(negatives))
+    labels: list[Any]
+    if categorical:
+        labels = [[0, 1] for _ in range(positives)] + [[1, 0] for _ in range(negatives)]
+    else:
+        labels = [1] * positives + [0] * negatives
+    if shuffle:
+        if seed is None:
+            # keras_preprocessing writes 10e6, a float that Python 3.12's randint refuses: the same draw.
+            seed = random.randint(0, 10_000_000)
+        random.seed(seed)
+        random.shuffle(couples)
+        random.seed(seed)
+        random.shuffle(labels)
+    return couples, labels
+
+
+def _int_argument(name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _real_argument(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    return float(value)
+
+
+def _seed_argument(seed):
+    if isinstance(seed, np.integer):
+        return int(seed)
+    if seed is not None and not isinstance(seed, _SEED_TYPES):
+        raise TypeError(f"seed must be None, an int, a float, a str or bytes, got {type(seed).__name__}")
+    return seed
+
+
+def _word_indices(sequence, vocabulary_size, sampling_table):
+    """``sequence`` as a list of its own elements (the couples hold them as given), checked."""
+    if isinstance(sequence, (str, bytes)) or not hasattr(sequence, "__len__"):
+        raise TypeError(f"sequence must be a list of word indices, got {type(sequence).__name__}")
+    words = list(sequence)
+    table_size = None
+    if sampling_table is not None:
+        if isinstance(sampling_table, (str, bytes)) or not hasattr(sampling_table, "__len__"):
+            kind = type(sampling_table).__name__
+            raise TypeError(f"sampling_table must be None or a sequence of probabilities, got {kind}")
+        table_size = len(sampling_table)
+    for i, word in enumerate(words):
+        if isinstance(word, bool) or not isinstance(word, (int, np.integer)):
+            raise TypeError(f"sequence[{i}] must be an int word index, got {type(word).__name__}")
+        if word < 0:
+            raise ValueError(f"sequence[{i}] is {word}: word indices are >= 0")
+        if word and table_size is not None and word >= table_size:
+            raise ValueError(f"sequence[{i}] is {word}, beyond sampling_table (of length {table_size})")
+    return words

@@ -207,7 +207,7 @@ def read_shards(path: str | os.PathLike[str], columns: Iterable[str] = ()) -> Sh
     """All rows of the shard folder ``path`` in memory: the real ids of each row (padding dropped by
     the ``attention_mask``) and the ``columns`` named.
 
-    TFRecord shards are read by TensorFlow's reader (``pip install kvec[keras]``), Parquet shards by
+    TFRecord shards are read by TensorFlow's reader (``pip install 'kvec[keras]'``), Parquet shards by
     pyarrow. A file that is missing, corrupt, or holds another number of rows than
     ``kvec_shards.json`` says raises :class:`kvec.errors.FormatError` naming it.
 

@@ -1,4 +1,4 @@
-"""kvec on Apache Spark (``pip install kvec[spark]``): count the words of a corpus, encode its texts into
+"""kvec on Apache Spark (``pip install 'kvec[spark]'``): count the words of a corpus, encode its texts into
 token ids, and write the ids as training shards, all on the executors.
 
 * :func:`count_words`: ``{word: count}`` in first-occurrence order, equal to counting in one process,
@@ -30,7 +30,7 @@ try:  # the optional dependency, named before anything else needs it
     import pyspark  # noqa: F401
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"kvec.spark needs pyspark, and {error.name} is not installed: pip install kvec[spark]", name=error.name
+        f"kvec.spark needs pyspark, and {error.name} is not installed: pip install 'kvec[spark]'", name=error.name
     ) from error
 
 from kvec.spark_counting import count_words  # noqa: E402

@@ -34,7 +34,7 @@ def write_shards(df: Any, path: str | os.PathLike[str], format: str = "tfrecord"
         path: a folder on a filesystem the driver and every executor share (any local folder in
             ``local`` mode). It must be empty or new; with ``overwrite``, a folder of kvec shards is
             emptied first (a folder holding other files never is).
-        format: ``"tfrecord"`` (TensorFlow on the executors, ``pip install kvec[keras]``) or
+        format: ``"tfrecord"`` (TensorFlow on the executors, ``pip install 'kvec[keras]'``) or
             ``"parquet"`` (pyarrow).
 
     Read the shards back with :func:`kvec.shards.batches_from_shards` (NumPy) or

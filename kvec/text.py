@@ -639,8 +639,9 @@ class Tokenizer:
         Args:
             texts: a list of strings (or of token lists).
             mode: one of ``"binary"``, ``"count"``, ``"tfidf"``, ``"freq"``.
-            sparse: return a ``scipy.sparse.csr_matrix`` of exactly the same values (``pip install
-                kvec[sparse]``): memory in proportion to each text's distinct words, not to ``num_words``.
+            sparse: return a ``scipy.sparse.csr_matrix`` of exactly the same values
+                (``pip install 'kvec[sparse]'``): memory in proportion to each text's distinct words, not
+                to ``num_words``.
 
         Example:
             >>> tok = Tokenizer()

@@ -32,6 +32,15 @@ REQUIREMENTS = {
     "pyarrow": lambda: importlib.util.find_spec("pyarrow") is not None,
 }
 
+# The extra (pyproject.toml) that installs each requirement, named when a block skips.
+REQUIREMENT_EXTRA = {
+    "keras": "keras",
+    "tensorflow": "keras",
+    "pyspark": "spark",
+    "matplotlib": "cli",
+    "pyarrow": "spark",
+}
+
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*([\w+-]*)")
 
 
@@ -89,6 +98,28 @@ def test_the_readme_quick_starts_run_and_the_page_is_short():
     assert len(quick_starts) == 3, quick_starts
 
 
+def test_the_readme_setup_installs_what_the_layer_quick_start_requires():
+    """The README's set-up gives the line that makes its third quick start run in make's venv."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
+    readme = ROOT / "README.md"
+    venv = re.search(r"^VENV\s*:=\s*(\S+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1)
+    install = re.compile(rf"{re.escape(venv)}/bin/pip install -e '\.\[([\w,]+)\]'")
+    shell_lines = [
+        line.strip() for _, language, code in code_blocks(readme) if language == "sh" for line in code.split("\n")
+    ]
+    installed_extras = [match.group(1).split(",") for line in shell_lines if (match := install.fullmatch(line))]
+    assert installed_extras, f"README.md's set-up gives no quoted {venv}/bin/pip install -e '.[extra]' line"
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    packages = {
+        re.split(r"[<>=!~;\[ ]", requirement)[0] for extra in installed_extras[0] for requirement in declared[extra]
+    }
+    layer_quick_start = [code for _, language, code in code_blocks(readme) if language == "python"][2]
+    required = [name for name in re.split(r"[,\s]+", first_line_setting(layer_quick_start, "requires") or "") if name]
+    assert required == ["keras", "tensorflow"]
+    assert set(required) <= packages, (required, packages)
+    assert all(REQUIREMENT_EXTRA[name] in installed_extras[0] for name in required)
+
+
 def test_the_block_reader_finds_blocks_and_their_languages(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("text\n```python\nx = 1\n```\n\n````sh\n```\nls\n````\n```\nplain\n```\n", encoding="utf-8")
@@ -108,7 +139,9 @@ def test_a_python_block_runs_as_written(page, line, language, code, tmp_path):
             continue
         assert name in REQUIREMENTS, f"{where}: unknown requirement {name!r}; known: {sorted(REQUIREMENTS)}"
         if not REQUIREMENTS[name]():
-            pytest.skip(f"{where} requires {name}, which is not installed")
+            extra = REQUIREMENT_EXTRA.get(name)
+            hint = f": pip install 'kvec[{extra}]'" if extra else ""
+            pytest.skip(f"{where} requires {name}, which is not installed{hint}")
     script = tmp_path / "block.py"
     script.write_text(code, encoding="utf-8")
     folder = tmp_path / "cwd"

@@ -1,5 +1,5 @@
 """Keras 3 layers and training data (:class:`TextBatches`, :func:`dataset_from_shards`) backed by kvec
-(needs ``pip install kvec[keras]``).
+(needs ``pip install 'kvec[keras]'``).
 
 ``import kvec.layers`` registers the layers with Keras, so ``keras.models.load_model`` reads models
 that hold them without ``custom_objects``, and registers kvec's TensorFlow ops (built on the first
@@ -12,7 +12,7 @@ try:  # the optional dependencies, named before anything else needs them
     import tensorflow  # noqa: F401
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"kvec.layers needs Keras 3 and TensorFlow, and {error.name} is not installed: pip install kvec[keras]",
+        f"kvec.layers needs Keras 3 and TensorFlow, and {error.name} is not installed: pip install 'kvec[keras]'",
         name=error.name,
     ) from error
 

@@ -19,6 +19,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -150,6 +151,12 @@ def _build_and_load():
     folder = _folder(sources, toolchain)
     path = os.path.join(folder, LIBRARY_NAME)
     if not os.path.exists(path):
+        print(
+            f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about half a minute) "
+            f"into {folder}",
+            file=sys.stderr,
+            flush=True,
+        )
         _build(sources, toolchain, folder)
     check_private(path)
     return tf.load_op_library(path)
