@@ -159,25 +159,24 @@ def test_make_sampling_table_bad_arguments(args, error, message):
         kvec.make_sampling_table(*args)
 
 
-# A skip-gram script as users have it from a published book chapter: Keras 2 imports, one sentence, the
-# couples of skipgrams printed with their words. It seeds nothing: its couples follow random's state.
+# A script in the shape of the skip-gram examples of published Keras 2 books: star imports, one sentence,
+# skipgrams over its word ids with ``len(word_index)`` as the vocabulary size (one short of the largest
+# index), the first couples printed with their words. It seeds nothing: its couples follow random's state.
 BOOK_SCRIPT = """\
 from keras.preprocessing.text import *
 from keras.preprocessing.sequence import skipgrams
 
-text = "I love green eggs and ham ."
+sentence = "the cat sat on the warm mat ."
+vectorizer = Tokenizer()
+vectorizer.fit_on_texts([sentence])
+index_of = vectorizer.word_index
+word_of = dict((index, word) for word, index in index_of.items())
 
-tokenizer = Tokenizer()
-tokenizer.fit_on_texts([text])
-word2id = tokenizer.word_index
-id2word = {v: k for k, v in word2id.items()}
-
-wids = [word2id[w] for w in text_to_word_sequence(text)]
-pairs, labels = skipgrams(wids, len(word2id))
+ids = [index_of[word] for word in text_to_word_sequence(sentence)]
+pairs, labels = skipgrams(ids, len(index_of))
 print(len(pairs), len(labels))
-for i in range(10):
-    print("({:s} ({:d}), {:s} ({:d})) -> {:d}".format(
-        id2word[pairs[i][0]], pairs[i][0], id2word[pairs[i][1]], pairs[i][1], labels[i]))
+for (target, context), label in list(zip(pairs, labels))[:8]:
+    print(word_of[target], target, word_of[context], context, label)
 """
 
 # The shape of the old Keras example of skip-gram embeddings: a Tokenizer over a corpus, sequences
