@@ -153,20 +153,16 @@ def test_user_words_without_a_count_get_jiebas_suggested_count(user_segmenters, 
     assert cutter.total == user_oracle.total
 
 
-def test_user_words_stay_private_and_whole(cache_dir, tmp_path):
+def test_user_words_stay_private_and_are_cut_by_jiebas_blocks_unless_whole_words(cache_dir, oracle, tmp_path):
     words = tmp_path / "user.txt"
     words.write_text("机器 学习 5 n\n深度学习框架 10\nNew York\n", encoding="utf-8")
+    text = "我在New York研究机器 学习和深度学习框架"
+    expected = with_user_words(oracle, [("机器 学习", 5), ("深度学习框架", 10), ("New York", None)]).lcut(text)
     for user_dict in (str(words), ["机器 学习", ("深度学习框架", 10), "New York"]):
-        segmenter = Jieba(user_dict=user_dict, cache_dir=cache_dir)
-        assert segmenter("我在New York研究机器 学习和深度学习框架") == [
-            "我",
-            "在",
-            "New York",
-            "研究",
-            "机器 学习",
-            "和",
-            "深度学习框架",
-        ]
+        assert Jieba(user_dict=user_dict, cache_dir=cache_dir)(text) == without_whitespace(expected)
+        whole = Jieba(user_dict=user_dict, cache_dir=cache_dir, whole_words=True)
+        assert whole(text) == ["我", "在", "New York", "研究", "机器 学习", "和", "深度学习框架"]
+        assert Jieba(**whole.get_config())(text) == whole(text)
     assert "深度学习框架" not in Jieba(cache_dir=cache_dir)("深度学习框架")  # another Jieba never saw them
     assert "深度学习框架" not in jieba.lcut("深度学习框架")  # nor jieba's global tokenizer
 
