@@ -3,6 +3,7 @@ dictionary and segmentation API on Jieba and the drop-in module kvec.jieba (afte
 words, offsets and counts equal jieba 0.42.1's)."""
 
 import ast
+import contextlib
 import io
 import os
 import pickle
@@ -52,8 +53,7 @@ def oracle(cache_dir):
 
 def with_user_words(oracle, words):
     """A copy of the oracle with jieba's add_word applied to each (word, count or None), in order."""
-    tokenizer = jieba.Tokenizer()
-    tokenizer.FREQ, tokenizer.total, tokenizer.initialized = dict(oracle.FREQ), oracle.total, True
+    tokenizer = jieba_copy(oracle)
     for word, count in words:
         tokenizer.add_word(word, count)
     return tokenizer
@@ -326,6 +326,13 @@ def test_opencc_normalizer_converts_traditional_to_simplified_with_offsets(cache
     assert pickle.loads(pickle.dumps(OpenCC("t2s"))).normalize_str("語言") == "语言"
 
 
+def jieba_copy(base):
+    """A fresh jieba tokenizer over the dictionary ``base`` loaded (its words and total copied)."""
+    tokenizer = jieba.Tokenizer()
+    tokenizer.FREQ, tokenizer.total, tokenizer.initialized = dict(base.FREQ), base.total, True
+    return tokenizer
+
+
 @pytest.fixture(scope="module")
 def fresh(oracle):
     """Fresh jieba tokenizers over the loaded dictionary, each with jieba's process-wide set of words to
@@ -334,9 +341,7 @@ def fresh(oracle):
 
     def make():
         finalseg.Force_Split_Words.clear()
-        tokenizer = jieba.Tokenizer()
-        tokenizer.FREQ, tokenizer.total, tokenizer.initialized = dict(oracle.FREQ), oracle.total, True
-        return tokenizer
+        return jieba_copy(oracle)
 
     yield make
     finalseg.Force_Split_Words.clear()
@@ -591,3 +596,67 @@ def test_a_jieba_script_with_only_its_import_changed_prints_jiebas_output(tmp_pa
         outputs.append(run.stdout)
     assert outputs[0] == outputs[1]
     assert "石墨烯" in outputs[1] and "word 永和\t\t start: 0" in outputs[1]
+
+
+# dictionary calls whose effect must travel: a word added whole, one with a space and a tag, one deleted
+# (split), a word tuned to be cut (count 0: split), and a user dictionary
+EDITS = [
+    ("add_word", "石墨烯", None, None),
+    ("add_word", "Edu Trust认证", 2000, "nz"),
+    ("del_word", "北京"),
+    ("suggest_freq_parts", "中将", 1),
+    ("load_userdict", [("凱特琳", None, " nz"), ("台中", 0, ""), ("新材料", 40, "")], True),
+]
+TRAVEL_TEXTS = [
+    "石墨烯是北京的新材料",
+    "Edu Trust认证 2000年",
+    "如果放到post中将出错。",
+    "凱特琳在台中",
+    "北京大学生在北京",
+]
+
+
+@contextlib.contextmanager
+def own_split_words():
+    """jieba's process-wide words to split (finalseg.Force_Split_Words) emptied inside the block and
+    restored after it, as a kvec Jieba has a set of its own."""
+    saved = set(finalseg.Force_Split_Words)
+    finalseg.Force_Split_Words.clear()
+    try:
+        yield
+    finally:
+        finalseg.Force_Split_Words.clear()
+        finalseg.Force_Split_Words.update(saved)
+
+
+def edited(segmenter, base):
+    """A Jieba with EDITS applied, and jieba's words of TRAVEL_TEXTS after the same calls on a copy of
+    the jieba tokenizer ``base`` (whitespace left out)."""
+    with own_split_words():
+        oracle = jieba_copy(base)
+        for op in EDITS:
+            assert apply(segmenter, op) == apply(oracle, op)
+        expected = [without_whitespace(oracle.lcut(text)) for text in TRAVEL_TEXTS]
+    assert [segmenter(text) for text in TRAVEL_TEXTS] == expected != [jieba_copy(base).lcut(t) for t in TRAVEL_TEXTS]
+    return segmenter, expected
+
+
+def test_the_words_travel_in_kvec_json_with_keras_tokenizers_and_pipelines(cache_dir, oracle, tmp_path):
+    segmenter, expected = edited(Jieba(cache_dir=cache_dir), oracle)
+    copy = pickle.loads(pickle.dumps(segmenter))
+    assert [copy(text) for text in TRAVEL_TEXTS] == expected and copy.total == segmenter.total
+    filters = '!"#$%&()*+,-./:;<=>?@[\\]^_`{|}~\t\n,。，！'
+    tok = kvec.Tokenizer(analyzer=segmenter, filters=filters)
+    tok.fit_on_texts(TRAVEL_TEXTS)
+    by_hand = kvec.Tokenizer(filters=filters)  # jieba's words joined by spaces, as the Keras articles do it
+    by_hand.fit_on_texts([" ".join(words) for words in expected])
+    assert tok.word_index == by_hand.word_index
+    loaded = kvec.tokenizer_from_json(tok.to_json())
+    assert loaded.texts_to_sequences(TRAVEL_TEXTS) == by_hand.texts_to_sequences([" ".join(w) for w in expected])
+    assert loaded.analyzer.get_FREQ("北京") == 0 and loaded.analyzer.total == segmenter.total
+    pipeline = Tokenizer(None, pre_tokenizer=segmenter, decoder=decoders.WordPiece())
+    pipeline.train_from_iterator(TRAVEL_TEXTS * 3, WordPieceTrainer(vocab_size=80))
+    pipeline.save(tmp_path / "jieba.json")
+    restored = Tokenizer.from_file(tmp_path / "jieba.json")
+    assert [restored.pre_tokenizer.split_words(text) for text in TRAVEL_TEXTS] == expected
+    assert [e.ids for e in restored.encode_batch(TRAVEL_TEXTS)] == [e.ids for e in pipeline.encode_batch(TRAVEL_TEXTS)]
