@@ -90,7 +90,7 @@ jieba_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n)
 static int
 is_split(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n)
 {
-    if (!c->user) return 0;
+    if (!c->user || !c->user->n_split) return 0;
     uint32_t node = jieba_dict_find(c->user, cps, n);
     return node != JIEBA_NONE && c->user->split[node];
 }
