@@ -470,7 +470,7 @@ def _count(freq):
 
 
 def _read_user_dict(f):
-    """``[(word, count str or None, tag or None)]`` of a jieba user dictionary, a path or a file object,
+    """``[(word, count or None, tag or None)]`` of a jieba user dictionary, a path or a file object,
     line by line as jieba's ``load_userdict`` reads it."""
     if isinstance(f, (str, os.PathLike)):
         name = os.fspath(f)
@@ -490,7 +490,7 @@ def _user_dict_entries(f, name):
                 raise FormatError(name, f"a user dictionary must be UTF-8; line {number} is not") from None
         if line:
             word, count, tag = _USER_DICT_LINE.match(line).groups()
-            entries.append((word, count and count.strip(), tag and tag.strip()))
+            entries.append((word, int(count) if count else None, tag and tag.strip()))
     return entries
 
 

@@ -166,6 +166,8 @@ def test_user_words_stay_private_and_are_cut_by_jiebas_blocks_unless_whole_words
         whole = Jieba(user_dict=user_dict, cache_dir=cache_dir, whole_words=True)
         assert whole(text) == ["我", "在", "New York", "研究", "机器 学习", "和", "深度学习框架"]
         assert Jieba(**whole.get_config())(text) == whole(text)
+        unloaded = Jieba(user_dict=user_dict, cache_dir=cache_dir).get_config()  # before the dictionary loads
+        assert Jieba(**unloaded)(text) == without_whitespace(expected)
     assert "深度学习框架" not in Jieba(cache_dir=cache_dir)("深度学习框架")  # another Jieba never saw them
     assert "深度学习框架" not in jieba.lcut("深度学习框架")  # nor jieba's global tokenizer
 
@@ -333,19 +335,30 @@ def jieba_copy(base):
     return tokenizer
 
 
+@contextlib.contextmanager
+def own_split_words():
+    """jieba's process-wide words to split (finalseg.Force_Split_Words) emptied inside the block and
+    restored after it, as a kvec Jieba has a set of its own."""
+    saved = set(finalseg.Force_Split_Words)
+    finalseg.Force_Split_Words.clear()
+    try:
+        yield
+    finally:
+        finalseg.Force_Split_Words.clear()
+        finalseg.Force_Split_Words.update(saved)
+
+
 @pytest.fixture(scope="module")
 def fresh(oracle):
     """Fresh jieba tokenizers over the loaded dictionary, each with jieba's process-wide set of words to
     split (finalseg.Force_Split_Words) emptied for it, as a kvec Jieba has a set of its own."""
-    saved = set(finalseg.Force_Split_Words)
 
     def make():
         finalseg.Force_Split_Words.clear()
         return jieba_copy(oracle)
 
-    yield make
-    finalseg.Force_Split_Words.clear()
-    finalseg.Force_Split_Words.update(saved)
+    with own_split_words():
+        yield make
 
 
 HAN = "北京大学生活中国人民共和自然语言处理石墨烯台机器学习深度框架云计算的了是在我爱天安门研究起源乒乓球拍卖完"
@@ -429,7 +442,8 @@ def test_any_sequence_of_dictionary_calls_gives_jiebas_words(cache_dir, fresh, o
     for word in words:
         assert segmenter.get_FREQ(word) == oracle.FREQ.get(word)
     assert segmenter.user_word_tag_tab == oracle.user_word_tag_tab
-    pieces = st.lists(st.sampled_from(words + FILLER) if words else st.sampled_from(FILLER), max_size=12).map("".join)
+    piece = st.one_of(st.sampled_from(words + FILLER), st.text(st.sampled_from(HAN), min_size=1, max_size=4))
+    pieces = st.lists(piece, max_size=12).map("".join)
     for text in data.draw(st.lists(pieces, min_size=1, max_size=3)):
         check_same(segmenter, oracle, text)
     copy = pickle.loads(pickle.dumps(segmenter))  # the words travel
@@ -614,19 +628,6 @@ TRAVEL_TEXTS = [
     "凱特琳在台中",
     "北京大学生在北京",
 ]
-
-
-@contextlib.contextmanager
-def own_split_words():
-    """jieba's process-wide words to split (finalseg.Force_Split_Words) emptied inside the block and
-    restored after it, as a kvec Jieba has a set of its own."""
-    saved = set(finalseg.Force_Split_Words)
-    finalseg.Force_Split_Words.clear()
-    try:
-        yield
-    finally:
-        finalseg.Force_Split_Words.clear()
-        finalseg.Force_Split_Words.update(saved)
 
 
 def edited(segmenter, base):
