@@ -114,12 +114,14 @@ class Jieba(PreTokenizer):
         self.user_word_tag_tab: dict[str, str] = {}
         self._lock = threading.RLock()  # held by whatever changes the dictionary
         self._cutter: Any = None  # the native segmenter, made on first use
+        self._loading: Any = None  # the native segmenter while user_dict's words go in
         self._words: list[tuple[str, int]] = []  # every add_word since the dictionary was loaded
         self._pending = _user_words(user_dict)  # user_dict's words, added when the dictionary loads
         self._whole: Any = None  # with whole_words: the expression of the user words jieba splits
 
     def get_config(self):
-        words = self._pending if self._cutter is None else self._words
+        with self._lock:
+            words = list(self._pending if self._cutter is None else self._words)
         config: dict[str, Any] = {"mode": self.mode, "hmm": self.hmm, "user_dict": [list(entry[:2]) for entry in words]}
         if self.dictionary is not None:
             config["dictionary"] = self.dictionary
@@ -143,7 +145,12 @@ class Jieba(PreTokenizer):
             if self._cutter is not None:
                 state["_pending"] = [(word, count, None) for word, count in self._words]
             state.update(
-                _cutter=None, _words=[], _whole=None, _lock=None, user_word_tag_tab=dict(self.user_word_tag_tab)
+                _cutter=None,
+                _loading=None,
+                _words=[],
+                _whole=None,
+                _lock=None,
+                user_word_tag_tab=dict(self.user_word_tag_tab),
             )
         return state
 
@@ -153,16 +160,26 @@ class Jieba(PreTokenizer):
 
     def _native(self):
         """The native segmenter, made on first use (as jieba's ``initialize``) with ``user_dict``'s words
-        added in order."""
+        added in order; other threads see it once every word is in."""
         cutter = self._cutter
         if cutter is not None:
             return cutter
         with self._lock:
-            if self._cutter is None:
-                self._cutter = Cutter(_dictionary(self.cache_dir, self.dictionary), MODES.index(self.mode), self.hmm)
-                pending, self._pending = self._pending, []
+            if self._cutter is not None:
+                return self._cutter
+            if self._loading is not None:  # this thread, adding user_dict's words
+                return self._loading
+            self._loading = Cutter(_dictionary(self.cache_dir, self.dictionary), MODES.index(self.mode), self.hmm)
+            pending, self._pending = self._pending, []
+            try:
                 for word, count, tag in pending:
                     self.add_word(word, count, tag)
+                self._cutter = self._loading
+            except BaseException:
+                self._pending, self._words = pending, []
+                raise
+            finally:
+                self._loading = None
             return self._cutter
 
     # ---- jieba's dictionary API ----

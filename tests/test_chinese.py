@@ -661,3 +661,23 @@ def test_the_words_travel_in_kvec_json_with_keras_tokenizers_and_pipelines(cache
     restored = Tokenizer.from_file(tmp_path / "jieba.json")
     assert [restored.pre_tokenizer.split_words(text) for text in TRAVEL_TEXTS] == expected
     assert [e.ids for e in restored.encode_batch(TRAVEL_TEXTS)] == [e.ids for e in pipeline.encode_batch(TRAVEL_TEXTS)]
+
+
+def test_threads_using_a_jieba_first_all_see_every_word_of_its_user_dict(cache_dir, fresh):
+    words = [a + b + c for a in HAN[:10] for b in HAN[10:20] for c in "烯烷"]
+    text = "".join(words[::3])
+    oracle = fresh()
+    for word in words:
+        oracle.add_word(word)
+    segmenter, start, seen = Jieba(user_dict=words, cache_dir=cache_dir), threading.Barrier(4), []
+
+    def cut():
+        start.wait()
+        seen.append(segmenter.lcut(text))
+
+    threads = [threading.Thread(target=cut) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen == [oracle.lcut(text)] * 4 and segmenter.total == oracle.total
