@@ -120,9 +120,7 @@ class Jieba(PreTokenizer):
         self._whole: Any = None  # with whole_words: the expression of the user words jieba splits
 
     def get_config(self):
-        with self._lock:
-            words = list(self._pending if self._cutter is None else self._words)
-        config: dict[str, Any] = {"mode": self.mode, "hmm": self.hmm, "user_dict": [list(entry[:2]) for entry in words]}
+        config: dict[str, Any] = {"mode": self.mode, "hmm": self.hmm, "user_dict": list(map(list, self.user_words))}
         if self.dictionary is not None:
             config["dictionary"] = self.dictionary
         if self.whole_words:
@@ -320,6 +318,23 @@ class Jieba(PreTokenizer):
         """
         count = self._native().count(_text(word, "word"))
         return default if count is None else count
+
+    @property
+    def user_words(self) -> list[tuple[str, int | None]]:
+        """The words added since the dictionary loaded, in order, each with its count; before it loads,
+        those of ``user_dict`` (None where no count was given).
+
+        Example:
+            >>> segmenter = Jieba(user_dict=["石墨烯"])
+            >>> segmenter.user_words
+            [('石墨烯', None)]
+            >>> segmenter.add_word("凱特琳", 5)
+            >>> segmenter.user_words[1]
+            ('凱特琳', 5)
+        """
+        with self._lock:
+            words = self._pending if self._cutter is None else self._words
+            return [(entry[0], entry[1]) for entry in words]
 
     @property
     def total(self) -> int:
