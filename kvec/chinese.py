@@ -115,6 +115,7 @@ class Jieba(PreTokenizer):
         self._lock = threading.RLock()  # held by whatever changes the dictionary
         self._cutter: Any = None  # the native segmenter, made on first use
         self._loading: Any = None  # the native segmenter while user_dict's words go in
+        self._carried: bytes | None = None  # the content of ``dictionary``, as a pickle carried it
         self._words: list[tuple[str, int]] = []  # every add_word since the dictionary was loaded
         self._pending = _user_words(user_dict)  # user_dict's words, added when the dictionary loads
         self._whole: Any = None  # with whole_words: the expression of the user words jieba splits
@@ -131,8 +132,7 @@ class Jieba(PreTokenizer):
         """The dictionary, HMM and words this segmenter cuts with (each added word with its count)."""
         with self._lock:
             self._native()
-            with open(self.dictionary or _jieba_files()[0], "rb") as f:
-                dictionary = f.read()
+            dictionary = self._carried if self._carried is not None else _file_bytes(self.dictionary)
             return JiebaState(
                 MODES.index(self.mode), self.hmm, dictionary, _hmm_tables(), list(self._words), self._whole_list()
             )
@@ -140,6 +140,8 @@ class Jieba(PreTokenizer):
     def __getstate__(self):  # the native segmenter is rebuilt in the other process, the words replayed
         with self._lock:
             state = dict(self.__dict__)
+            if self.dictionary is not None and self._carried is None:  # the file may be missing there
+                state["_carried"] = _file_bytes(self.dictionary)
             if self._cutter is not None:
                 state["_pending"] = [(word, count, None) for word, count in self._words]
             state.update(
@@ -167,7 +169,8 @@ class Jieba(PreTokenizer):
                 return self._cutter
             if self._loading is not None:  # this thread, adding user_dict's words
                 return self._loading
-            self._loading = Cutter(_dictionary(self.cache_dir, self.dictionary), MODES.index(self.mode), self.hmm)
+            dictionary = _dictionary(self.cache_dir, self.dictionary, self._carried)
+            self._loading = Cutter(dictionary, MODES.index(self.mode), self.hmm)
             pending, self._pending = self._pending, []
             try:
                 for word, count, tag in pending:
@@ -218,7 +221,7 @@ class Jieba(PreTokenizer):
             self._reset(path)
 
     def _reset(self, dictionary):
-        self.dictionary = dictionary
+        self.dictionary, self._carried = dictionary, None
         self._cutter, self._words, self._pending, self._whole = None, [], [], None
 
     def load_userdict(self, f: Any) -> None:
@@ -526,6 +529,12 @@ def _user_dict_entries(f, name):
     return entries
 
 
+def _file_bytes(dictionary):
+    """The bytes of the dictionary file ``dictionary`` (jieba's own when None)."""
+    with open(dictionary or _jieba_files()[0], "rb") as f:
+        return f.read()
+
+
 def _jieba_files():
     """The installed jieba's dictionary and HMM files (found without importing jieba)."""
     spec = importlib.util.find_spec("jieba")
@@ -536,32 +545,36 @@ def _jieba_files():
     return os.path.join(folder, "dict.txt"), hmm
 
 
-def _dictionary(cache_dir, dictionary_file=None):
-    """jieba's dictionary (or the file ``dictionary_file``) and HMM, built once per process; the built
-    form is cached in ``cache_dir`` under a name that changes with the files (their paths, sizes and
-    times) and kvec's format."""
+def _dictionary(cache_dir, dictionary_file=None, content=None):
+    """jieba's dictionary (or the file ``dictionary_file``, or ``content``, that file's bytes as a pickle
+    carried them) and HMM, built once per process; the built form is cached in ``cache_dir`` under a
+    name that changes with the files (their paths, sizes and times, or the content) and kvec's format."""
     jieba_dictionary, hmm_files = _jieba_files()
     dictionary_file = os.path.abspath(dictionary_file) if dictionary_file is not None else jieba_dictionary
     key = hashlib.sha256(_DUMP_FORMAT.encode())
-    for path in (dictionary_file, *hmm_files):
+    if content is not None:
+        key.update(b"content\0" + hashlib.sha256(content).digest())
+    for path in (*([] if content is not None else [dictionary_file]), *hmm_files):
         info = os.stat(path)
         key.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     folder = os.fspath(cache_dir) if cache_dir is not None else default_cache_dir()
     cache_file = os.path.join(folder, f"jieba-{key.hexdigest()[:20]}.kvec")
     with _dictionaries_lock:
         if cache_file not in _dictionaries:
-            _dictionaries[cache_file] = _load_or_build(cache_file, dictionary_file)
+            _dictionaries[cache_file] = _load_or_build(cache_file, dictionary_file, content)
         return _dictionaries[cache_file]
 
 
-def _load_or_build(cache_file, dictionary_file):
+def _load_or_build(cache_file, dictionary_file, content=None):
     try:
         with open(cache_file, "rb") as f:
             return Dictionary.load(f.read(), cache_file)
     except (OSError, ValueError):
         pass  # not cached yet, or corrupt: built again below
-    with open(dictionary_file, "rb") as f:
-        dictionary = Dictionary(f.read(), _hmm_tables(), dictionary_file)
+    if content is None:
+        with open(dictionary_file, "rb") as f:
+            content = f.read()
+    dictionary = Dictionary(content, _hmm_tables(), dictionary_file)
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
         with atomic_write(cache_file, binary=True) as f:

@@ -513,9 +513,13 @@ def test_set_dictionary_and_initialize_load_another_file_and_drop_the_words_adde
         tokenizer.initialize(str(path))  # the file already loaded: the words stay
     check_same(segmenter, oracle, text)
     assert segmenter.get_FREQ("生活") == oracle.FREQ.get("生活") == 9
-    copy = pickle.loads(pickle.dumps(segmenter))
+    assert Jieba(cache_dir=cache_dir, **segmenter.get_config()).lcut(text) == oracle.lcut(text)  # by its path
+    pickled = pickle.dumps(segmenter)
+    path.rename(tmp_path / "moved.txt")  # a pickle carries the file's content
+    copy = pickle.loads(pickled)
     assert copy.lcut(text) == oracle.lcut(text) and copy.total == oracle.total
-    assert Jieba(cache_dir=cache_dir, **segmenter.get_config()).lcut(text) == oracle.lcut(text)
+    assert pickle.loads(pickle.dumps(copy)).lcut(text) == oracle.lcut(text)
+    assert copy.native_state().dictionary == SMALL_DICTIONARY.encode()
     with pytest.raises(FileNotFoundError, match="jieba: file does not exist: .*missing.txt"):
         segmenter.set_dictionary(str(tmp_path / "missing.txt"))
 
