@@ -13,6 +13,12 @@ the ratios kvec / anchor (below 1.00x kvec is faster; see bench/harness.py). kve
 jieba's on every line of every run, whitespace aside (kvec drops it): a mismatch stops the script.
 rjieba's lines that differ from jieba's are counted.
 
+Then the same cut after --added-words ``add_word`` calls (default 1,000) on both sides: kvec's
+``Jieba.add_word`` and jieba's ``Tokenizer.add_word`` take the same words (Han words of the corpus, in
+the order first seen, most with jieba's suggested count, every tenth with a count of its own, some
+with a space), then kvec's ``segment(lines, n_jobs=1)`` against ``lcut`` of that tokenizer, checked
+for identical words; and the seconds the add_word calls themselves take on each side.
+
 Then the dictionary's load in a new process: ``Jieba()`` on its first text (kvec's cache present)
 against ``jieba.initialize()`` (jieba's cache present), medians of --runs processes each.
 """
@@ -20,6 +26,7 @@ against ``jieba.initialize()`` (jieba's cache present), medians of --runs proces
 import argparse
 import logging
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -27,7 +34,7 @@ import tempfile
 
 import jieba
 import rjieba
-from harness import mismatch, positive_int, print_convention, read_lines, report, timed
+from harness import interleave, mismatch, positive_int, print_convention, read_lines, report, timed
 
 from kvec.chinese import Jieba
 
@@ -53,6 +60,7 @@ def main(argv=None):
     parser.add_argument("corpus", help="UTF-8 text file, one document per line")
     parser.add_argument("--runs", type=positive_int, default=3, help="runs per side (default 3)")
     parser.add_argument("--threads", type=positive_int, default=2, help="kvec's threads for the second figure")
+    parser.add_argument("--added-words", type=positive_int, default=1000, help="add_word calls (default 1,000)")
     args = parser.parse_args(argv)
     print_convention()
 
@@ -101,12 +109,52 @@ def main(argv=None):
         f"({rjieba_differs:,} lines differ from jieba's)"
     )
 
+    added_words(lines, args.added_words, args.runs)
+
     with tempfile.TemporaryDirectory() as folder:
         os.environ["KVEC_CACHE_DIR"] = folder
         load_seconds(KVEC_LOAD)  # builds kvec's cache
         kvec_loads = [load_seconds(KVEC_LOAD) for _ in range(args.runs)]
     jieba_loads = [load_seconds(JIEBA_LOAD) for _ in range(args.runs)]
     report("load, new process", "jieba.initialize", kvec_loads, jieba_loads, "; both from their caches")
+
+
+def words_to_add(lines, n):
+    """``n`` (word, count or None) for add_word: Han runs of 3 to 5 characters cut from the corpus in the
+    order first seen (so they change the cut), every tenth with a count of its own, every seventh joined
+    to the next by a space (a word jieba's blocks split)."""
+    seen = {}
+    for line in lines:
+        for run in re.findall("[\u4e00-\u9fd5]{3,}", line):
+            for start in range(0, len(run) - 2, 3):
+                seen.setdefault(run[start : start + 3 + start % 3], None)
+                if len(seen) >= n:
+                    words = list(seen)
+                    words = [f"{w} {words[i + 1]}" if i % 7 == 6 and i + 1 < n else w for i, w in enumerate(words)]
+                    return [(w, 3 + i if i % 10 == 9 else None) for i, w in enumerate(words)]
+    raise SystemExit(f"the corpus holds fewer than {n} words to add")
+
+
+def added_words(lines, n, runs):
+    """The cut after ``n`` add_word calls on both sides, checked identical, and the calls' own time."""
+    words = words_to_add(lines, n)
+    segmenter, tokenizer = Jieba(), jieba.Tokenizer()
+    segmenter.initialize()
+    tokenizer.initialize()
+    _, kvec_add = timed(lambda: [segmenter.add_word(word, count) for word, count in words])
+    _, jieba_add = timed(lambda: [tokenizer.add_word(word, count) for word, count in words])
+
+    def check(kvec_out, jieba_out):
+        expected = [[w for w in words if w and not w.isspace()] for words in jieba_out]
+        if kvec_out != expected:
+            line = next(i for i, (a, b) in enumerate(zip(kvec_out, expected)) if a != b)
+            mismatch("jieba after add_word", f"line {line}: kvec {kvec_out[line][:8]} vs {expected[line][:8]}")
+
+    kvec_times, jieba_times, _ = interleave(
+        lambda: segmenter.segment(lines, n_jobs=1), lambda: [tokenizer.lcut(line) for line in lines], runs, check, False
+    )
+    report(f"after {n:,} add_word", "Tokenizer.lcut", kvec_times, jieba_times, "; identical words")
+    report(f"{n:,} add_word calls", "Tokenizer.add_word", [kvec_add], [jieba_add])
 
 
 if __name__ == "__main__":

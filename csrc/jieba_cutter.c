@@ -1,7 +1,12 @@
 /* csrc/jieba_cutter.c: kvec._jieba.Cutter, a segmenter over a shared Dictionary with words of its own
  * (see jieba.h). Texts are read as CPython stores them and cut as code points; `segment` cuts on
  * n_threads threads without the GIL (this one among them), while this thread makes each finished
- * chunk's lists in order. */
+ * chunk's lists in order.
+ *
+ * Words may be added while other threads cut: a cut that holds the GIL throughout is never interleaved
+ * with an addition (which holds it too), and a cut without the GIL holds the read side of `lock`, whose
+ * write side an addition takes (waiting without the GIL), so every cut sees the words before or after
+ * an addition, never half of one. */
 #include "jieba.h"
 
 #include <pthread.h>
@@ -22,7 +27,8 @@ typedef struct {
     JiebaCutter cutter;
     JiebaScratch scratch; /* for calls on one text, unless one is under way (scratch_busy) */
     int scratch_busy;
-    int cutting; /* calls cutting without the GIL: words cannot be added meanwhile */
+    pthread_rwlock_t lock; /* read: cutting without the GIL; write: adding a word */
+    int lock_ready;
 } Cutter;
 
 /* What a thread needs to cut texts: its scratch, and the code points of the text at hand. */
@@ -98,6 +104,11 @@ cutter_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     Cutter *self = (Cutter *)type->tp_alloc(type, 0);
     if (!self) return NULL;
+    if (pthread_rwlock_init(&self->lock, NULL) != 0) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    self->lock_ready = 1;
     Py_INCREF(dictionary);
     self->dictionary = (Dictionary *)dictionary;
     self->cutter = (JiebaCutter){&self->dictionary->dict, NULL, self->dictionary->hmm, mode, hmm, 0};
@@ -108,6 +119,7 @@ static void
 cutter_dealloc(Cutter *self)
 {
     if (self->user_ready) jieba_dict_free(&self->user);
+    if (self->lock_ready) pthread_rwlock_destroy(&self->lock);
     jieba_scratch_free(&self->scratch);
     Py_XDECREF(self->dictionary);
     Py_TYPE(self)->tp_free((PyObject *)self);
@@ -139,10 +151,6 @@ cutter_add_word(Cutter *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "count must be >= 0 and keep the total within 2**63, got %lld", count);
         return NULL;
     }
-    if (self->cutting) {
-        PyErr_SetString(PyExc_RuntimeError, "words cannot be added while this segmenter is cutting");
-        return NULL;
-    }
     ptrdiff_t n;
     uint32_t *cps = word_code_points(word, &n);
     if (!cps) return NULL;
@@ -159,25 +167,13 @@ cutter_add_word(Cutter *self, PyObject *args)
         self->user_ready = 1;
         self->cutter.user = &self->user;
     }
+    Py_BEGIN_ALLOW_THREADS pthread_rwlock_wrlock(&self->lock);
+    Py_END_ALLOW_THREADS
     int status = jieba_dict_add(&self->user, cps, n, count, 1);
+    pthread_rwlock_unlock(&self->lock);
     PyMem_Free(cps);
     if (status < 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
-}
-
-static PyObject *
-cutter_suggested_count(Cutter *self, PyObject *word)
-{
-    ptrdiff_t n;
-    uint32_t *cps = word_code_points(word, &n);
-    if (!cps) return NULL;
-    JiebaScratch scratch = {0};
-    int failed;
-    int64_t count = n ? jieba_suggested_count(&self->cutter, cps, n, &scratch, &failed) : 1;
-    jieba_scratch_free(&scratch);
-    PyMem_Free(cps);
-    if (n && failed) return PyErr_NoMemory();
-    return PyLong_FromLongLong(count);
 }
 
 static PyObject *
@@ -198,9 +194,10 @@ cutter_total(Cutter *self, void *Py_UNUSED(closure))
     return PyLong_FromLongLong(self->cutter.dict->total + (self->user_ready ? self->user.total : 0));
 }
 
-/* words(text) and spans(text): one text, cut with the object's scratch unless a call holds it */
+/* words(text), spans(text) and cut(...): one text, cut by `cutter` (this object's words, in some mode)
+ * with the object's scratch unless a call holds it */
 static PyObject *
-cut_one(Cutter *self, PyObject *text, int with_starts)
+cut_one(Cutter *self, const JiebaCutter *cutter, PyObject *text, int with_starts)
 {
     if (!PyUnicode_Check(text)) {
         PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
@@ -215,12 +212,12 @@ cut_one(Cutter *self, PyObject *text, int with_starts)
     Int64s spans = {NULL, 0, 0};
     int status;
     if (PyUnicode_GET_LENGTH(text) >= GIL_FREE_LENGTH) {
-        self->cutting++;
-        Py_BEGIN_ALLOW_THREADS status = cut_text(&self->cutter, text, &spans, &worker);
+        Py_BEGIN_ALLOW_THREADS pthread_rwlock_rdlock(&self->lock);
+        status = cut_text(cutter, text, &spans, &worker);
+        pthread_rwlock_unlock(&self->lock);
         Py_END_ALLOW_THREADS
-        self->cutting--;
     } else {
-        status = cut_text(&self->cutter, text, &spans, &worker);
+        status = cut_text(cutter, text, &spans, &worker);
     }
     if (own) {
         self->scratch = worker.scratch;
@@ -236,13 +233,30 @@ cut_one(Cutter *self, PyObject *text, int with_starts)
 static PyObject *
 cutter_words(Cutter *self, PyObject *text)
 {
-    return cut_one(self, text, 0);
+    return cut_one(self, &self->cutter, text, 0);
 }
 
 static PyObject *
 cutter_spans(Cutter *self, PyObject *text)
 {
-    return cut_one(self, text, 1);
+    return cut_one(self, &self->cutter, text, 1);
+}
+
+static PyObject *
+cutter_cut(Cutter *self, PyObject *args)
+{
+    PyObject *text;
+    int mode, hmm, keep_space, with_starts;
+    if (!PyArg_ParseTuple(args, "Uippp", &text, &mode, &hmm, &keep_space, &with_starts)) return NULL;
+    if (mode != JIEBA_ACCURATE && mode != JIEBA_SEARCH && mode != JIEBA_FULL) {
+        PyErr_Format(PyExc_ValueError, "mode must be 0, 1 or 2, got %d", mode);
+        return NULL;
+    }
+    JiebaCutter cutter = self->cutter;
+    cutter.mode = mode;
+    cutter.use_hmm = hmm;
+    cutter.keep_space = keep_space;
+    return cut_one(self, &cutter, text, with_starts);
 }
 
 /* ---- segment: many texts on threads ---- */
@@ -372,8 +386,8 @@ cutter_segment(Cutter *self, PyObject *args)
     pthread_t threads[MAX_THREADS];
     int started = 0;
     Worker mine = {0};
-    self->cutting++;
     PyThreadState *state = PyEval_SaveThread();
+    pthread_rwlock_rdlock(&self->lock);
     for (int t = 1; t < n_threads && t < job.n_chunks; t++)
         if (pthread_create(&threads[started], NULL, run_worker, &job) == 0) started++;
     int failed = 0;
@@ -391,8 +405,8 @@ cutter_segment(Cutter *self, PyObject *args)
         pthread_mutex_unlock(&job.lock);
     }
     for (int t = 0; t < started; t++) pthread_join(threads[t], NULL);
+    pthread_rwlock_unlock(&self->lock);
     PyEval_RestoreThread(state);
-    self->cutting--;
     for (Py_ssize_t c = 0; c < job.n_chunks; c++) {
         int64s_free(&job.chunks[c].spans);
         int64s_free(&job.chunks[c].ends);
@@ -409,11 +423,11 @@ cutter_segment(Cutter *self, PyObject *args)
 static PyMethodDef cutter_methods[] = {
     {"add_word", (PyCFunction)cutter_add_word, METH_VARARGS,
      "add_word(word, count): the word with its count, as jieba's add_word (count 0: split if the HMM finds it)"},
-    {"suggested_count", (PyCFunction)cutter_suggested_count, METH_O,
-     "suggested_count(word) -> int: the count jieba's add_word gives a word added without one"},
     {"count", (PyCFunction)cutter_count, METH_O, "count(word) -> int or None: 0 for a prefix of a word only"},
     {"words", (PyCFunction)cutter_words, METH_O, "words(text) -> [str], whitespace left out"},
     {"spans", (PyCFunction)cutter_spans, METH_O, "spans(text) -> [(word, start)], whitespace left out"},
+    {"cut", (PyCFunction)cutter_cut, METH_VARARGS,
+     "cut(text, mode, hmm, keep_space, with_starts) -> [str] or [(str, start)]: the words in another mode"},
     {"segment", (PyCFunction)cutter_segment, METH_VARARGS,
      "segment(texts, n_threads) -> [[str]]: every text's words, cut on n_threads threads without the GIL"},
     {NULL, NULL, 0, NULL}};

@@ -6,8 +6,10 @@
  *       (from, to) and emissions (state, code point - U+4E00), JIEBA_MIN_FLOAT where jieba has none
  *       .dump() -> bytes, Dictionary.load(data, name)   the built dictionary, for kvec's cache
  *   Cutter(dictionary, mode, hmm)   a segmenter (mode 0 accurate, 1 search, 2 full) with words of its own
- *       .add_word(word, count), .suggested_count(word), .count(word) -> int or None, .total
- *       .words(text) -> [str], .spans(text) -> [(str, start)]
+ *       .add_word(word, count), .count(word) -> int or None, .total
+ *       .words(text) -> [str], .spans(text) -> [(str, start)], whitespace left out
+ *       .cut(text, mode, hmm, keep_space, with_starts) -> [str] or [(str, start)], in any mode, with
+ *           whitespace as jieba gives it when keep_space
  *       .segment(texts, n_threads) -> [[str]]   every text's words, cut on n_threads threads without the
  *           GIL while this thread makes the lists
  */

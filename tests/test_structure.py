@@ -54,7 +54,7 @@ LAYERS = {
     4: ["kvec.pipeline"],
     5: ["kvec.presets"],
     6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching", "kvec.native_spec", "kvec.shards"],
-    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark*", "kvec.layers*"],
+    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark*", "kvec.layers*", "kvec.jieba"],
 }
 # optional dependencies: a module that needs one is imported only where it is installed
 NEEDS = {"kvec.layers": ("keras", "tensorflow"), "kvec.spark": ("pyspark",)}

@@ -90,7 +90,7 @@ jieba_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n)
 static int
 is_split(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n)
 {
-    if (!c->user) return 0;
+    if (!c->user || !c->user->n_split) return 0;
     uint32_t node = jieba_dict_find(c->user, cps, n);
     return node != JIEBA_NONE && c->user->split[node];
 }
@@ -360,15 +360,43 @@ cut_block(const JiebaCutter *c, const uint32_t *b, ptrdiff_t n, ptrdiff_t offset
     return cut_route(c, b, n, offset, spans, s);
 }
 
+/* the length of the whitespace at cps[k] as jieba's (\r\n|\s) matches it, or 0 */
+static ptrdiff_t
+space_at(const uint32_t *cps, ptrdiff_t k, ptrdiff_t to)
+{
+    if (!is_space(cps[k])) return 0;
+    return cps[k] == '\r' && k + 1 < to && cps[k + 1] == '\n' ? 2 : 1;
+}
+
+/* full mode keeping whitespace: jieba's re.split by whitespace, so the stretches around each space are
+ * given even when empty */
+static int
+cut_between_full(const uint32_t *cps, ptrdiff_t from, ptrdiff_t to, Int64s *spans)
+{
+    ptrdiff_t stretch = from;
+    for (ptrdiff_t k = from; k < to;) {
+        ptrdiff_t space = space_at(cps, k, to);
+        if (!space) {
+            k++;
+            continue;
+        }
+        if (emit(spans, stretch, k) < 0 || emit(spans, k, k + space) < 0) return -1;
+        stretch = k = k + space;
+    }
+    return emit(spans, stretch, to);
+}
+
 /* the characters between blocks: each one a word (in full mode each stretch), whitespace left out
  * unless the cutter keeps it */
 static int
 cut_between(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t from, ptrdiff_t to, Int64s *spans)
 {
     int full = c->mode == JIEBA_FULL;
+    if (full && c->keep_space) return cut_between_full(cps, from, to, spans);
     for (ptrdiff_t k = from; k < to;) {
-        if (is_space(cps[k])) {
-            ptrdiff_t end = k + (cps[k] == '\r' && k + 1 < to && cps[k + 1] == '\n' ? 2 : 1);
+        ptrdiff_t space = space_at(cps, k, to);
+        if (space) {
+            ptrdiff_t end = k + space;
             if (c->keep_space && emit(spans, k, end) < 0) return -1;
             k = end;
             continue;
@@ -412,28 +440,4 @@ jieba_cut(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, Int64s *spans,
         if (status < 0) return -1;
     }
     return c->mode == JIEBA_SEARCH ? add_search_words(c, cps, &s->words, spans) : 0;
-}
-
-int64_t
-jieba_suggested_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, JiebaScratch *s, int *failed)
-{
-    JiebaCutter plain = *c;
-    plain.mode = JIEBA_ACCURATE;
-    plain.use_hmm = 0;
-    plain.keep_space = 1;
-    Int64s words = {NULL, 0, 0};
-    *failed = jieba_cut(&plain, cps, n, &words, s) < 0;
-    int64_t total = c->dict->total + (c->user ? c->user->total : 0);
-    double share_total = (double)total, share = 1.0;
-    for (ptrdiff_t k = 0; k < words.length; k += 2) {
-        int64_t count = jieba_count(c, cps + words.data[k], words.data[k + 1] - words.data[k]);
-        share *= (double)(count < 0 ? 1 : count) / share_total;
-    }
-    int64s_free(&words);
-    /* no total (an empty dictionary) gives shares that are not numbers: 1 then, as for a word never seen;
-     * counts past the total could take the product past int64 */
-    double product = total > 0 ? share * (double)total : 0.0;
-    int64_t suggested = product < 0x1p62 ? (int64_t)product + 1 : INT64_MAX, own = jieba_count(c, cps, n);
-    if (own < 0) own = 1;
-    return suggested > own ? suggested : own;
 }

@@ -31,7 +31,8 @@ typedef struct {
     const JiebaHmm *hmm;
     int mode;
     int use_hmm;
-    int keep_space; /* whitespace is given too, as jieba gives it: "\r\n" as one word, else each character */
+    int keep_space; /* whitespace is given too, as jieba gives it: "\r\n" as one word, else each character;
+                     * in full mode also the empty stretches around it, as jieba's re.split gives them */
 } JiebaCutter;
 
 /* What one thread reuses from text to text. Zeroed, it is ready. */
@@ -52,11 +53,6 @@ void jieba_scratch_free(JiebaScratch *s);
 
 /* The count of cps[0 .. n) in the dictionary: 0 for a prefix only, -1 when it is not there. */
 int64_t jieba_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n);
-
-/* The count jieba's add_word gives a word added without one (its suggest_freq): the product of the
- * shares (count / total, 1 for what is not in the dictionary) of its words in accurate mode without
- * the HMM, whitespace included, times the total, plus 1; at least the word's own count. */
-int64_t jieba_suggested_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, JiebaScratch *s, int *failed);
 
 /* The words of cps[0 .. n), appended to `spans` as pairs (start, end) of code point offsets. In full
  * mode jieba may join letters that are not adjacent into one word: its later pieces are pairs whose

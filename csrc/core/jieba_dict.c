@@ -127,7 +127,10 @@ jieba_dict_add(JiebaDict *d, const uint32_t *cps, ptrdiff_t n, int64_t count, in
     if (node == JIEBA_NONE || count < 0) return -1;
     d->counts[node] = count;
     d->log_counts[node] = count > 0 ? log((double)count) : 0.0;
-    if (count == 0 && overlay) d->split[node] = 1; /* jieba's add_word, not its dictionary file */
+    if (count == 0 && overlay && !d->split[node]) { /* jieba's add_word, not its dictionary file */
+        d->split[node] = 1;
+        d->n_split++;
+    }
     d->total += count;
     return 0;
 }

@@ -33,6 +33,7 @@ typedef struct {
     JiebaEdge *edges;
     size_t mask, n_edges;
     int64_t total;       /* the sum of the counts added, as jieba's `total` */
+    uint32_t n_split;    /* how many nodes are marked split: none, and no word needs looking up */
 } JiebaDict;
 
 /* An empty dictionary, with room for `expected` nodes; -1 when out of memory. */

@@ -4,10 +4,10 @@
  * Standard input: u32 count of dictionary words, each u32 length, code points, i64 count; u32 count of
  * user words, the same way; then texts back to back, each u32 length and code points (all
  * little-endian). The HMM gets emissions for the dictionary's Han characters. Each text is cut in every
- * mode, with and without the HMM, and each word's suggested count is taken. Checked for every cut: the
- * words lie inside the text; in accurate mode they come in order, one after another, and cover every
- * character that is not whitespace. Prints "texts words"; exits 4 on a broken check, the sanitizers
- * abort on a fault. */
+ * mode, with and without the HMM, and each word's count is looked up. Checked for every cut: the words
+ * lie inside the text, empty only in full mode keeping whitespace (jieba's stretches around a space);
+ * in accurate mode they come in order, one after another, and cover every character that is not
+ * whitespace. Prints "texts words"; exits 4 on a broken check, the sanitizers abort on a fault. */
 #include "int64s.h"
 #include "jieba_cut.h"
 
@@ -64,7 +64,8 @@ check(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, JiebaScratch *s)
     for (ptrdiff_t k = 0; k < spans.length; k += 2) {
         int64_t start = spans.data[k], end = spans.data[k + 1];
         if (start < 0) start = -1 - start; /* a piece continuing a word (full mode) */
-        if (start < 0 || end > n || start >= end) exit(4);
+        int may_be_empty = c->mode == JIEBA_FULL && c->keep_space;
+        if (start < 0 || end > n || start > end || (start == end && !may_be_empty)) exit(4);
         if (c->mode != JIEBA_ACCURATE) continue;
         while (covered < start && is_space(cps[covered])) covered++;
         if (start != covered) exit(4);
@@ -73,11 +74,8 @@ check(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, JiebaScratch *s)
     while (c->mode == JIEBA_ACCURATE && covered < n && is_space(cps[covered])) covered++;
     if (c->mode == JIEBA_ACCURATE && covered != n) exit(4);
     long words = (long)spans.length / 2;
-    for (ptrdiff_t k = 0; c->mode == JIEBA_ACCURATE && k < spans.length; k += 2) {
-        int failed;
-        if (jieba_suggested_count(c, cps + spans.data[k], spans.data[k + 1] - spans.data[k], s, &failed) < 1 || failed)
-            exit(4);
-    }
+    for (ptrdiff_t k = 0; c->mode == JIEBA_ACCURATE && k < spans.length; k += 2)
+        if (jieba_count(c, cps + spans.data[k], spans.data[k + 1] - spans.data[k]) < -1) exit(4);
     int64s_free(&spans);
     return words;
 }
