@@ -46,6 +46,7 @@ LAYERS = {
         "kvec.chinese",
         "kvec.added_vocabulary",
         "kvec.pipeline_conveniences",
+        "kvec.transformers_calls",
         "kvec.models*",
         "kvec.trainers*",
         "kvec.serialization",
