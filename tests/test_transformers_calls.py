@@ -370,3 +370,24 @@ def test_a_pipeline_is_still_an_analyzer_for_the_keras_tokenizer():
     # the pipeline a Tokenizer trains for itself keeps the analyzer call on one text
     assert trained.analyzer(TEXTS[0]) == trained.analyzer.analyze(TEXTS[0])
     assert trained.analyzer(TEXTS[:2]).input_ids == [trained.analyzer.encode(t).ids for t in TEXTS[:2]]
+
+
+# sentencepiece_style (the unigram preset) segments each text whole, so all its tokens have word 0;
+# its tokenizer.json, in tokenizers, splits words at "▁" and numbers them (same ids and tokens)
+WHOLE_TEXT_WORDS = pytest.mark.xfail(strict=True, reason="a sentencepiece_style pipeline's word_ids are all 0")
+
+
+@pytest.mark.parametrize("kind", ["wordpiece", "bpe", "bytelevel_bpe", pytest.param("unigram", marks=WHOLE_TEXT_WORDS)])
+def test_what_presets_return_takes_the_call_as_transformers_over_its_saved_folder(kind, tmp_path, monkeypatch):
+    from kvec.presets import keras_subword
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    ours, trainer = keras_subword(kind, 500)
+    ours.train_from_iterator(TEXTS, trainer)
+    ours.add_special_tokens(["<pad>"])
+    ours.pad_token, ours.model_max_length = "<pad>", 16
+    ours.save_pretrained(tmp_path)
+    theirs = transformers.AutoTokenizer.from_pretrained(str(tmp_path))
+    arguments = {"padding": "max_length", "truncation": True, "return_offsets_mapping": True}
+    _same(ours(TEXTS[:5], TEXTS[5:10], **arguments), theirs(TEXTS[:5], TEXTS[5:10], **arguments))
+    _same(ours(TEXTS[:5], return_tensors="np"), theirs(TEXTS[:5], return_tensors="np"))
