@@ -465,7 +465,10 @@ class Pipeline(TransformersCalls, Conveniences):
 
     def _encode_text(self, text):
         """``[(token, id, offsets, word), ...]`` for one raw text; each special or added token is a word
-        of its own, and so is each piece of the pre-tokenizer's."""
+        of its own, and so is each piece of the pre-tokenizer's. An empty text has no tokens, even where
+        a normalizer (a custom one) would write some, as in tokenizers."""
+        if not text:
+            return []
         encoded = []
         words = [0]  # the next word's index
         for start, end, special_id in self.added_vocabulary.split_raw(text):

@@ -16,6 +16,7 @@ import json
 from kvec import chinese, decoders, normalizers, pretokenizers, processors
 from kvec.added_vocabulary import AddedToken
 from kvec.atomic import atomic_write
+from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, parse_json
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.patterns import Regex
@@ -90,6 +91,8 @@ def to_document(tokenizer):
 
 def component_document(stage, component):
     """``{"type": ..., "config": ...}`` of one pipeline stage (``TypeError`` for an unknown type)."""
+    if isinstance(component, (CustomNormalizer, CustomPreTokenizer)):
+        raise ValueError(cannot_save(component))
     registry = _STAGES[stage]
     name = type(component).__name__
     if registry.get(name) is not type(component):

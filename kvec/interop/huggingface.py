@@ -23,6 +23,7 @@ import regex
 
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
+from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, check_json_depth, parse_json
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.models.base import MAX_ID
@@ -541,6 +542,8 @@ def _write(function, component):
 
 
 def _unsupported(stage, component):
+    if isinstance(component, (CustomNormalizer, CustomPreTokenizer)):
+        raise ValueError(cannot_save(component))
     raise ValueError(f"{stage} {type(component).__name__} has no tokenizer.json form")
 
 
