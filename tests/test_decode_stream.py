@@ -20,6 +20,7 @@ TRAINED = {}
 def _tokenizers(kind):
     """tokenizers' Tokenizer of ``kind`` and kvec's pipeline of the same tokenizer.json."""
     if kind not in TRAINED:
+        pytest.importorskip("tokenizers")
         from tokenizers import decoders, models, pre_tokenizers, trainers
 
         if kind == "byte_level":
