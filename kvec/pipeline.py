@@ -305,7 +305,7 @@ class Pipeline(TransformersCalls, Conveniences):
         found = self.added_vocabulary.id_to_token(token_id)
         return cast(Model, self.model).id_to_token.get(token_id) if found is None else found
 
-    def add_special_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+    def add_special_tokens(self, tokens: Iterable[str | AddedToken] | Mapping[str, Any]) -> int:
         """Register special tokens (str or :class:`AddedToken`, made special): never split, left out by
         ``decode(skip_special_tokens=True)``, and unless a token says ``normalized=True`` matched
         case-sensitively in the raw text (the longest first). A token missing from the model's
@@ -318,6 +318,8 @@ class Pipeline(TransformersCalls, Conveniences):
             >>> tok.add_special_tokens(["<mask>"]), tok.token_to_id("<mask>")
             (1, 2)
         """
+        if isinstance(tokens, Mapping):  # transformers' {"pad_token": "[PAD]", ...}
+            return self._add_named_special_tokens(tokens)
         return self._register(tokens, special=True)
 
     def add_tokens(self, tokens: Iterable[str | AddedToken]) -> int:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kvec.added_vocabulary import AddedToken
 from kvec.encoding import DIRECTIONS, STRATEGIES, Encoding, non_negative_int, one_of, pad_encodings
 
 __all__ = ["PRETRAINED", "SPECIAL_ROLES", "BatchEncoding", "TransformersCalls", "VERY_LARGE_INTEGER"]
@@ -361,6 +362,8 @@ class TransformersCalls:
         def id_to_token(self, token_id: int) -> str | None: ...
         def token_to_id(self, token: str) -> int | None: ...
         def num_special_tokens_to_add(self, is_pair: bool) -> int: ...
+        def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]: ...
+        def _register(self, tokens, special) -> int: ...
 
         truncation: Any
 
@@ -442,6 +445,27 @@ class TransformersCalls:
     def all_special_ids(self) -> list[int]:
         """The ids of :attr:`all_special_tokens`."""
         return [self.convert_tokens_to_ids(token) for token in self.all_special_tokens]
+
+    def _add_named_special_tokens(self, named: Any) -> int:
+        """transformers' ``add_special_tokens({"pad_token": "[PAD]", ...})``: each role set to its token
+        (``additional_special_tokens``: a list of tokens with no role), every token registered as
+        special; returns how many tokens the vocabulary gained."""
+        before = len(self.get_vocab())
+        for role, value in named.items():
+            if role in ("additional_special_tokens", "extra_special_tokens"):
+                if isinstance(value, str) or not isinstance(value, Iterable):
+                    raise TypeError(f"{role} must be a list of tokens, got {type(value).__name__}")
+                self._register(list(value), special=True)
+                continue
+            if role not in SPECIAL_ROLES:
+                raise ValueError(
+                    f"special token roles are {', '.join(SPECIAL_ROLES)} and additional_special_tokens, got {role!r}"
+                )
+            token = _special(value, role)
+            if token is not None:
+                self._register([value if isinstance(value, AddedToken) else token], special=True)
+            setattr(self, role, token)
+        return len(self.get_vocab()) - before
 
     # ---- calling ----
 

@@ -391,3 +391,18 @@ def test_what_presets_return_takes_the_call_as_transformers_over_its_saved_folde
     arguments = {"padding": "max_length", "truncation": True, "return_offsets_mapping": True}
     _same(ours(TEXTS[:5], TEXTS[5:10], **arguments), theirs(TEXTS[:5], TEXTS[5:10], **arguments))
     _same(ours(TEXTS[:5], return_tensors="np"), theirs(TEXTS[:5], return_tensors="np"))
+
+
+def test_add_special_tokens_takes_transformers_dict_of_roles(shape):
+    ours, theirs = _pair(shape)
+    named = {"pad_token": "<new pad>", "cls_token": ROLES[shape[0]]["unk_token"], "additional_special_tokens": ["<x>"]}
+    assert ours.add_special_tokens(named) == theirs.add_special_tokens(named)
+    assert (ours.pad_token, ours.pad_token_id, ours.cls_token_id) == (
+        theirs.pad_token,
+        theirs.pad_token_id,
+        theirs.cls_token_id,
+    )
+    arguments = {"padding": "max_length", "max_length": 12, "truncation": True}
+    _same(ours(["a <x> b", "<new pad>"], **arguments), theirs(["a <x> b", "<new pad>"], **arguments))
+    with pytest.raises(ValueError, match="special token roles are .* got 'padding_token'"):
+        ours.add_special_tokens({"padding_token": "[PAD]"})
