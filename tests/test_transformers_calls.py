@@ -406,3 +406,13 @@ def test_add_special_tokens_takes_transformers_dict_of_roles(shape):
     _same(ours(["a <x> b", "<new pad>"], **arguments), theirs(["a <x> b", "<new pad>"], **arguments))
     with pytest.raises(ValueError, match="special token roles are .* got 'padding_token'"):
         ours.add_special_tokens({"padding_token": "[PAD]"})
+
+
+def test_to_moves_pytorch_tensors(shape):
+    torch = pytest.importorskip("torch")
+    ours, theirs = _pair(shape)
+    moved = ours(TEXTS[:3], padding=True, return_tensors="pt").to("cpu")
+    expected = theirs(TEXTS[:3], padding=True, return_tensors="pt").to("cpu")
+    for key in expected:
+        assert isinstance(moved[key], torch.Tensor) and moved[key].device.type == "cpu"
+        assert torch.equal(moved[key], expected[key])
