@@ -16,6 +16,7 @@ TensorFlow or Keras.
 """
 
 from kvec.added_vocabulary import AddedToken
+from kvec.custom_stages import NormalizedString, PreTokenizedString
 from kvec.errors import FormatError, KvecError
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
@@ -34,7 +35,9 @@ __all__ = [
     "AddedToken",
     "FormatError",
     "KvecError",
+    "NormalizedString",
     "Pipeline",
+    "PreTokenizedString",
     "Tokenizer",
     "hashing_trick",
     "load",

@@ -364,10 +364,22 @@ class JsonState:
         cast(Any, self).__init__(**config)
 
 
+#: ``"normalizer"`` and ``"pre_tokenizer"``: the classes of stages written in Python, set by
+#: :mod:`kvec.custom_stages` (a higher layer) for :meth:`Normalizer.custom` and :meth:`PreTokenizer.custom`.
+CUSTOM_STAGES: dict[str, Callable[[Any], Any]] = {}
+
+
 class Normalizer(Stage, _Settings, ABC):
     """Cleans text before pre-tokenization, keeping the original span of every character."""
 
     stage_kind = "normalizer"
+
+    @staticmethod
+    def custom(normalizer: Any) -> Normalizer:
+        """A normalizer written in Python (``tokenizers``' ``Normalizer.custom``): ``normalizer``'s
+        ``normalize(normalized)`` changes the :class:`kvec.custom_stages.NormalizedString` it is given.
+        A pipeline holding one encodes on the Python route and cannot be saved."""
+        return CUSTOM_STAGES["normalizer"](normalizer)
 
     @abstractmethod
     def normalize(self, normalized: Normalized) -> Normalized:
@@ -418,6 +430,14 @@ class PreTokenizer(Stage, _Settings, ABC):
     """
 
     stage_kind = "pre_tokenizer"
+
+    @staticmethod
+    def custom(pre_tokenizer: Any) -> PreTokenizer:
+        """A pre-tokenizer written in Python (``tokenizers``' ``PreTokenizer.custom``):
+        ``pre_tokenizer``'s ``pre_tokenize(pretok)`` cuts the
+        :class:`kvec.custom_stages.PreTokenizedString` it is given (``pretok.split(function)``). A
+        pipeline holding one encodes on the Python route and cannot be saved."""
+        return CUSTOM_STAGES["pre_tokenizer"](pre_tokenizer)
 
     @abstractmethod
     def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:

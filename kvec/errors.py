@@ -114,6 +114,11 @@ class MeaningError(KvecError, ValueError):
     meaning anyway."""
 
 
+class NotLocalError(KvecError, FileNotFoundError):
+    """A tokenizer was asked for by a name that is no local folder or file. kvec reads local folders
+    and files only (it never downloads); the message says how to fetch a Hugging Face Hub tokenizer."""
+
+
 class ExportError(KvecError):
     """A model cannot be saved for serving (``model.export``, ``tf.saved_model.save``): what it holds
     would not run where the SavedModel is loaded. The message says which layer and why."""

@@ -274,7 +274,7 @@ def _config(normalizer: Normalizer) -> str:
     """The normalizer's kvec JSON: the key its tables are cached by, from which they are made."""
     try:
         return json.dumps(serialization.component_document("normalizer", normalizer), sort_keys=True)
-    except TypeError as unknown:  # a stage kvec's JSON does not know is no rule its tables are made of
+    except (TypeError, ValueError) as unknown:  # a stage kvec's JSON cannot save is no rule its tables are made of
         raise NotNativeError(str(unknown)) from None
 
 

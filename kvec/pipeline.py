@@ -51,6 +51,7 @@ from kvec.pipeline_conveniences import Conveniences
 from kvec.pretokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
+from kvec.transformers_calls import TransformersCalls
 
 __all__ = ["Encoding", "Pipeline", "Tokenizer", "TrainingWords"]
 
@@ -210,7 +211,7 @@ def _splice(values, row_lengths, replaced):
     return np.concatenate(pieces), row_lengths
 
 
-class Pipeline(Conveniences):
+class Pipeline(TransformersCalls, Conveniences):
     """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
 
     Each stage implements its contract in :mod:`kvec.contracts`; the pipeline calls nothing else.
@@ -285,21 +286,6 @@ class Pipeline(Conveniences):
         state["_word_encoder"] = state["_decode_table"] = None  # C objects: rebuilt on first use
         return state
 
-    def __call__(self, text: str) -> list[str]:
-        """The tokens of ``text`` (no post-processing): a pipeline is an ``analyzer`` for
-        :class:`kvec.Tokenizer`, which then counts and indexes subword tokens with the Keras rules.
-
-        Example:
-            >>> from kvec.models import WordPiece
-            >>> from kvec.pretokenizers import Whitespace
-            >>> wordpiece = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
-            >>> wordpiece("unable")
-            ['un', '##able']
-        """
-        # the vocabulary's tokens (an unknown one is Unigram's unk token, not the text it covers), as
-        # the Keras Tokenizer's native paths index them through id_to_token
-        return [cast(str, self.id_to_token(i)) for i in self.encode(text, add_special_tokens=False).ids]
-
     # ---- vocabulary ----
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
@@ -319,7 +305,7 @@ class Pipeline(Conveniences):
         found = self.added_vocabulary.id_to_token(token_id)
         return cast(Model, self.model).id_to_token.get(token_id) if found is None else found
 
-    def add_special_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
+    def add_special_tokens(self, tokens: Iterable[str | AddedToken] | Mapping[str, Any]) -> int:
         """Register special tokens (str or :class:`AddedToken`, made special): never split, left out by
         ``decode(skip_special_tokens=True)``, and unless a token says ``normalized=True`` matched
         case-sensitively in the raw text (the longest first). A token missing from the model's
@@ -332,6 +318,8 @@ class Pipeline(Conveniences):
             >>> tok.add_special_tokens(["<mask>"]), tok.token_to_id("<mask>")
             (1, 2)
         """
+        if isinstance(tokens, Mapping):  # transformers' {"pad_token": "[PAD]", ...}
+            return self._add_named_special_tokens(tokens)
         return self._register(tokens, special=True)
 
     def add_tokens(self, tokens: Iterable[str | AddedToken]) -> int:
@@ -479,7 +467,10 @@ class Pipeline(Conveniences):
 
     def _encode_text(self, text):
         """``[(token, id, offsets, word), ...]`` for one raw text; each special or added token is a word
-        of its own, and so is each piece of the pre-tokenizer's."""
+        of its own, and so is each piece of the pre-tokenizer's. An empty text has no tokens, even where
+        a normalizer (a custom one) would write some, as in tokenizers."""
+        if not text:
+            return []
         encoded = []
         words = [0]  # the next word's index
         for start, end, special_id in self.added_vocabulary.split_raw(text):
@@ -978,11 +969,19 @@ class Pipeline(Conveniences):
         )
         return self._word_encoder
 
-    def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
+    def decode(
+        self, ids: Iterable[int], skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool | None = None
+    ) -> str:
         """Turn ids back into text with the decoder (special tokens left out unless asked).
 
         With a :class:`kvec.contracts.PieceDecoder` (or none), in C through a table of the bytes each
-        token stands for (see :meth:`decode_batch`)."""
+        token stands for (see :meth:`decode_batch`). ``ids`` may also be one int, an array or a tensor;
+        ``clean_up_tokenization_spaces``: as transformers' ``decode`` (see
+        :meth:`kvec.transformers_calls.TransformersCalls.batch_decode`)."""
+        text = self._decode_row(self._id_row(ids), skip_special_tokens)
+        return self._cleaned([text], clean_up_tokenization_spaces)[0]
+
+    def _decode_row(self, ids: Iterable[int], skip_special_tokens: bool) -> str:
         table = self._piece_table()
         if table is not None:
             return self._finish(table.decode([_ids(ids, "ids")], skip_special_tokens))[0]
@@ -1018,7 +1017,7 @@ class Pipeline(Conveniences):
         table = self._piece_table()
         if table is not None:
             return self._finish(table.decode(rows, skip_special_tokens))
-        return [self.decode(ids, skip_special_tokens) for ids in rows]
+        return [self._decode_row(ids, skip_special_tokens) for ids in rows]
 
     def _finish(self, texts):
         pieces = self.__dict__["_decode_table"][2]  # set with the table

@@ -10,6 +10,8 @@ tokens out of their offsets, and :class:`Sequence` applies post-processors in or
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from numbers import Integral
+from typing import Any
 
 import regex
 
@@ -26,7 +28,9 @@ class TemplateProcessing(PostProcessor):
     Args:
         single: the template for one sequence, e.g. ``"[CLS] $A [SEP]"``.
         pair: the template for two sequences, e.g. ``"[CLS] $A [SEP] $B:1 [SEP]:1"``.
-        special_tokens: ``[(token, id), ...]`` for every special token the templates use.
+        special_tokens: every special token the templates use: ``(token, id)`` (or ``(id, token)``), or a
+            dict ``{"id": name, "ids": [...], "tokens": [...]}`` for a name that stands for several
+            tokens, as in ``tokenizers``.
 
     Without a ``pair`` template a pair is the two sequences back to back, the second with type id 1
     (Hugging Face's default, ``"$A:0 $B:1"``).
@@ -44,20 +48,25 @@ class TemplateProcessing(PostProcessor):
         self,
         single: str = "$A",
         pair: str | None = None,
-        special_tokens: Iterable[tuple[str, int]] | Mapping[str, int] = (),
+        special_tokens: Iterable[Any] | Mapping[str, int] = (),
     ) -> None:
         self.single = single
         self.pair = pair
-        pairs = special_tokens.items() if isinstance(special_tokens, Mapping) else special_tokens
-        self.special_tokens = [(str(token), int(token_id)) for token, token_id in pairs]
-        ids = dict(self.special_tokens)
-        self._single = _parse(single, ids, "single")
-        self._pair = _parse(pair if pair is not None else "$A:0 $B:1", ids, "pair")
+        entries = special_tokens.items() if isinstance(special_tokens, Mapping) else special_tokens
+        #: ``[(name, ids, tokens), ...]``: the name a template uses and the tokens it stands for
+        self.special_tokens = [_special_entry(entry, position) for position, entry in enumerate(entries)]
+        specials = {name: (ids, tokens) for name, ids, tokens in self.special_tokens}
+        self._single = _parse(single, specials, "single")
+        self._pair = _parse(pair if pair is not None else "$A:0 $B:1", specials, "pair")
         if pair is not None:
             _check_pair(self._pair)
 
     def get_config(self):
-        return {"single": self.single, "pair": self.pair, "special_tokens": [list(t) for t in self.special_tokens]}
+        written = [
+            [name, ids[0]] if ids and len(ids) == 1 and tokens == [name] else {"id": name, "ids": ids, "tokens": tokens}
+            for name, ids, tokens in self.special_tokens
+        ]
+        return {"single": self.single, "pair": self.pair, "special_tokens": written}
 
     def to_tokenizer_json(self):
         def template(pieces):
@@ -73,7 +82,7 @@ class TemplateProcessing(PostProcessor):
             "single": template(self._single),
             "pair": template(self._pair),
             "special_tokens": {
-                token: {"id": token, "ids": [token_id], "tokens": [token]} for token, token_id in self.special_tokens
+                name: {"id": name, "ids": ids, "tokens": tokens} for name, ids, tokens in self.special_tokens
             },
         }
 
@@ -88,7 +97,8 @@ class TemplateProcessing(PostProcessor):
         if kinds.count("sequence") != 1 or any(value == "B" for _, value, _ in self._single):
             return None
         at = kinds.index("sequence")
-        return [value[1] for _, value, _ in self._single[:at]], [value[1] for _, value, _ in self._single[at + 1 :]]
+        before, after = self._single[:at], self._single[at + 1 :]
+        return [i for _, value, _ in before for i in value[1]], [i for _, value, _ in after for i in value[1]]
 
     def process(self, encodings, add_special_tokens):
         """The template's pieces in order: each sequence with the template's type id, each special token
@@ -103,7 +113,7 @@ class TemplateProcessing(PostProcessor):
             >>> post.added_tokens(is_pair=False), post.added_tokens(is_pair=True)
             (2, 3)
         """
-        return sum(kind == "special" for kind, _, _ in (self._pair if is_pair else self._single))
+        return sum(len(value[1]) for kind, value, _ in (self._pair if is_pair else self._single) if kind == "special")
 
 
 def _apply(template, encodings, add_special_tokens):
@@ -113,8 +123,11 @@ def _apply(template, encodings, add_special_tokens):
     for kind, value, type_id in template:
         if kind == "special":
             if add_special_tokens:
-                token, token_id = value
-                processed.append(Encoding([token_id], tokens=[token], type_ids=[type_id], special_tokens_mask=[1]))
+                _, ids, tokens = value
+                n = len(ids)
+                processed.append(
+                    Encoding(list(ids), tokens=list(tokens), type_ids=[type_id] * n, special_tokens_mask=[1] * n)
+                )
             continue
         if value == "B" and len(encodings) < 2:
             raise ValueError("the single template uses $B, but there is one sequence")
@@ -147,7 +160,7 @@ def _parse(template, special_ids, name):
             raise ValueError(f'{name} template: Cannot build Piece from string "{part}"')
         type_id = 0 if type_text is None else int(type_text)
         if not body.startswith("$"):
-            pieces.append(("special", (body, special_ids.get(body)), type_id))
+            pieces.append(("special", (body, *special_ids.get(body, ((), ()))), type_id))
             if body not in special_ids and body not in missing:
                 missing.append(body)
             continue
@@ -164,6 +177,40 @@ def _parse(template, special_ids, name):
     if missing:
         raise ValueError(f"Missing SpecialToken(s) with id(s) `{', '.join(missing)}`")
     return pieces
+
+
+def _special_entry(entry, position):
+    """``(name, ids, tokens)`` of one of TemplateProcessing's special tokens, in any form tokenizers
+    takes: ``(token, id)``, ``(id, token)``, or ``{"id": name, "ids": [...], "tokens": [...]}`` (a name
+    standing for several tokens)."""
+    where = f"special_tokens[{position}]"
+    if isinstance(entry, Mapping):
+        for key in ("id", "ids", "tokens"):
+            if key not in entry:
+                raise ValueError(f"{where}: `{key}` must be specified")
+        name, ids, tokens = entry["id"], entry["ids"], entry["tokens"]
+        if not isinstance(name, str):
+            raise TypeError(f"{where}['id'] must be a str, got {type(name).__name__}")
+        if not isinstance(ids, (list, tuple)) or not all(_is_id(i) for i in ids):
+            raise TypeError(f"{where}['ids'] must be a list of non-negative int ids")
+        if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
+            raise TypeError(f"{where}['tokens'] must be a list of str")
+        if len(ids) != len(tokens):
+            raise ValueError(f"{where}: ids and tokens must be of the same length ({len(ids)} and {len(tokens)})")
+        return name, [int(i) for i in ids], list(tokens)
+    if isinstance(entry, (list, tuple)) and len(entry) == 2:
+        first, second = entry
+        if isinstance(first, str) and _is_id(second):
+            return first, [int(second)], [first]
+        if _is_id(first) and isinstance(second, str):
+            return second, [int(first)], [second]
+    raise TypeError(
+        f"{where} must be a (token, id) pair, an (id, token) pair or a dict of id, ids and tokens, got {entry!r}"
+    )
+
+
+def _is_id(value):
+    return isinstance(value, Integral) and not isinstance(value, bool) and value >= 0
 
 
 def _is_type_id(text):
@@ -322,7 +369,8 @@ class RobertaProcessing(PostProcessor):
         self.cls_token = _special_token(cls_token, "cls_token")
         self.trim_offsets = bool(trim_offsets)
         self.add_prefix_space = bool(add_prefix_space)
-        cls, sep_piece = ("special", self.cls_token, 0), ("special", self.sep, 0)
+        cls = ("special", (self.cls_token[0], [self.cls_token[1]], [self.cls_token[0]]), 0)
+        sep_piece = ("special", (self.sep[0], [self.sep[1]], [self.sep[0]]), 0)
         self._single = [cls, ("sequence", "A", 0), sep_piece]
         self._pair = [*self._single, sep_piece, ("sequence", "B", 0), sep_piece]
 

@@ -18,6 +18,7 @@ from kvec import chinese, decoders, models, normalizers, pretokenizers, processo
 from kvec.added_vocabulary import AddedToken
 from kvec.atomic import atomic_write
 from kvec.contracts import STAGE_TYPES
+from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, parse_json
 from kvec.patterns import Regex, pattern_json
 from kvec.vocab_reading import read_text
@@ -48,6 +49,8 @@ def to_document(tokenizer):
 
 def component_document(stage, component):
     """``{"type": ..., "config": ...}`` of one pipeline stage (``TypeError`` for an unknown type)."""
+    if isinstance(component, (CustomNormalizer, CustomPreTokenizer)):
+        raise ValueError(cannot_save(component))
     registry = _STAGES[stage]
     name = type(component).__name__
     if registry.get(name) is not type(component):

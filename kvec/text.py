@@ -57,6 +57,31 @@ CHINESE_PUNCTUATION = "，。！？、；：“”‘’（）《》【】…—
 _drop_none = partial(filter, partial(is_not, None))
 
 
+class SubwordAnalyzer(Pipeline):
+    """A pipeline that a :class:`Tokenizer` made for itself (trained by ``subword=``, or read back
+    from its JSON): called with one text and nothing else it gives the text's tokens
+    (:meth:`Pipeline.analyze`), the ``analyzer`` call scripts made on ``tokenizer.analyzer`` before
+    pipelines took transformers' call; any other call is transformers' (:meth:`Pipeline.__call__`)."""
+
+    def __call__(self, text: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or kwargs or not isinstance(text, str):
+            return super().__call__(text, *args, **kwargs)
+        return self.analyze(text)
+
+    @classmethod
+    def _taking_over(cls, pipeline: Pipeline) -> SubwordAnalyzer:
+        """``pipeline``'s stages and settings in a ``SubwordAnalyzer`` (for a pipeline nothing else holds)."""
+        analyzer = cls.__new__(cls)
+        analyzer.__dict__.update(pipeline.__dict__)
+        return analyzer
+
+
+def _analyze(analyzer):
+    """The callable ``text -> tokens`` of an analyzer: a pipeline's :meth:`Pipeline.analyze` (calling a
+    pipeline is the transformers call), any other callable as it is."""
+    return analyzer.analyze if isinstance(analyzer, Pipeline) else analyzer
+
+
 def _type_name(value):
     return type(value).__name__
 
@@ -173,7 +198,7 @@ def hashing_trick(
     filters: str = DEFAULT_FILTERS,
     lower: bool = True,
     split: str = " ",
-    analyzer: Callable[[str], list[str]] | None = None,
+    analyzer: Callable[[str], list[str]] | Pipeline | None = None,
 ) -> list[int]:
     """Convert a text to a list of word indices in a hashing space of size ``n``.
 
@@ -209,7 +234,7 @@ def hashing_trick(
     if analyzer is not None and not callable(analyzer):
         raise TypeError(f"analyzer must be a callable or None, got {_type_name(analyzer)}")
     modulus = n - 1
-    words = text_to_word_sequence(text, filters, lower, split) if analyzer is None else analyzer(text)
+    words = text_to_word_sequence(text, filters, lower, split) if analyzer is None else _analyze(analyzer)(text)
     return [hash_function(w) % modulus + 1 for w in words]
 
 
@@ -223,7 +248,7 @@ def one_hot(
     filters: str = DEFAULT_FILTERS,
     lower: bool = True,
     split: str = " ",
-    analyzer: Callable[[str], list[str]] | None = None,
+    analyzer: Callable[[str], list[str]] | Pipeline | None = None,
 ) -> list[int]:
     """``hashing_trick(text, n, hash_function=hash, ...)``: word indices in ``[1, n - 1]``.
 
@@ -292,7 +317,7 @@ class Tokenizer:
         split: str = " ",
         char_level: bool = False,
         oov_token: str | None = None,
-        analyzer: Callable[[str], list[str]] | None = None,
+        analyzer: Callable[[str], list[str]] | Pipeline | None = None,
         document_count: int = 0,
         subword: str | None = None,
         vocab_size: int = 8000,
@@ -389,7 +414,7 @@ class Tokenizer:
     def _tokenize_function(self):
         """Return ``tokens(text, position)`` for the current settings (built once per call)."""
         rule = _word_rule(self.filters, self.split)
-        lower, char_level, analyzer, split = self.lower, self.char_level, self.analyzer, self.split
+        lower, char_level, analyzer, split = self.lower, self.char_level, _analyze(self.analyzer), self.split
         if isinstance(analyzer, Jieba):  # segment first, then the Keras rule
             rule, segmenter, analyzer = _word_rule(self._segmented_filters(), split), analyzer, None
         else:
@@ -474,7 +499,7 @@ class Tokenizer:
             **self.subword["options"],
         )
         pipeline.train_from_iterator(texts, trainer)
-        self.analyzer = pipeline
+        self.analyzer = SubwordAnalyzer._taking_over(pipeline)
         return texts
 
     def _rebuild_index(self):
@@ -976,7 +1001,7 @@ def _analyzer_from_config(entry, source):
     if not isinstance(entry, dict):
         return None
     if "kvec_pipeline" in entry:
-        return Pipeline.from_document(entry["kvec_pipeline"], source)
+        return SubwordAnalyzer.from_document(entry["kvec_pipeline"], source)
     if "kvec_jieba" in entry:
         try:
             return Jieba(**entry["kvec_jieba"])

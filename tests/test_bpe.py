@@ -284,8 +284,20 @@ def test_empty_models_and_models_from_files_as_hugging_face(tmp_path):
             WordLevel.from_file(str(tmp_path / "vocab.json"), unk_token="[UNK]"),
             hf.models.WordLevel.from_file(str(tmp_path / "vocab.json"), unk_token="[UNK]"),
         ),
+        # the constructors take the paths too, as tokenizers' do (kvec's also take pathlib paths)
+        (
+            BPE(tmp_path / "vocab.json", str(tmp_path / "merges.txt"), unk_token="[UNK]"),
+            hf.models.BPE(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt"), unk_token="[UNK]"),
+        ),
+        (WordPiece(str(tmp_path / "vocab.txt")), hf.models.WordPiece(str(tmp_path / "vocab.txt"))),
+        (
+            WordLevel(tmp_path / "vocab.json", unk_token="[UNK]"),
+            hf.models.WordLevel(str(tmp_path / "vocab.json"), unk_token="[UNK]"),
+        ),
     ]
     for ours, theirs in pairs:
         for text in ["ab", "abb", "ba", "c"]:
             assert Pipeline(ours).encode(text).tokens == hf.Tokenizer(theirs).encode(text).tokens
     assert BPE.read_file(str(tmp_path / "vocab.json"), str(tmp_path / "merges.txt")) == (vocab, [("a", "b")])
+    with pytest.raises(TypeError, match="merges must be the path of its merges.txt, got NoneType"):
+        BPE(str(tmp_path / "vocab.json"))

@@ -30,6 +30,7 @@ REQUIREMENTS = {
     "java": lambda: shutil.which("java") is not None,  # Spark's runtime
     "matplotlib": lambda: importlib.util.find_spec("matplotlib") is not None,
     "pyarrow": lambda: importlib.util.find_spec("pyarrow") is not None,
+    "transformers": lambda: importlib.util.find_spec("transformers") is not None,
 }
 
 # The extra (pyproject.toml) that installs each requirement, named when a block skips.

@@ -13,7 +13,7 @@ import pytest
 
 import kvec
 from kvec.chinese import Jieba
-from kvec.errors import FormatError
+from kvec.errors import FormatError, NotLocalError
 from kvec.interop import load_tokenizer_json
 from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import Unigram, WordPiece
@@ -98,6 +98,7 @@ def test_a_documented_misuse_raises_the_documented_error(namespace, call, kind, 
         "TypeError": TypeError,
         "ValueError": ValueError,
         "FormatError": FormatError,
+        "NotLocalError": NotLocalError,
         "UserWarning": UserWarning,
     }[kind]
     if expected is UserWarning:

@@ -184,3 +184,50 @@ def test_bert_processing_equals_hugging_face(first, second):
     assert loaded.encode(first, second).ids == want.ids
     assert pickle.loads(pickle.dumps(ours.post_processor)).get_config() == ours.post_processor.get_config()
     assert Pipeline.from_str(ours.to_str()).encode(first, second).ids == want.ids
+
+
+SPECIAL_FORMS = [
+    # tokenizers' three forms of a special token; a name may stand for several tokens
+    [("<s>", 0), (1, "</s>")],
+    [{"id": "<s>", "ids": [0], "tokens": ["<s>"]}, {"id": "</s>", "ids": [1, 0], "tokens": ["</s>", "<s>"]}],
+    [{"id": "<s>", "ids": [], "tokens": []}, ("</s>", 1)],
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    forms=st.sampled_from(SPECIAL_FORMS),
+    text=TEXT,
+    pair=st.one_of(st.none(), TEXT),
+    add_special_tokens=st.booleans(),
+    max_length=st.sampled_from([None, 3, 7]),
+)
+def test_template_special_tokens_in_every_form_tokenizers_takes(
+    trained, forms, text, pair, add_special_tokens, max_length
+):
+    single, pair_template = "<s> $A </s>", "<s> $A </s> $B:1 </s>:1"
+    theirs = hf.Tokenizer.from_str(trained)
+    theirs.post_processor = hf.processors.TemplateProcessing(single, pair_template, special_tokens=forms)
+    ours = from_tokenizer_json_str(trained)
+    ours.post_processor = processors.TemplateProcessing(single, pair_template, special_tokens=forms)
+    if max_length is not None:
+        theirs.enable_truncation(max_length)
+        ours.enable_truncation(max_length)
+    expected = theirs.encode(text, pair, add_special_tokens=add_special_tokens)
+    for tok in (ours, from_tokenizer_json_str(to_tokenizer_json_str(ours)), Pipeline.from_str(ours.to_str())):
+        assert fields(tok.encode(text, pair, add_special_tokens=add_special_tokens)) == fields(expected)
+    assert ours.num_special_tokens_to_add(True) == theirs.num_special_tokens_to_add(True)
+    assert json.loads(to_tokenizer_json_str(ours))["post_processor"] == json.loads(theirs.to_str())["post_processor"]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"id": "<s>", "ids": [0, 1], "tokens": ["<s>"]}, "ids and tokens must be of the same length"),
+        ({"id": "<s>", "tokens": ["<s>"]}, "`ids` must be specified"),
+        (("<s>", "x"), r"special_tokens\[0\] must be a \(token, id\) pair"),
+    ],
+)
+def test_a_malformed_special_token_names_its_position(entry, message):
+    with pytest.raises((TypeError, ValueError), match=message):
+        processors.TemplateProcessing("<s> $A", special_tokens=[entry])

@@ -14,6 +14,7 @@ import kvec
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.chinese import Jieba
 from kvec.contracts import STAGE_TYPES, Decoder, Model, Normalizer, PostProcessor, PreTokenizer, Stage, registered
+from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer
 from kvec.errors import NotNativeError
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.native_spec import describe, describe_splitter
@@ -127,13 +128,40 @@ def _example(kind, name):
     return EXAMPLES[kind][name]()
 
 
+# stages written in Python (Normalizer.custom, PreTokenizer.custom): no file can rebuild them, so they are
+# registered nowhere and every writer refuses them (test_a_custom_stage_is_refused_by_every_writer)
+CUSTOM = {CustomNormalizer, CustomPreTokenizer}
+
+
 def test_every_stage_class_is_registered():
     unregistered = sorted(
         f"{cls.__module__}.{cls.__name__}"
         for kind, cls in _stage_classes()
-        if STAGE_TYPES[kind].get(cls.__name__) is not cls
+        if STAGE_TYPES[kind].get(cls.__name__) is not cls and cls not in CUSTOM
     )
     assert unregistered == []
+
+
+class _Upper:
+    def normalize(self, normalized):
+        normalized.uppercase()
+
+    def pre_tokenize(self, pretok):
+        pretok.split(lambda i, piece: piece.split(" ", "removed"))
+
+
+@pytest.mark.parametrize(("kind", "make"), [("normalizer", Normalizer.custom), ("pre_tokenizer", PreTokenizer.custom)])
+def test_a_custom_stage_is_refused_by_every_writer(kind, make):
+    stage = make(_Upper())
+    with pytest.raises(ValueError, match=r"\(_Upper, written in Python\) cannot be saved"):
+        serialization.component_document(kind, stage)
+    with pytest.raises(ValueError, match=r"\(_Upper, written in Python\) cannot be saved"):
+        stage.to_tokenizer_json()
+    with pytest.raises(NotNativeError, match="(?i)custom"):
+        if kind == "pre_tokenizer":
+            describe_splitter(stage)
+        else:
+            describe(Pipeline(WordPiece({"[UNK]": 0, "A": 1}), normalizer=stage))
 
 
 def test_every_registered_stage_has_an_example():

@@ -47,6 +47,8 @@ LAYERS = {
         "kvec.chinese",
         "kvec.added_vocabulary",
         "kvec.pipeline_conveniences",
+        "kvec.transformers_calls",
+        "kvec.custom_stages",
         "kvec.models*",
         "kvec.trainers*",
         "kvec.serialization",

@@ -29,12 +29,12 @@ def test_bpe_analyzer_equals_legacy_on_token_lists(texts, num_words, oov):
     ours = kvec.Tokenizer(num_words=num_words, oov_token=oov, analyzer=BPE)
     theirs = legacy.Tokenizer(num_words=num_words, oov_token=oov, lower=False)
     ours.fit_on_texts(texts)
-    theirs.fit_on_texts([BPE(t) for t in texts])
+    theirs.fit_on_texts([BPE.analyze(t) for t in texts])
     assert list(ours.word_index.items()) == list(theirs.word_index.items())
     assert list(ours.word_counts.items()) == list(theirs.word_counts.items())
     probe = CORPUS + ["a new sentence"]
-    assert ours.texts_to_sequences(probe) == theirs.texts_to_sequences([BPE(t) for t in probe])
-    expected = outcome(theirs.texts_to_matrix, [BPE(t) for t in probe], "tfidf")
+    assert ours.texts_to_sequences(probe) == theirs.texts_to_sequences([BPE.analyze(t) for t in probe])
+    expected = outcome(theirs.texts_to_matrix, [BPE.analyze(t) for t in probe], "tfidf")
     got = outcome(ours.texts_to_matrix, probe, "tfidf")
     if isinstance(expected, Exception):  # no vocabulary and no num_words: both refuse
         assert type(got) is type(expected)

@@ -14,7 +14,8 @@ legacy Keras ``Tokenizer`` JSON    :func:`kvec.text.tokenizer_from_json` (a :cla
 =================================  ==========================================================
 
 A folder is read as the files a pretrained tokenizer ships with: ``tokenizer.json`` first, then a
-``.model``, ``vocab.json`` with ``merges.txt``, and ``vocab.txt``.
+``.model``, ``vocab.json`` with ``merges.txt``, and ``vocab.txt``; its ``tokenizer_config.json`` and
+``special_tokens_map.json`` (transformers' settings and special tokens) are applied to the pipeline.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from kvec.errors import FormatError, parse_json
 from kvec.interop.huggingface import load_tokenizer_json
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.interop.tiktoken_ranks import load_tiktoken
+from kvec.interop.tokenizer_config import apply_tokenizer_config, local_path
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
@@ -47,7 +49,9 @@ def load(path: str | os.PathLike[str]) -> Pipeline | Tokenizer:
     Raises:
         kvec.errors.FormatError: naming the file, when no format kvec reads fits it, or when the
             format's own loader finds it corrupt.
-        FileNotFoundError: there is no such file or folder.
+        kvec.errors.NotLocalError: there is no such file or folder (a ``FileNotFoundError``; for a
+            name such as ``"bert-base-uncased"`` the message says how to download it: kvec reads
+            local paths only).
 
     Example:
         >>> import os, tempfile
@@ -57,6 +61,13 @@ def load(path: str | os.PathLike[str]) -> Pipeline | Tokenizer:
         >>> detect_format(folder), load(folder).encode("Unable").tokens
         ('vocab.txt', ['[CLS]', 'un', '##able', '[SEP]'])
     """
+    loaded = _load(path)
+    if isinstance(loaded, Pipeline) and Path(path).is_dir():
+        apply_tokenizer_config(loaded, path)  # transformers' settings and special tokens
+    return loaded
+
+
+def _load(path: str | os.PathLike[str]) -> Pipeline | Tokenizer:
     found, kind, document = _detect(path)
     if kind == "kvec":
         return Pipeline.from_document(document, str(found))
@@ -84,7 +95,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
 
 def _detect(path: str | os.PathLike[str]) -> tuple[Path, str, Any]:
     """``(file, format, parsed JSON document or None)``."""
-    found = Path(path)
+    found = local_path(path)
     if found.is_dir():
         found = _folder_file(found)
     with open(found, "rb") as stream:

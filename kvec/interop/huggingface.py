@@ -405,16 +405,17 @@ class _Reader:
             names = ("add_prefix_space", "trim_offsets", "use_regex")
             return processors.ByteLevel(**{name: entry[name] for name in names if name in entry})
         if kind == "TemplateProcessing":
-            tokens = []
-            for name, special in (entry.get("special_tokens") or {}).items():
-                if len(special.get("ids", [])) != 1:
-                    self.fail(f"unsupported post_processor: special token {name!r} with several ids")
-                tokens.append((special["tokens"][0] if special.get("tokens") else name, special["ids"][0]))
-            return TemplateProcessing(
-                self.template(entry["single"]),
-                self.template(entry["pair"]) if entry.get("pair") else None,
-                special_tokens=tokens,
-            )
+            specials = entry.get("special_tokens") or {}
+            if not isinstance(specials, dict) or not all(isinstance(special, dict) for special in specials.values()):
+                self.fail("a TemplateProcessing's special_tokens must be an object of objects")
+            try:
+                return TemplateProcessing(
+                    self.template(entry["single"]),
+                    self.template(entry["pair"]) if entry.get("pair") else None,
+                    special_tokens=[{"id": name, **special} for name, special in specials.items()],
+                )
+            except (TypeError, ValueError) as error:
+                self.fail(f"invalid TemplateProcessing ({error})")
         if kind == "BertProcessing":
             return processors.BertProcessing(tuple(entry["sep"]), tuple(entry["cls"]))
         if kind == "RobertaProcessing":

@@ -12,6 +12,7 @@ they are dropped. Given the same vocabulary and merges, the ids equal Hugging Fa
 
 from __future__ import annotations
 
+import os
 import struct
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -71,6 +72,11 @@ class BPE(SubwordModel):
         cache_capacity=10000,
         seed=None,
     ):
+        if isinstance(vocab, (str, os.PathLike)):  # tokenizers' BPE("vocab.json", "merges.txt")
+            if not isinstance(merges, (str, os.PathLike)):
+                wrong = type(merges).__name__
+                raise TypeError(f"with vocab a vocab.json path, merges must be the path of its merges.txt, got {wrong}")
+            vocab, merges = self.read_file(vocab, merges)
         if dropout is not None:
             dropout = check_score(dropout, "dropout")
             if not 0.0 <= dropout <= 1.0:

@@ -5,6 +5,7 @@ Given the same vocabulary, the ids equal Hugging Face ``tokenizers``' WordLevel.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 from kvec.contracts import registered
@@ -29,7 +30,11 @@ class WordLevel(SubwordModel):
         (['hello'], ['<unk>'])
     """
 
-    def __init__(self, vocab: Mapping[str, int] | None = None, unk_token: str = "<unk>") -> None:
+    def __init__(
+        self, vocab: Mapping[str, int] | str | os.PathLike[str] | None = None, unk_token: str = "<unk>"
+    ) -> None:
+        if isinstance(vocab, (str, os.PathLike)):  # tokenizers' WordLevel("vocab.json")
+            vocab = read_vocab_json(vocab)
         self.vocab = checked_vocab(vocab)
         check_token(unk_token, "unk_token")
         self.id_to_token = {i: t for t, i in self.vocab.items()}

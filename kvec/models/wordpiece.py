@@ -8,6 +8,7 @@ has no match, or the word is longer than ``max_input_chars_per_word`` characters
 
 from __future__ import annotations
 
+import os
 import struct
 from collections.abc import Mapping
 
@@ -38,11 +39,13 @@ class WordPiece(SubwordModel):
 
     def __init__(
         self,
-        vocab: Mapping[str, int] | None = None,
+        vocab: Mapping[str, int] | str | os.PathLike[str] | None = None,
         unk_token: str = "[UNK]",
         max_input_chars_per_word: int = 100,
         continuing_subword_prefix: str = "##",
     ) -> None:
+        if isinstance(vocab, (str, os.PathLike)):  # tokenizers' WordPiece("vocab.txt")
+            vocab = read_vocab_txt(vocab)
         self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = check_token(unk_token, "unk_token")
