@@ -1,0 +1,132 @@
+"""Hostile files: what kvec saves over, what it loads, and the shards it reads.
+
+Each case runs in a fresh interpreter under a timeout (and a memory limit where memory is the point),
+so a load that blocks on a FIFO or reads a 2 GB file whole fails the test instead of hanging or
+exhausting the machine. Each asserts the error, its wording, and that the file is left as it was.
+"""
+
+import os
+import socket
+import stat
+
+import pytest
+
+from tests.support import run_bounded
+
+# ---- saves replace regular files only --------------------------------------------------------------
+
+SAVE_CALLS = {
+    "atomic_write": "from kvec.atomic import atomic_write\nwith atomic_write(args[0]) as f:\n    f.write('new')",
+    "Tokenizer.save": (
+        "from kvec.models import WordPiece\nfrom kvec.pipeline import Tokenizer\n"
+        "Tokenizer(WordPiece({'[UNK]': 0, 'a': 1})).save(args[0])"
+    ),
+    "save_tokenizer_json": (
+        "from kvec.models import WordPiece\nfrom kvec.pipeline import Tokenizer\n"
+        "from kvec.interop import save_tokenizer_json\n"
+        "save_tokenizer_json(Tokenizer(WordPiece({'[UNK]': 0, 'a': 1})), args[0])"
+    ),
+}
+
+
+def make_special(kind, path):
+    """A FIFO, a socket or a character device (the null device's numbers) at ``path``; the open
+    socket, to close after the test."""
+    if kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(path))
+        return server
+    else:
+        try:
+            os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("creating a device node needs CAP_MKNOD")
+    return None
+
+
+KIND_WORDS = {"FIFO": "a FIFO", "socket": "a socket", "device": "a character device"}
+
+
+def file_state(path):
+    status = os.lstat(path)
+    return stat.S_IFMT(status.st_mode), status.st_ino, status.st_mode, status.st_rdev
+
+
+@pytest.mark.parametrize("save", SAVE_CALLS)
+@pytest.mark.parametrize("kind", KIND_WORDS)
+def test_a_save_over_a_special_file_is_refused_and_leaves_it(save, kind, tmp_path):
+    path = tmp_path / "target"
+    server = make_special(kind, path)
+    try:
+        before = file_state(path)
+        outcome = run_bounded(SAVE_CALLS[save], path, timeout=60)
+        assert outcome["error"] == (
+            f"NotAFileError: {path}: {KIND_WORDS[kind]}, not a regular file: kvec replaces regular files only"
+        )
+        assert file_state(path) == before
+        assert os.listdir(tmp_path) == ["target"]  # no temporary file left
+    finally:
+        if server is not None:
+            server.close()
+
+
+@pytest.mark.parametrize("save", SAVE_CALLS)
+def test_a_save_through_a_symlink_replaces_its_final_target(save, tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "links").mkdir()
+    target = tmp_path / "real" / "tok.json"
+    target.write_text("old")
+    os.chmod(target, 0o640)
+    os.symlink(target, tmp_path / "links" / "middle")
+    os.symlink(tmp_path / "links" / "middle", tmp_path / "links" / "tok.json")  # a chain of two links
+    outcome = run_bounded(SAVE_CALLS[save], tmp_path / "links" / "tok.json", timeout=60)
+    assert outcome["error"] is None
+    assert os.readlink(tmp_path / "links" / "tok.json") == str(tmp_path / "links" / "middle")
+    assert os.readlink(tmp_path / "links" / "middle") == str(target)
+    assert target.read_text() != "old"
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert sorted(os.listdir(tmp_path / "real")) == ["tok.json"]
+    assert sorted(os.listdir(tmp_path / "links")) == ["middle", "tok.json"]
+
+
+def test_a_save_through_a_dangling_symlink_creates_its_target(tmp_path):
+    os.symlink(tmp_path / "made.json", tmp_path / "link.json")
+    outcome = run_bounded(SAVE_CALLS["atomic_write"], tmp_path / "link.json", timeout=60)
+    assert outcome["error"] is None
+    assert (tmp_path / "made.json").read_text() == "new"
+    assert os.path.islink(tmp_path / "link.json")
+
+
+def test_a_save_through_a_symlink_to_a_fifo_is_refused(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    os.symlink(tmp_path / "pipe", tmp_path / "link")
+    outcome = run_bounded(SAVE_CALLS["atomic_write"], tmp_path / "link", timeout=60)
+    assert outcome["error"] == (
+        f"NotAFileError: {tmp_path / 'link'}: a FIFO, not a regular file: kvec replaces regular files only"
+    )
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "pipe").st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["link", "pipe"]
+
+
+CLI_TRAIN = """
+import contextlib, io
+from kvec.cli import main
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    status = main(["train", "--model", "bpe", "--vocab-size", "50", args[0], "-o", args[1]])
+result = (status, err.getvalue())
+"""
+
+
+def test_the_cli_refuses_an_output_that_is_a_fifo_before_training(tmp_path, capfd):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"fine\n\xf0\x28 not utf-8\n")  # reading it would fail: the output fails first
+    os.mkfifo(tmp_path / "out.json")
+    outcome = run_bounded(CLI_TRAIN, bad, tmp_path / "out.json", timeout=60)
+    assert outcome["result"] == repr(
+        (1, f"kvec: error: cannot write -o {tmp_path / 'out.json'}: it is a FIFO, not a regular file\n")
+    )
+    assert stat.S_ISFIFO(os.lstat(tmp_path / "out.json").st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["bad.txt", "out.json"]
