@@ -28,6 +28,7 @@ from kvec._jieba import Cutter, Dictionary
 from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer
 from kvec.user_cache import default_cache_dir
+from kvec.vocab_reading import read_bytes, read_text
 
 __all__ = ["Jieba", "JiebaState", "default_cache_dir"]
 
@@ -105,8 +106,7 @@ class Jieba(PreTokenizer):
     def native_state(self) -> JiebaState:
         """The dictionary, HMM and words this segmenter cuts with (its counts as added)."""
         self._native()
-        with open(self.dictionary or _jieba_files()[0], "rb") as f:
-            dictionary = f.read()
+        dictionary = read_bytes(self.dictionary or _jieba_files()[0])[1]
         return JiebaState(
             MODES.index(self.mode), self.hmm, dictionary, _hmm_tables(), list(self._added), list(self._whole_words)
         )
@@ -213,8 +213,7 @@ def _load_or_build(cache_file, dictionary_file):
             return Dictionary.load(f.read(), cache_file)
     except (OSError, ValueError):
         pass  # not cached yet, or corrupt: built again below
-    with open(dictionary_file, "rb") as f:
-        dictionary = Dictionary(f.read(), _hmm_tables(), dictionary_file)
+    dictionary = Dictionary(read_bytes(dictionary_file)[1], _hmm_tables(), dictionary_file)
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)
         with atomic_write(cache_file, binary=True) as f:
@@ -245,13 +244,12 @@ def _user_words(user_dict):
         return []
     if isinstance(user_dict, (str, os.PathLike)):
         words = []
-        with open(user_dict, encoding="utf-8") as f:
-            for line in f:
-                line = line.strip()
-                if not line:
-                    continue
-                word, count, _ = _USER_DICT_LINE.match(line).groups()
-                words.append((word, int(count) if count else None))
+        for line in read_text(user_dict)[1].split("\n"):
+            line = line.strip()
+            if not line:
+                continue
+            word, count, _ = _USER_DICT_LINE.match(line).groups()
+            words.append((word, int(count) if count else None))
         return words
     words = []
     for position, entry in enumerate(user_dict):

@@ -130,3 +130,115 @@ def test_the_cli_refuses_an_output_that_is_a_fifo_before_training(tmp_path, capf
     )
     assert stat.S_ISFIFO(os.lstat(tmp_path / "out.json").st_mode)
     assert sorted(os.listdir(tmp_path)) == ["bad.txt", "out.json"]
+
+
+# ---- loaders read regular files only, of a bounded size ---------------------------------------------
+
+LOADERS = {
+    "kvec.load": "import kvec\nkvec.load(args[0])",
+    "Pipeline.from_file": "from kvec.pipeline import Pipeline\nPipeline.from_file(args[0])",
+    "load_tokenizer_json": "from kvec.interop import load_tokenizer_json\nload_tokenizer_json(args[0])",
+    "load_sentencepiece_model": (
+        "from kvec.interop.sentencepiece_model import load_sentencepiece_model\nload_sentencepiece_model(args[0])"
+    ),
+    "load_bert_vocab": "from kvec.interop.vocab_files import load_bert_vocab\nload_bert_vocab(args[0])",
+    "load_gpt2_files vocab": (
+        "from kvec.interop.vocab_files import load_gpt2_files\nload_gpt2_files(args[0], args[1])"
+    ),
+    "load_gpt2_files merges": (
+        "from kvec.interop.vocab_files import load_gpt2_files\nload_gpt2_files(args[1], args[0])"
+    ),
+    "load_tiktoken": "from kvec.interop.tiktoken_ranks import load_tiktoken\nload_tiktoken(args[0])",
+    "Jieba user_dict": "from kvec.chinese import Jieba\nJieba(user_dict=args[0])",
+}
+
+
+def gpt2_vocab(tmp_path):
+    """A good vocab.json or merges.txt for the loaders that take two files (the other one is hostile)."""
+    (tmp_path / "good").mkdir()
+    (tmp_path / "good" / "vocab.json").write_text('{"a": 0, "b": 1, "ab": 2}')
+    return tmp_path / "good" / "vocab.json"
+
+
+def good_partner(loader, tmp_path):
+    if loader == "load_gpt2_files vocab":
+        (tmp_path / "good").mkdir()
+        (tmp_path / "good" / "merges.txt").write_text("#version: 0.2\na b\n")
+        return [tmp_path / "good" / "merges.txt"]
+    if loader == "load_gpt2_files merges":
+        return [gpt2_vocab(tmp_path)]
+    return []
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_every_loader_refuses_a_fifo_without_blocking(loader, tmp_path):
+    path = tmp_path / "tokenizer.json"
+    os.mkfifo(path)
+    outcome = run_bounded(LOADERS[loader], path, *good_partner(loader, tmp_path), timeout=60)
+    assert outcome["error"] == f"NotAFileError: {path}: a FIFO, not a regular file: kvec reads regular files only"
+    assert stat.S_ISFIFO(os.lstat(path).st_mode)
+
+
+@pytest.mark.parametrize("kind", KIND_WORDS)
+def test_kvec_load_refuses_each_kind_of_special_file(kind, tmp_path):
+    path = tmp_path / "tok"
+    server = make_special(kind, path)
+    try:
+        before = file_state(path)
+        outcome = run_bounded(LOADERS["kvec.load"], path, timeout=60)
+        assert outcome["error"] == (
+            f"NotAFileError: {path}: {KIND_WORDS[kind]}, not a regular file: kvec reads regular files only"
+        )
+        assert file_state(path) == before
+    finally:
+        if server is not None:
+            server.close()
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_every_loader_refuses_a_two_gigabyte_file_by_its_size(loader, tmp_path):
+    from kvec.vocab_reading import MAX_FILE_BYTES
+
+    path = tmp_path / "tokenizer.json"
+    with open(path, "wb") as f:  # sparse: nothing is written but the size
+        f.truncate(2 * 1024**3)
+    before = os.stat(path)
+    # the limit is what a process importing kvec needs, far below the 2 GB a read would take
+    outcome = run_bounded(LOADERS[loader], path, *good_partner(loader, tmp_path), timeout=60, memory_mb=1024)
+    assert outcome["error"] == (
+        f"FormatError: {path}: {2 * 1024**3} bytes: larger than any file kvec loads (at most {MAX_FILE_BYTES} bytes)"
+    )
+    after = os.stat(path)
+    assert (after.st_size, after.st_mtime_ns, after.st_blocks) == (before.st_size, before.st_mtime_ns, before.st_blocks)
+
+
+def test_a_ranks_file_holding_one_fifty_megabyte_token_is_refused_quickly(tmp_path):
+    from kvec.interop.tiktoken_ranks import MAX_TOKEN_BYTES
+
+    path = tmp_path / "huge.tiktoken"
+    with open(path, "wb") as f:
+        f.write(b"YQ== 0\nYg== 1\n")
+        f.write(b"YWJj" * (50 * 1024**2 // 3) + b" 2\n")  # "abc" * 17 M: one 50 MB token
+    content = path.read_bytes()
+    outcome = run_bounded(LOADERS["load_tiktoken"], path, timeout=60, memory_mb=2048)
+    assert outcome["error"] == (
+        f"FormatError: {path}: line 3: a token longer than {MAX_TOKEN_BYTES} bytes, the most kvec reads"
+    )
+    assert outcome["cpu_s"] < 10  # the bound the loader promises (it took more than 10 s unbounded)
+    assert path.read_bytes() == content
+
+
+def test_a_ranks_file_token_of_the_longest_length_loads(tmp_path):
+    import base64
+
+    from kvec.interop.tiktoken_ranks import MAX_TOKEN_BYTES, load_tiktoken
+
+    lines = [b"YQ== 0"]
+    for length in range(2, MAX_TOKEN_BYTES + 2):
+        lines.append(base64.b64encode(b"a" * length) + b" %d" % (length - 1))
+    (tmp_path / "ok.tiktoken").write_bytes(b"\n".join(lines[:MAX_TOKEN_BYTES]) + b"\n")
+    tok = load_tiktoken(tmp_path / "ok.tiktoken")
+    assert tok.encode("a" * MAX_TOKEN_BYTES).ids == [MAX_TOKEN_BYTES - 1]
+    (tmp_path / "long.tiktoken").write_bytes(b"\n".join(lines) + b"\n")
+    with pytest.raises(ValueError, match=f"line {MAX_TOKEN_BYTES + 1}: a token longer than {MAX_TOKEN_BYTES} bytes"):
+        load_tiktoken(tmp_path / "long.tiktoken")
