@@ -228,17 +228,14 @@ def test_a_ranks_file_holding_one_fifty_megabyte_token_is_refused_quickly(tmp_pa
     assert path.read_bytes() == content
 
 
-def test_a_ranks_file_token_of_the_longest_length_loads(tmp_path):
+def test_a_ranks_file_token_one_byte_too_long_is_refused(tmp_path):
     import base64
 
     from kvec.interop.tiktoken_ranks import MAX_TOKEN_BYTES, load_tiktoken
 
-    lines = [b"YQ== 0"]
-    for length in range(2, MAX_TOKEN_BYTES + 2):
-        lines.append(base64.b64encode(b"a" * length) + b" %d" % (length - 1))
-    (tmp_path / "ok.tiktoken").write_bytes(b"\n".join(lines[:MAX_TOKEN_BYTES]) + b"\n")
-    tok = load_tiktoken(tmp_path / "ok.tiktoken")
-    assert tok.encode("a" * MAX_TOKEN_BYTES).ids == [MAX_TOKEN_BYTES - 1]
-    (tmp_path / "long.tiktoken").write_bytes(b"\n".join(lines) + b"\n")
-    with pytest.raises(ValueError, match=f"line {MAX_TOKEN_BYTES + 1}: a token longer than {MAX_TOKEN_BYTES} bytes"):
+    # its base64 is no longer than the longest token's: the decoded length is what is refused
+    long_token = base64.b64encode(b"a" * (MAX_TOKEN_BYTES + 1))
+    assert len(long_token) == len(base64.b64encode(b"a" * MAX_TOKEN_BYTES))
+    (tmp_path / "long.tiktoken").write_bytes(b"YQ== 0\nYWE= 1\n" + long_token + b" 2\n")
+    with pytest.raises(ValueError, match=f"line 3: a token longer than {MAX_TOKEN_BYTES} bytes, the most kvec reads"):
         load_tiktoken(tmp_path / "long.tiktoken")

@@ -25,10 +25,11 @@ from kvec.pipeline import Pipeline
 
 __all__ = ["MAX_TOKEN_BYTES", "PATTERNS", "load_tiktoken"]
 
-#: The longest token a rank file may hold, in bytes: far beyond the longest of tiktoken's published
-#: encodings (cl100k_base, o200k_base), and short enough that finding a token's merge (``n log n`` in
-#: its length) stays instant. A longer token is refused before its base64 is decoded.
-MAX_TOKEN_BYTES = 4096
+#: The longest token a rank file may hold, in bytes (1 MiB): thousands of times the longest of
+#: tiktoken's published encodings, and short enough that finding one token's merge (``n log n`` in its
+#: length) takes about a second. A longer token is refused before its base64 is decoded, so a file of
+#: one 50 MB token is refused at once.
+MAX_TOKEN_BYTES = 1 << 20
 _MAX_BASE64 = 4 * -(-MAX_TOKEN_BYTES // 3)
 
 PATTERNS = {
