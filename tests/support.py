@@ -552,6 +552,17 @@ def small_bpe(prefix=None, suffix=None, **options):
     )
 
 
+def replaced(document, keys, value):
+    """A copy of a JSON ``document`` with the field at ``keys`` (object keys and array indexes) set to
+    ``value``."""
+    document = json.loads(json.dumps(document))
+    node = document
+    for key in keys[:-1]:
+        node = node[key]
+    node[keys[-1]] = value
+    return document
+
+
 # --------------------------------------------------------------------------------------------------
 # Hostile files: a call run in a subprocess under a timeout and a memory limit
 
