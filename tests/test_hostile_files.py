@@ -5,6 +5,8 @@ so a load that blocks on a FIFO or reads a 2 GB file whole fails the test instea
 exhausting the machine. Each asserts the error, its wording, and that the file is left as it was.
 """
 
+import ast
+import importlib.util
 import os
 import socket
 import stat
@@ -239,3 +241,140 @@ def test_a_ranks_file_token_one_byte_too_long_is_refused(tmp_path):
     (tmp_path / "long.tiktoken").write_bytes(b"YQ== 0\nYWE= 1\n" + long_token + b" 2\n")
     with pytest.raises(ValueError, match=f"line 3: a token longer than {MAX_TOKEN_BYTES} bytes, the most kvec reads"):
         load_tiktoken(tmp_path / "long.tiktoken")
+
+
+# ---- shard readers refuse what they cannot represent, both with the same error ---------------------
+
+# One interpreter reads every case's folder with both readers (TensorFlow's start-up is paid once).
+SHARD_READERS = """
+from kvec.layers.shards import dataset_from_shards
+from kvec.shards import read_shards
+
+def error_of(read):
+    try:
+        read()
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+    return None
+
+def read_dataset(folder):
+    for _ in dataset_from_shards(folder, batch_size=4):
+        pass
+
+result = {folder: (error_of(lambda: read_shards(folder)), error_of(lambda: read_dataset(folder))) for folder in args}
+"""
+
+
+def parquet_shards(folder, ids, rows=None, ids_type=None):
+    """A shard folder of one Parquet file holding the id lists ``ids``; its manifest says ``rows``."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from kvec.shards import ShardColumn, ShardInfo, write_info
+
+    folder.mkdir()
+    table = pa.table({"input_ids": pa.array(ids, type=ids_type or pa.list_(pa.int64()))})
+    pq.write_table(table, folder / "part-00000.parquet")
+    columns = (ShardColumn("input_ids", "int", True),)
+    count = len(ids) if rows is None else rows
+    write_info(ShardInfo(str(folder), "parquet", columns, ("part-00000.parquet",), (count,)))
+    return folder / "part-00000.parquet"
+
+
+def tfrecord_shards(folder, features, rows=None):
+    """A shard folder of one TFRecord file of ``tf.train.Example``s with an ``input_ids`` feature each:
+    ``("int", [ids])`` or ``("float", [values])``."""
+    import tensorflow as tf
+
+    from kvec.shards import ShardColumn, ShardInfo, write_info
+
+    folder.mkdir()
+    file = folder / "part-00000.tfrecord"
+    with tf.io.TFRecordWriter(str(file)) as writer:
+        for kind, values in features:
+            if kind == "int":
+                feature = tf.train.Feature(int64_list=tf.train.Int64List(value=values))
+            else:
+                feature = tf.train.Feature(float_list=tf.train.FloatList(value=values))
+            example = tf.train.Example(features=tf.train.Features(feature={"input_ids": feature}))
+            writer.write(example.SerializeToString())
+    columns = (ShardColumn("input_ids", "int", True),)
+    count = len(features) if rows is None else rows
+    write_info(ShardInfo(str(folder), "tfrecord", columns, ("part-00000.tfrecord",), (count,)))
+    return file
+
+
+def symlinked_out(folder):
+    """A shard folder whose file is a symlink to a shard of another folder."""
+    elsewhere = parquet_shards(folder.parent / f"{folder.name}-elsewhere", [[1], [2]])
+    link = parquet_shards(folder, [[7], [8]])
+    os.unlink(link)
+    os.symlink(elsewhere, link)
+    return link
+
+
+def shard_cases():
+    """``{case: (make(folder) -> the shard file, the error's message)}``."""
+    import pyarrow as pa
+
+    return {
+        "null inside a list": (
+            lambda f: parquet_shards(f, [[1, 2], [3, None, 4], [5]]),
+            "row 1: the 'input_ids' list holds a null",
+        ),
+        "null row": (lambda f: parquet_shards(f, [[1, 2], [3], None]), "row 2: 'input_ids' is null"),
+        "uint64 past int64": (
+            lambda f: parquet_shards(f, [[1], [2, 2**63], [3]], ids_type=pa.list_(pa.uint64())),
+            f"row 1: the value {2**63} in 'input_ids' is past int64",
+        ),
+        "negative id": (
+            lambda f: parquet_shards(f, [[1], [2], [3, 4, -5]]),
+            "row 2: the id -5 in 'input_ids' is negative",
+        ),
+        "float ids": (
+            lambda f: parquet_shards(f, [[1.0], [1.7]], ids_type=pa.list_(pa.float64())),
+            "the column 'input_ids' holds double, not int values",
+        ),
+        "more rows than the manifest": (
+            lambda f: parquet_shards(f, [[i] for i in range(12)], rows=10),
+            "holds 12 rows, kvec_shards.json says 10",
+        ),
+        "tfrecord float ids": (
+            lambda f: tfrecord_shards(f, [("int", [1, 2]), ("float", [1.7])]),
+            "not a readable TFRecord file of kvec shards (Key: input_ids, Index: 1.  Data types don't match. "
+            "Expected type: int64, Actual type: float)",
+        ),
+        "tfrecord negative id": (
+            lambda f: tfrecord_shards(f, [("int", [1, 2]), ("int", [-3])]),
+            "row 1: the id -3 in 'input_ids' is negative",
+        ),
+        "tfrecord row count": (
+            lambda f: tfrecord_shards(f, [("int", [1])] * 3, rows=2),
+            "holds 3 rows, kvec_shards.json says 2",
+        ),
+        "symlink out of the folder": (symlinked_out, "resolves to {target}, outside the shard folder {folder}"),
+    }
+
+
+@pytest.fixture(scope="module")
+def shard_outcomes(tmp_path_factory):
+    """Each case's folder, shard file and its bytes, then both readers' errors on it."""
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("tensorflow")
+    root = tmp_path_factory.mktemp("shards")
+    made = {}
+    for number, (case, (make, _)) in enumerate(shard_cases().items()):
+        folder = root / f"case{number}"
+        file = make(folder)
+        made[case] = (folder, file, file.read_bytes())
+    errors = ast.literal_eval(run_bounded(SHARD_READERS, *(str(f) for f, _, _ in made.values()), timeout=300)["result"])
+    return {case: (folder, file, content, errors[str(folder)]) for case, (folder, file, content) in made.items()}
+
+
+@pytest.mark.parametrize("case", list(shard_cases()) if importlib.util.find_spec("pyarrow") else [])
+def test_both_shard_readers_refuse_it_naming_the_file_and_row(case, shard_outcomes):
+    folder, file, content, (numpy_error, dataset_error) = shard_outcomes[case]
+    message = shard_cases()[case][1].format(target=os.path.realpath(file), folder=os.path.realpath(folder))
+    assert numpy_error == f"FormatError: {file}: {message}"
+    assert dataset_error == numpy_error  # the same error from tf.data, when the dataset is made
+    assert file.read_bytes() == content
