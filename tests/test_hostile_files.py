@@ -378,3 +378,103 @@ def test_both_shard_readers_refuse_it_naming_the_file_and_row(case, shard_outcom
     assert numpy_error == f"FormatError: {file}: {message}"
     assert dataset_error == numpy_error  # the same error from tf.data, when the dataset is made
     assert file.read_bytes() == content
+
+
+# ---- the op library's cache: a library that fails its check is rebuilt, never loaded ----------------
+
+# The child imports kvec.layers (which loads the op library) and reports the OpLibraryWarnings. With
+# FAKE_COMPILER set, the compiler is replaced by a copy of a whole library (named by the variable), so
+# a rebuild costs no compilation; everything else (install, record, check, load) is kvec's own.
+OP_LIBRARY = """
+import os, shutil, subprocess, warnings
+if os.environ.get("FAKE_COMPILER"):
+    run = subprocess.run
+    def compiler(command, **options):
+        if "-o" not in command:  # not a compilation
+            return run(command, **options)
+        output = command[command.index("-o") + 1]
+        if output.endswith(".so"):
+            shutil.copyfile(os.environ["FAKE_COMPILER"], output)
+        else:
+            open(output, "wb").close()
+        return subprocess.CompletedProcess(command, 0, b"", b"")
+    subprocess.run = compiler
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import kvec.layers
+    from kvec.layers import op_library
+messages = [str(w.message) for w in caught if issubclass(w.category, op_library.OpLibraryWarning)]
+result = (op_library.load() is not None, messages, op_library.library_path())
+"""
+
+
+@pytest.fixture(scope="module")
+def built_library():
+    """The op library this run built (its folder), and a copy of the library kept aside."""
+    pytest.importorskip("tensorflow")
+    loaded, messages, path = ast.literal_eval(run_bounded(OP_LIBRARY, timeout=600)["result"])
+    if not loaded:
+        pytest.skip(f"no op library here: {messages}")
+    return os.path.dirname(path)
+
+
+def cache_with_the_library(built, tmp_path):
+    """A private cache holding a copy of the built library's folder: ``(cache, library path)``."""
+    import shutil
+
+    cache = tmp_path / "cache"
+    folder = cache / "tf_ops" / os.path.basename(built)
+    shutil.copytree(built, folder)
+    for level in (cache, cache / "tf_ops", folder):
+        os.chmod(level, 0o700)
+    return cache, folder / "libkvec_ops.so"
+
+
+def matches_its_record(library):
+    import hashlib
+    import json
+
+    record = json.loads((library.parent / "libkvec_ops.so.json").read_text())
+    content = library.read_bytes()
+    return record == {"library": "libkvec_ops.so", "size": len(content), "sha256": hashlib.sha256(content).hexdigest()}
+
+
+def test_a_cached_library_cut_to_a_third_is_rebuilt_with_a_warning_not_loaded(built_library, tmp_path):
+    cache, library = cache_with_the_library(built_library, tmp_path)
+    size = library.stat().st_size
+    os.truncate(library, size // 3)
+    # run_bounded fails the test on any exit but 0: the SIGBUS this used to die with included
+    loaded, messages, path = ast.literal_eval(
+        run_bounded(OP_LIBRARY, timeout=600, env={"KVEC_CACHE_DIR": str(cache)})["result"]
+    )
+    assert path == str(library)
+    assert messages == [
+        f"kvec's cached op library {library} failed its check ({size // 3} bytes where its record says {size}): "
+        "it is not loaded, and is built again"
+    ]
+    assert loaded
+    assert matches_its_record(library)
+
+
+@pytest.mark.parametrize("damage", ["altered", "no record"])
+def test_a_cached_library_altered_or_without_its_record_is_rebuilt(damage, built_library, tmp_path):
+    cache, library = cache_with_the_library(built_library, tmp_path)
+    whole = tmp_path / "whole.so"
+    whole.write_bytes(library.read_bytes())
+    if damage == "altered":
+        content = bytearray(library.read_bytes())
+        content[len(content) // 2] ^= 0xFF  # the same size: only the hash sees it
+        library.write_bytes(bytes(content))
+        problem = "its SHA-256 is not its record's"
+    else:
+        os.unlink(library.parent / "libkvec_ops.so.json")
+        problem = "no record of its size and SHA-256 (libkvec_ops.so.json)"
+    env = {"KVEC_CACHE_DIR": str(cache), "FAKE_COMPILER": str(whole)}
+    loaded, messages, _ = ast.literal_eval(run_bounded(OP_LIBRARY, timeout=300, env=env)["result"])
+    assert messages == [
+        f"kvec's cached op library {library} failed its check ({problem}): it is not loaded, and is built again"
+    ]
+    assert loaded
+    assert library.read_bytes() == whole.read_bytes()
+    assert matches_its_record(library)
+    assert sorted(os.listdir(library.parent)) == ["libkvec_ops.so", "libkvec_ops.so.json"]  # no build folder left
