@@ -11,17 +11,25 @@ Permissions are those of an ordinary ``open(path, "w")``: a new file gets ``0o66
 execute bits). For a new file the temporary file is created with ``0o666``, so the operating system
 applies the umask itself: reading the umask with ``os.umask`` would briefly change it for every thread
 of the process. A replacement takes the old file's mode before any content is written.
+
+Only regular files are replaced. A symlink is written through: its final target (every link resolved)
+is replaced, atomically in the target's own folder, and the link stays a link. A FIFO, a device, a
+socket or a folder is refused with :class:`kvec.errors.NotAFileError` before anything is created, so a
+save never turns ``/dev/null`` or a named pipe into a regular file.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
-__all__ = ["atomic_write"]
+from kvec.errors import NotAFileError, file_kind
+
+__all__ = ["atomic_write", "replaceable_target"]
 
 _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0) | getattr(os, "O_CLOEXEC", 0)
 _NAME_ATTEMPTS = 100
@@ -31,7 +39,9 @@ _NAME_ATTEMPTS = 100
 def atomic_write(path: str | os.PathLike[str], binary: bool = False) -> Iterator[IO[Any]]:
     """A file object to write ``path``'s new content to; the content replaces ``path`` on success.
 
-    A new file's mode follows the umask; a replaced file keeps its mode.
+    A new file's mode follows the umask; a replaced file keeps its mode. A symlink's final target is
+    replaced (the link stays); anything but a regular file raises :class:`kvec.errors.NotAFileError`
+    before any work.
 
     Example:
         >>> import os, tempfile
@@ -41,9 +51,8 @@ def atomic_write(path: str | os.PathLike[str], binary: bool = False) -> Iterator
         >>> open(path).read()
         'complete'
     """
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    old_mode = _permissions_of(path)
+    target, old_mode = replaceable_target(path)
+    folder = os.path.dirname(target)
     # A replacement starts private and takes the old file's mode before any content is written, so the
     # content is never readable by more users than the old file's was.
     fd, temporary = _create_temporary(folder, 0o666 if old_mode is None else 0o600)
@@ -55,7 +64,7 @@ def atomic_write(path: str | os.PathLike[str], binary: bool = False) -> Iterator
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         if os.path.exists(temporary):
             os.unlink(temporary)
@@ -74,16 +83,30 @@ def _create_temporary(folder, mode):
     raise FileExistsError(f"no free temporary file name in {folder!r} after {_NAME_ATTEMPTS} attempts")
 
 
-def _permissions_of(path):
-    """The permission bits of the file at ``path``, or None where there is none.
+def replaceable_target(path: str | os.PathLike[str]) -> tuple[str, int | None]:
+    """``(file, mode)``: the absolute path a save of ``path`` replaces (a symlink's final target) and
+    the permission bits that file has (None where there is no file yet).
 
-    Only the read, write and execute bits carry over to a replacement: set-user-ID and set-group-ID
-    would otherwise pass to content that was never checked, which writing in place would have cleared.
+    Raises :class:`kvec.errors.NotAFileError` naming ``path`` when it is a FIFO, a device, a socket or
+    a folder. Only the read, write and execute bits carry over to a replacement: set-user-ID and
+    set-group-ID would otherwise pass to content that was never checked, which writing in place would
+    have cleared.
+
+    Example:
+        >>> replaceable_target(os.devnull)
+        Traceback (most recent call last):
+        ...
+        kvec.errors.NotAFileError: /dev/null: a character device, not a regular file: kvec replaces regular files only
     """
+    given = os.fspath(path)
+    target = os.path.realpath(given)
     try:
-        return os.stat(path).st_mode & 0o777
+        mode = os.stat(target).st_mode
     except FileNotFoundError:
-        return None
+        return target, None
+    if not stat.S_ISREG(mode):
+        raise NotAFileError(given, file_kind(mode), "replaces")
+    return target, mode & 0o777
 
 
 def _set_permissions(fd, temporary, mode):

@@ -32,6 +32,7 @@ from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer, registered
 from kvec.errors import FormatError
 from kvec.user_cache import default_cache_dir
+from kvec.vocab_reading import read_bytes
 
 __all__ = ["Jieba", "JiebaState", "default_cache_dir"]
 
@@ -509,9 +510,8 @@ def _read_user_dict(f):
     """``[(word, count or None, tag or None)]`` of a jieba user dictionary, a path or a file object,
     line by line as jieba's ``load_userdict`` reads it."""
     if isinstance(f, (str, os.PathLike)):
-        name = os.fspath(f)
-        with open(name, "rb") as opened:
-            return _user_dict_entries(opened, name)
+        name, content = read_bytes(f)
+        return _user_dict_entries(content.splitlines(keepends=True), name)
     return _user_dict_entries(f, getattr(f, "name", repr(f)))
 
 
@@ -532,8 +532,7 @@ def _user_dict_entries(f, name):
 
 def _file_bytes(dictionary):
     """The bytes of the dictionary file ``dictionary`` (jieba's own when None)."""
-    with open(dictionary or _jieba_files()[0], "rb") as f:
-        return f.read()
+    return read_bytes(dictionary or _jieba_files()[0])[1]
 
 
 def _jieba_files():
@@ -573,8 +572,7 @@ def _load_or_build(cache_file, dictionary_file, content=None):
     except (OSError, ValueError):
         pass  # not cached yet, or corrupt: built again below
     if content is None:
-        with open(dictionary_file, "rb") as f:
-            content = f.read()
+        content = read_bytes(dictionary_file)[1]
     dictionary = Dictionary(content, _hmm_tables(), dictionary_file)
     try:
         os.makedirs(os.path.dirname(cache_file), exist_ok=True)

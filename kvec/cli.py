@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from kvec import __version__, decoders, normalizers
-from kvec.atomic import atomic_write
-from kvec.errors import KvecError
+from kvec.atomic import atomic_write, replaceable_target
+from kvec.errors import KvecError, NotAFileError
 from kvec.interop import save_tokenizer_json
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
@@ -219,11 +219,15 @@ def check_readable(paths: list[str]) -> None:
 
 
 def check_output(path: str, option: str) -> None:
-    """``path`` can be written by ``option`` (checked before any long work starts): not a folder, in
-    a folder that exists and is writable."""
+    """``path`` can be written by ``option`` (checked before any long work starts): a regular file or
+    none yet (a symlink: its target), in a folder that exists and is writable."""
     if os.path.isdir(path):
         raise CommandError(f"cannot write {option} {path}: it is a folder (give a file name in it)")
-    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        target, _ = replaceable_target(path)
+    except NotAFileError as e:
+        raise CommandError(f"cannot write {option} {path}: it is {e.kind}, not a regular file") from None
+    folder = os.path.dirname(target)
     if not os.path.isdir(folder):
         raise CommandError(f"cannot write {option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Callable
 from typing import Any
 
@@ -122,3 +123,38 @@ class NotLocalError(KvecError, FileNotFoundError):
 class ExportError(KvecError):
     """A model cannot be saved for serving (``model.export``, ``tf.saved_model.save``): what it holds
     would not run where the SavedModel is loaded. The message says which layer and why."""
+
+
+class NotAFileError(KvecError, ValueError):
+    """A path that kvec was asked to read or replace is not a regular file: a FIFO, a device, a socket
+    or a folder. kvec reads and replaces regular files only, so a save never turns ``/dev/null`` or a
+    named pipe into a regular file, and a load never blocks on a pipe or reads a device.
+
+    ``path`` is the path as given; ``kind`` says what it is (``"a FIFO"``).
+    """
+
+    def __init__(self, path: str | os.PathLike[str], kind: str, action: str) -> None:
+        self.path = os.fspath(path)
+        self.kind = kind
+        super().__init__(f"{self.path}: {kind}, not a regular file: kvec {action} regular files only")
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words: ``"a regular file"``, ``"a FIFO"``, ...
+
+    Example:
+        >>> file_kind(os.stat(os.devnull).st_mode)
+        'a character device'
+    """
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((kind for test, kind in _KINDS if test(mode)), "a special file")

@@ -19,7 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable
+import stat
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,7 +29,7 @@ from numpy.typing import NDArray
 
 from kvec.atomic import atomic_write
 from kvec.batching import TokenBatches
-from kvec.errors import FormatError, parse_json
+from kvec.errors import FormatError, NotAFileError, file_kind, parse_json
 
 __all__ = [
     "FORMATS",
@@ -41,6 +42,7 @@ __all__ = [
     "read_shards",
     "real_ids",
     "tfrecord_features",
+    "shard_chunks",
     "shard_file_name",
     "write_info",
 ]
@@ -53,6 +55,7 @@ FORMAT_VERSION = 1
 _SHARD_NAME = re.compile(r"part-[0-9]{5,}\.(tfrecord|parquet)")
 _NUMPY_TYPES = {"int": np.int64, "float": np.float32, "bytes": object}
 _TFRECORD_CHUNK = 4096  # records parsed at once by the NumPy reader
+_PARQUET_BATCH_ROWS = 8192  # rows of a Parquet shard read at once
 
 
 def shard_file_name(partition: int, format: str) -> str:
@@ -208,8 +211,8 @@ def read_shards(path: str | os.PathLike[str], columns: Iterable[str] = ()) -> Sh
     the ``attention_mask``) and the ``columns`` named.
 
     TFRecord shards are read by TensorFlow's reader (``pip install 'kvec[keras]'``), Parquet shards by
-    pyarrow. A file that is missing, corrupt, or holds another number of rows than
-    ``kvec_shards.json`` says raises :class:`kvec.errors.FormatError` naming it.
+    pyarrow. What the rows cannot be read as raises :class:`kvec.errors.FormatError` naming the file
+    (and the row, counted from 0, where it is known): see :func:`shard_chunks`.
 
     Example:
         >>> rows = read_shards("shards/", columns=["label"])  # doctest: +SKIP
@@ -223,17 +226,10 @@ def read_shards(path: str | os.PathLike[str], columns: Iterable[str] = ()) -> Sh
             raise ValueError(f"columns: {name!r} is read as the rows' ids; name the other columns")
         info.column(name)
     read_columns = [IDS] + ([MASK] if info.padded else []) + wanted
-    reader = _tfrecord_columns if info.format == "tfrecord" else _parquet_columns
     parts: dict[str, list[Any]] = {name: [] for name in read_columns}
-    for file, expected in zip(info.paths, info.rows):
-        if not os.path.isfile(file):
-            raise FormatError(file, f"missing: {SHARDS_FILE} lists it")
-        found = reader(file, [info.column(name) for name in read_columns])
-        count = len(found[IDS][1])
-        if count != expected:
-            raise FormatError(file, f"holds {count} rows, {SHARDS_FILE} says {expected}")
+    for _, _, chunk in shard_chunks(info, read_columns):
         for name in read_columns:
-            parts[name].append(found[name])
+            parts[name].append(chunk[name])
     joined = {name: _joined(pieces, info.column(name)) for name, pieces in parts.items()}
     values, row_lengths = joined.pop(IDS)
     if info.padded:
@@ -300,32 +296,118 @@ def real_ids(
     return values[kept], counted[ends] - counted[ends - row_lengths]
 
 
-def _parquet_columns(file, columns):
-    """``{name: array or (values, row_lengths)}`` of one Parquet shard, through pyarrow."""
+def shard_chunks(info: ShardInfo, names: Iterable[str]) -> Iterator[tuple[str, int, dict[str, Any]]]:
+    """The rows of every shard file of ``info``, chunk by chunk and checked: ``(file, first row of the
+    chunk in its file, {name: array or (values, row_lengths)})`` for the columns ``names``.
+
+    This is the one reader of shard files, under :func:`read_shards` and
+    :func:`kvec.layers.shards.dataset_from_shards`, so both refuse the same files with the same
+    :class:`kvec.errors.FormatError`, naming the file (and the row, counted from 0, where known):
+
+    - a file that is missing, not a regular file, or a symlink that resolves outside the shard folder;
+    - a file that is not Parquet or TFRecord of these columns, or a column of another type (floats
+      where ids are ints: an id is never truncated);
+    - a null row or a null inside a list;
+    - an ``input_ids`` id that is negative, or an int past int64 (a uint64 of 2**63 or more);
+    - a file holding another number of rows than ``kvec_shards.json`` says.
+    """
+    columns = [info.column(name) for name in names]
+    read = _tfrecord_chunks if info.format == "tfrecord" else _parquet_chunks
+    for file, expected in zip(info.paths, info.rows):
+        _check_shard_file(file, info.folder)
+        row = 0
+        for raw in read(file, columns):
+            chunk = {column.name: _checked(raw[column.name], column, file, row) for column in columns}
+            first = chunk[columns[0].name]
+            yield file, row, chunk
+            row += len(first[1]) if isinstance(first, tuple) else len(first)
+        if row != expected:
+            raise FormatError(file, f"holds {row} rows, {SHARDS_FILE} says {expected}")
+
+
+def _check_shard_file(file, folder):
+    """A shard listed by the manifest is a regular file inside the shard folder (a symlink is followed
+    only as far as the folder: the manifest never makes kvec read a file elsewhere)."""
+    try:
+        mode = os.stat(file).st_mode
+    except FileNotFoundError:
+        raise FormatError(file, f"missing: {SHARDS_FILE} lists it") from None
+    real, inside = os.path.realpath(file), os.path.realpath(folder)
+    if os.path.dirname(real) != inside:
+        raise FormatError(file, f"resolves to {real}, outside the shard folder {inside}")
+    if not stat.S_ISREG(mode):
+        raise NotAFileError(file, file_kind(mode), "reads shards from")
+
+
+def _parquet_chunks(file, columns):
+    """``{name: pyarrow array}`` of each record batch of one Parquet shard."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(file, columns=[c.name for c in columns])
+        with pq.ParquetFile(file) as shard:
+            for batch in shard.iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=[c.name for c in columns]):
+                yield {column.name: batch.column(column.name) for column in columns}
     except (pa.ArrowException, OSError) as e:
-        raise FormatError(file, f"not a readable Parquet file ({e})") from None
-    found = {}
-    for column in columns:
-        array = table.column(column.name).combine_chunks()
-        if array.null_count:
-            raise FormatError(file, f"the column {column.name!r} holds nulls")
-        if column.is_list:
-            if not pa.types.is_list(array.type) and not pa.types.is_large_list(array.type):
-                raise FormatError(file, f"the column {column.name!r} holds {array.type}, not lists")
-            lengths = np.asarray(array.value_lengths(), dtype=np.int64)
-            found[column.name] = (_numpy_values(array.flatten(), column, file), lengths)
-        else:
-            found[column.name] = _numpy_values(array, column, file)
-    return found
+        raise FormatError(file, f"not a readable Parquet file of these columns ({e})") from None
 
 
-def _numpy_values(array, column, file):
-    """A pyarrow array of one column's values as NumPy, in the column kind's type."""
+def _checked(array, column, file, first_row):
+    """One chunk of a column as NumPy (``(values, row_lengths)`` for a list), after the checks of
+    :func:`shard_chunks`. ``array`` is pyarrow's (Parquet) or already NumPy (TFRecord, whose int64
+    lists hold no null and no unsigned value)."""
+    if isinstance(array, tuple):
+        values, lengths = array
+    elif isinstance(array, np.ndarray):
+        values, lengths = array, None
+    else:
+        values, lengths = _from_arrow(array, column, file, first_row)
+    if column.name == IDS and values.size and values.min() < 0:
+        at = int(np.argmin(values))
+        raise FormatError(file, f"row {_row_of(at, lengths, first_row)}: the id {values[at]} in {IDS!r} is negative")
+    return values if lengths is None else (values, lengths)
+
+
+def _row_of(position, lengths, first_row):
+    """The row (in its file) of the value at ``position`` of a chunk's values."""
+    if lengths is None:
+        return first_row + position
+    return first_row + int(np.searchsorted(np.cumsum(lengths), position, side="right"))
+
+
+def _from_arrow(array, column, file, first_row):
+    """``(values, row_lengths or None)`` of a pyarrow array, refusing nulls and types the column's
+    kind cannot hold."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        row = first_row + int(np.flatnonzero(array.is_null().to_numpy(zero_copy_only=False))[0])
+        raise FormatError(file, f"row {row}: {column.name!r} is null")
+    if not column.is_list:
+        return _numpy_values(array, column, file, lambda at: first_row + at), None
+    if not pa.types.is_list(array.type) and not pa.types.is_large_list(array.type):
+        raise FormatError(file, f"the column {column.name!r} holds {array.type}, not lists")
+    parents = None
+
+    def row_of(at):
+        nonlocal parents
+        parents = np.asarray(pc.list_parent_indices(array)) if parents is None else parents
+        return first_row + int(parents[at])
+
+    flat = array.flatten()
+    if flat.null_count:
+        at = int(np.flatnonzero(flat.is_null().to_numpy(zero_copy_only=False))[0])
+        raise FormatError(file, f"row {row_of(at)}: the {column.name!r} list holds a null")
+    return _numpy_values(flat, column, file, row_of), np.asarray(array.value_lengths(), dtype=np.int64)
+
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+def _numpy_values(array, column, file, row_of):
+    """A pyarrow array of one column's values as NumPy, in the column kind's type; ``row_of(i)`` is
+    the row of value ``i`` (for the message of a value int64 cannot hold)."""
     import pyarrow as pa
 
     wanted = {"int": pa.types.is_integer, "float": pa.types.is_floating, "bytes": pa.types.is_string}
@@ -337,7 +419,11 @@ def _numpy_values(array, column, file):
         return encoded
     if not (wanted[column.kind](kind_type) or (column.kind == "int" and pa.types.is_boolean(kind_type))):
         raise FormatError(file, f"the column {column.name!r} holds {kind_type}, not {column.kind} values")
-    return np.asarray(array.to_numpy(zero_copy_only=False), dtype=_NUMPY_TYPES[column.kind])
+    values = array.to_numpy(zero_copy_only=False)
+    if values.dtype == np.uint64 and values.size and values.max() > _INT64_MAX:
+        at = int(np.argmax(values))
+        raise FormatError(file, f"row {row_of(at)}: the value {values[at]} in {column.name!r} is past int64")
+    return np.asarray(values, dtype=_NUMPY_TYPES[column.kind])
 
 
 def tfrecord_features(columns):
@@ -353,30 +439,32 @@ def tfrecord_features(columns):
     }
 
 
-def _tfrecord_columns(file, columns):
-    """``{name: array or (values, row_lengths)}`` of one TFRecord shard, through TensorFlow's reader."""
+def _tfrecord_chunks(file, columns):
+    """``{name: array or (values, row_lengths)}`` of each chunk of records of one TFRecord shard,
+    through TensorFlow's reader."""
     import tensorflow as tf
 
     features = tfrecord_features(columns)
     records = tf.data.TFRecordDataset(file).batch(_TFRECORD_CHUNK)
     parsed = records.map(lambda serialized: tf.io.parse_example(serialized, features))
-    parts: dict[str, list[Any]] = {c.name: [] for c in columns}
-    try:
-        for chunk in parsed:
-            for column in columns:
-                tensor = chunk[column.name]
-                if column.is_list:
-                    parts[column.name].append((tensor.flat_values.numpy(), tensor.row_lengths().numpy()))
-                else:
-                    parts[column.name].append(tensor.numpy())
-    except (tf.errors.DataLossError, tf.errors.InvalidArgumentError) as e:
-        raise FormatError(file, f"not a readable TFRecord file of kvec shards ({e.message.splitlines()[0]})") from None
-    found = {}
-    for column in columns:
-        pieces = parts[column.name]
-        if column.is_list:
-            values, lengths = _joined(pieces, column)
-            found[column.name] = (np.asarray(values, _NUMPY_TYPES[column.kind]), np.asarray(lengths, np.int64))
-        else:
-            found[column.name] = np.asarray(_joined(pieces, column), _NUMPY_TYPES[column.kind])
-    return found
+    iterator = iter(parsed)
+    while True:
+        try:
+            chunk = next(iterator)
+        except StopIteration:
+            return
+        except (tf.errors.DataLossError, tf.errors.InvalidArgumentError) as e:
+            problem = e.message.splitlines()[0]
+            problem = problem[problem.find("Key: ") :] if "Key: " in problem else problem.split("}} ")[-1]
+            raise FormatError(file, f"not a readable TFRecord file of kvec shards ({problem})") from None
+        found = {}
+        for column in columns:
+            tensor = chunk[column.name]
+            if column.is_list:
+                found[column.name] = (
+                    np.asarray(tensor.flat_values.numpy(), _NUMPY_TYPES[column.kind]),
+                    np.asarray(tensor.row_lengths().numpy(), np.int64),
+                )
+            else:
+                found[column.name] = np.asarray(tensor.numpy(), _NUMPY_TYPES[column.kind])
+        yield found

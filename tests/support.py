@@ -8,7 +8,11 @@ core tests around it still run (``make test-core``).
 """
 
 import importlib.util
+import json
+import os
 import pathlib
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -588,3 +592,58 @@ def hf_sentencepiece_shaped(vocab, shape):
         words = pre_tokenizers.Sequence([words, pre_tokenizers.Digits(individual_digits=True)])
     tok.pre_tokenizer = words
     return tokenizers.Tokenizer.from_str(tok.to_str())
+
+
+def replaced(document, keys, value):
+    """A copy of a JSON ``document`` with the field at ``keys`` (object keys and array indexes) set to
+    ``value``."""
+    document = json.loads(json.dumps(document))
+    node = document
+    for key in keys[:-1]:
+        node = node[key]
+    node[keys[-1]] = value
+    return document
+
+
+# --------------------------------------------------------------------------------------------------
+# Hostile files: a call run in a subprocess under a timeout and a memory limit
+
+_BOUNDED_CHILD = r"""
+import json, resource, sys
+limit = int(sys.argv[1])
+if limit:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+outcome = {"error": None, "result": None}
+try:
+    namespace = {"args": sys.argv[3:]}
+    exec(sys.argv[2], namespace)
+    outcome["result"] = repr(namespace.get("result"))
+except Exception as e:
+    outcome["error"] = f"{type(e).__name__}: {e}"
+usage = resource.getrusage(resource.RUSAGE_SELF)
+outcome["cpu_s"] = usage.ru_utime + usage.ru_stime
+outcome["peak_mb"] = usage.ru_maxrss / 1024
+print(json.dumps(outcome))
+"""
+
+ROOT = str(pathlib.Path(__file__).resolve().parent.parent)
+
+
+def run_bounded(code, *args, timeout=60, memory_mb=None, env=None):
+    """Run ``code`` (Python; it finds its string arguments in ``args`` and may set ``result``) in a
+    fresh interpreter, under ``timeout`` seconds and, with ``memory_mb``, an address-space limit.
+
+    Returns ``{"error": "Type: message" or None, "result": repr(result), "cpu_s", "peak_mb"}``; a
+    timeout raises ``subprocess.TimeoutExpired`` and a crash fails the calling test with its stderr.
+    """
+    limit = str((memory_mb or 0) * 1024 * 1024)
+    done = subprocess.run(
+        [sys.executable, "-c", _BOUNDED_CHILD, limit, code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+    )
+    assert done.returncode == 0, f"exit status {done.returncode}: {done.stderr[-2000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])

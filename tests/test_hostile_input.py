@@ -32,6 +32,7 @@ from kvec.models import BPE, Unigram, WordPiece
 from kvec.normalizers import Lowercase, Sequence
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import Whitespace
+from tests.support import replaced
 
 DEEP = "[" * 100_000 + "]" * 100_000
 LONG_NUMBER = "9" * 5000
@@ -345,12 +346,24 @@ def test_kvec_pipeline_settings_are_checked_at_load(change, problem):
 @pytest.mark.parametrize(
     "change, problem",
     [
-        (lambda d: d["model"].update(unk_id=[0]), "unk_id must be an int id, got list"),
-        (lambda d: d["model"].update(vocab=[["a", "1"]]), r"the score of vocab\[0\] must be a number, got str"),
-        (lambda d: d.update(truncation={"max_length": 5, "direction": ["Right"]}), "truncation: unknown"),
-        (lambda d: d.update(padding={"direction": {"Left": 1}}), "padding: unknown direction"),
+        (lambda d: d["model"].update(unk_id=[0]), r"model.unk_id must be a non-negative integer, got the array \[0\]"),
+        (
+            lambda d: d["model"].update(vocab=[["a", "1"]]),
+            r'model.vocab\[0\] must be a \[piece, score\] pair, got the array \["a", "1"\]',
+        ),
+        (
+            lambda d: d.update(truncation={"max_length": 5, "direction": ["Right"]}),
+            r'truncation.direction must be a string, got the array \["Right"\]',
+        ),
+        (
+            lambda d: d.update(padding={"direction": {"Left": 1}}),
+            r'padding.direction must be a string, got the object {"Left": 1}',
+        ),
         (lambda d: d.update(added_tokens=[{"id": 2**40, "content": "x"}]), r"added_tokens\[0\].id = 1099511627776"),
-        (lambda d: d.update(added_tokens=[{"id": True, "content": "x"}]), "must have a non-empty str content and"),
+        (
+            lambda d: d.update(added_tokens=[{"id": True, "content": "x"}]),
+            r"added_tokens\[0\].id must be a non-negative integer, got true",
+        ),
     ],
 )
 def test_tokenizer_json_settings_are_checked_at_load(change, problem):
@@ -376,15 +389,6 @@ def fields_of(document, path=()):
     for key, value in items:
         yield path + (key,)
         yield from fields_of(value, path + (key,))
-
-
-def replaced(document, path, value):
-    document = json.loads(json.dumps(document))
-    node = document
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    return document
 
 
 def unknown_token_missing(error):

@@ -372,12 +372,7 @@ def test_a_pipeline_is_still_an_analyzer_for_the_keras_tokenizer():
     assert trained.analyzer(TEXTS[:2]).input_ids == [trained.analyzer.encode(t).ids for t in TEXTS[:2]]
 
 
-# sentencepiece_style (the unigram preset) segments each text whole, so all its tokens have word 0;
-# its tokenizer.json, in tokenizers, splits words at "▁" and numbers them (same ids and tokens)
-WHOLE_TEXT_WORDS = pytest.mark.xfail(strict=True, reason="a sentencepiece_style pipeline's word_ids are all 0")
-
-
-@pytest.mark.parametrize("kind", ["wordpiece", "bpe", "bytelevel_bpe", pytest.param("unigram", marks=WHOLE_TEXT_WORDS)])
+@pytest.mark.parametrize("kind", ["wordpiece", "bpe", "bytelevel_bpe", "unigram"])
 def test_what_presets_return_takes_the_call_as_transformers_over_its_saved_folder(kind, tmp_path, monkeypatch):
     from kvec.presets import keras_subword
 

@@ -35,6 +35,7 @@ from kvec.interop.tokenizer_config import apply_tokenizer_config, local_path
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
+from kvec.vocab_reading import open_regular, read_text
 
 __all__ = ["detect_format", "load"]
 
@@ -98,7 +99,7 @@ def _detect(path: str | os.PathLike[str]) -> tuple[Path, str, Any]:
     found = local_path(path)
     if found.is_dir():
         found = _folder_file(found)
-    with open(found, "rb") as stream:
+    with open_regular(found) as stream:  # a FIFO, a device or a huge file is refused before it is read
         head = stream.read(_SAMPLE)
     text = _as_text(head)
     if text is None:
@@ -148,21 +149,16 @@ def _as_text(head: bytes) -> str | None:
 
 def _is_json(found: Path) -> bool:
     try:
-        parse_json(found.read_text(encoding="utf-8-sig"), found)
-    except UnicodeDecodeError:
-        return False
+        parse_json(read_text(found, encoding="utf-8-sig")[1], found)
     except FormatError as error:
-        if error.problem.startswith("not valid JSON"):
+        if error.problem.startswith(("not valid JSON", "not UTF-8 text")):
             return False
         raise  # JSON, but nested too deep or with too long a number
     return True
 
 
 def _json_format(found: Path) -> tuple[Path, str, Any]:
-    try:
-        text = found.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise FormatError(found, f"not UTF-8 text ({error})") from None
+    text = read_text(found, encoding="utf-8-sig")[1]
     document = parse_json(text, found)
     if not isinstance(document, dict):
         raise FormatError(found, "a JSON document that is not an object (" + _KNOWN + ")")

@@ -24,6 +24,7 @@ import regex
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
+from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.models.base import MAX_ID
 from kvec.patterns import Regex
@@ -120,22 +121,23 @@ def _from_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
     if not isinstance(document, dict) or not isinstance(document.get("model"), dict):
         raise FormatError(source, 'expected an object with a "model" object')
     _warn_of_the_unknown(document, source)
-    reader = _Reader(source)
+    top = Fields(document, "", source)
+    reader = _Reader()
     try:
         tokenizer = Pipeline(
-            reader.model(document["model"]),
-            pre_tokenizer=reader.optional(document.get("pre_tokenizer"), reader.pre_tokenizer),
-            decoder=reader.optional(document.get("decoder"), reader.decoder),
-            normalizer=reader.optional(document.get("normalizer"), reader.normalizer),
-            post_processor=reader.optional(document.get("post_processor"), reader.post_processor),
+            reader.model(top.object("model")),
+            pre_tokenizer=reader.optional(top.object("pre_tokenizer", None, nullable=True), reader.pre_tokenizer),
+            decoder=reader.optional(top.object("decoder", None, nullable=True), reader.decoder),
+            normalizer=reader.optional(top.object("normalizer", None, nullable=True), reader.normalizer),
+            post_processor=reader.optional(top.object("post_processor", None, nullable=True), reader.post_processor),
         )
     except FormatError:
         raise
     except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError) as e:
         raise FormatError(source, f"invalid component ({type(e).__name__}: {e})") from None
-    reader.added_tokens(tokenizer, document.get("added_tokens") or [])
-    reader.truncation(tokenizer, document.get("truncation"))
-    reader.padding(tokenizer, document.get("padding"))
+    reader.added_tokens(tokenizer, top.objects("added_tokens", []))
+    reader.truncation(tokenizer, top.object("truncation", None, nullable=True))
+    reader.padding(tokenizer, top.object("padding", None, nullable=True))
     return tokenizer
 
 
@@ -160,171 +162,190 @@ def _warn_of_the_unknown(document, source):
         )
 
 
-def _named(table, name):
-    """``table[name]``, or None where ``name`` is not one of its keys (nor even a str)."""
-    return table.get(name) if isinstance(name, str) else None
+def _named(entry, name, table, default):
+    """The kvec name of the field ``name`` of ``entry`` (a string, one of ``table``'s keys)."""
+    value = entry.text(name, default)
+    if value not in table:
+        entry.fail(f"{entry.where(name)} must be one of {', '.join(table)}, got {value!r:.40}")
+    return table[value]
+
+
+def _is_id(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_ID
+
+
+def _token_and_id(entry, name):
+    """A BertProcessing or RobertaProcessing ``[token, id]`` field."""
+    return tuple(entry.pair(name, lambda v: isinstance(v, str), _is_id, "a [token, id] pair"))
 
 
 class _Reader:
-    """Turns the components of one document into kvec's; errors name ``source``."""
-
-    def __init__(self, source):
-        self.source = source
-
-    def fail(self, message):
-        raise FormatError(self.source, message)
+    """Turns the components of one document into kvec's. Every field is read through
+    :class:`kvec.interop.json_fields.Fields`, with the type ``tokenizers`` gives it: an error names the
+    file and the field's path."""
 
     def truncation(self, tokenizer, entry):
         """The ``truncation`` section: null, or max_length, stride, strategy and direction."""
         if entry is None:
             return
-        if not isinstance(entry, dict):
-            self.fail("truncation must be an object or null")
-        strategy = _named(_TRUNCATION_STRATEGIES, entry.get("strategy", "LongestFirst"))
-        direction = _named(_DIRECTIONS, entry.get("direction", "Right"))
-        if strategy is None or direction is None:
-            self.fail(f"truncation: unknown strategy {entry.get('strategy')!r} or direction {entry.get('direction')!r}")
+        strategy = _named(entry, "strategy", _TRUNCATION_STRATEGIES, "LongestFirst")
+        direction = _named(entry, "direction", _DIRECTIONS, "Right")
         try:
-            tokenizer.enable_truncation(entry.get("max_length"), entry.get("stride", 0), strategy, direction)
+            tokenizer.enable_truncation(entry.count("max_length"), entry.count("stride", 0), strategy, direction)
         except (TypeError, ValueError) as e:
-            self.fail(f"truncation: {e}")
+            entry.fail(f"truncation: {e}")
 
     def padding(self, tokenizer, entry):
         """The ``padding`` section: null, or its strategy (``"BatchLongest"`` or ``{"Fixed": n}``) and
         what padding puts."""
         if entry is None:
             return
-        if not isinstance(entry, dict):
-            self.fail("padding must be an object or null")
-        strategy = entry.get("strategy", "BatchLongest")
+        strategy = entry.entry.get("strategy", "BatchLongest")
         if strategy == "BatchLongest":
             length = None
         elif isinstance(strategy, dict) and list(strategy) == ["Fixed"]:
-            length = strategy["Fixed"]
+            length = entry.object("strategy").count("Fixed")
         else:
-            self.fail(f"padding: unknown strategy {strategy!r}")
-        direction = _named(_DIRECTIONS, entry.get("direction", "Right"))
-        if direction is None:
-            self.fail(f"padding: unknown direction {entry.get('direction')!r}")
+            entry.fail(f'padding.strategy must be "BatchLongest" or {{"Fixed": length}}, got {json_type(strategy)}')
+        direction = _named(entry, "direction", _DIRECTIONS, "Right")
         try:
             tokenizer.enable_padding(
                 direction=direction,
-                pad_id=entry.get("pad_id", 0),
-                pad_type_id=entry.get("pad_type_id", 0),
-                pad_token=entry.get("pad_token", "[PAD]"),
+                pad_id=entry.count("pad_id", 0),
+                pad_type_id=entry.count("pad_type_id", 0),
+                pad_token=entry.text("pad_token", "[PAD]"),
                 length=length,
-                pad_to_multiple_of=entry.get("pad_to_multiple_of"),
+                pad_to_multiple_of=entry.count("pad_to_multiple_of", None, nullable=True),
             )
         except (TypeError, ValueError) as e:
-            self.fail(f"padding: {e}")
+            entry.fail(f"padding: {e}")
 
     @staticmethod
     def optional(entry, read):
         return None if entry is None else read(entry)
 
-    def kind(self, entry, stage):
-        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-            self.fail(f'{stage} must be an object with a "type"')
-        return entry["type"]
+    @staticmethod
+    def kind(entry):
+        return entry.text("type")
 
     def model(self, entry):
-        kind = self.kind(entry, "model")
+        kind = self.kind(entry)
         if kind == "BPE":
-            merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in entry.get("merges", [])]
-            if any(len(m) != 2 for m in merges):
-                self.fail("model.merges must hold pairs of tokens")
+            merges = []
+            for i, merge in enumerate(entry.array("merges", [])):
+                if isinstance(merge, str) and " " in merge:
+                    merges.append(tuple(merge.split(" ", 1)))
+                elif isinstance(merge, list) and len(merge) == 2 and all(isinstance(part, str) for part in merge):
+                    merges.append(tuple(merge))
+                else:
+                    entry.fail(
+                        f'model.merges[{i}] must be a [left, right] pair or "left right", got {json_type(merge)}'
+                    )
             return BPE(
-                entry["vocab"],
+                entry.token_ids("vocab"),
                 merges,
-                unk_token=entry.get("unk_token"),
-                continuing_subword_prefix=entry.get("continuing_subword_prefix"),
-                end_of_word_suffix=entry.get("end_of_word_suffix"),
-                dropout=entry.get("dropout"),
-                byte_fallback=bool(entry.get("byte_fallback", False)),
-                fuse_unk=bool(entry.get("fuse_unk", False)),
-                ignore_merges=bool(entry.get("ignore_merges", False)),
+                unk_token=entry.text("unk_token", None, nullable=True),
+                continuing_subword_prefix=entry.text("continuing_subword_prefix", None, nullable=True),
+                end_of_word_suffix=entry.text("end_of_word_suffix", None, nullable=True),
+                dropout=entry.number("dropout", None, nullable=True),
+                # tokenizers reads these three as optional: null is their default, false
+                byte_fallback=entry.flag("byte_fallback", False, nullable=True) or False,
+                fuse_unk=entry.flag("fuse_unk", False, nullable=True) or False,
+                ignore_merges=entry.flag("ignore_merges", False, nullable=True) or False,
             )
         if kind == "WordPiece":
             return WordPiece(
-                entry["vocab"],
-                unk_token=entry.get("unk_token", "[UNK]"),
-                max_input_chars_per_word=entry.get("max_input_chars_per_word", 100),
-                continuing_subword_prefix=entry.get("continuing_subword_prefix", "##"),
+                entry.token_ids("vocab"),
+                unk_token=entry.text("unk_token", "[UNK]"),
+                max_input_chars_per_word=entry.count("max_input_chars_per_word", 100),
+                continuing_subword_prefix=entry.text("continuing_subword_prefix", "##"),
             )
         if kind == "Unigram":
+            pieces = entry.array("vocab")
+            for i, piece in enumerate(pieces):
+                if not (
+                    isinstance(piece, list)
+                    and len(piece) == 2
+                    and isinstance(piece[0], str)
+                    and isinstance(piece[1], (int, float))
+                    and not isinstance(piece[1], bool)
+                ):
+                    entry.fail(f"model.vocab[{i}] must be a [piece, score] pair, got {json_type(piece)}")
             return Unigram(
-                [tuple(pair) for pair in entry["vocab"]],
-                unk_id=entry.get("unk_id"),
-                byte_fallback=bool(entry.get("byte_fallback", False)),
+                [tuple(pair) for pair in pieces],
+                unk_id=entry.count("unk_id", None, nullable=True),
+                byte_fallback=entry.flag("byte_fallback", False),
                 viterbi="huggingface",  # the file's meaning: tokenizers' lattice per word
             )
         if kind == "WordLevel":
-            return WordLevel(entry["vocab"], unk_token=entry.get("unk_token", "<unk>"))
-        self.fail(f"unsupported model {kind!r} (kvec reads BPE, WordPiece, WordLevel and Unigram)")
+            return WordLevel(entry.token_ids("vocab"), unk_token=entry.text("unk_token", "<unk>"))
+        entry.fail(f"unsupported model {kind!r} (kvec reads BPE, WordPiece, WordLevel and Unigram)")
 
     def normalizer(self, entry):
-        kind = self.kind(entry, "normalizer")
+        kind = self.kind(entry)
         if kind == "Sequence":
-            return normalizers.Sequence([self.normalizer(n) for n in entry["normalizers"]])
+            return normalizers.Sequence([self.normalizer(n) for n in entry.objects("normalizers")])
         if kind == "BertNormalizer":
             return normalizers.BertNormalizer(
-                clean_text=entry.get("clean_text", True),
-                handle_chinese_chars=entry.get("handle_chinese_chars", True),
-                strip_accents=entry.get("strip_accents"),
-                lowercase=entry.get("lowercase", True),
+                clean_text=entry.flag("clean_text", True),
+                handle_chinese_chars=entry.flag("handle_chinese_chars", True),
+                strip_accents=entry.flag("strip_accents", None, nullable=True),
+                lowercase=entry.flag("lowercase", True),
             )
         if kind in ("Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"):
             return getattr(normalizers, kind)()
         if kind == "Prepend":
-            return normalizers.Prepend(entry["prepend"])
+            return normalizers.Prepend(entry.text("prepend"))
         if kind == "Strip":
-            return normalizers.Strip(left=entry.get("strip_left", True), right=entry.get("strip_right", True))
+            return normalizers.Strip(left=entry.flag("strip_left", True), right=entry.flag("strip_right", True))
         if kind == "ByteLevel":
             return normalizers.ByteLevel()
         if kind == "Precompiled":
-            return normalizers.Precompiled(entry.get("precompiled_charsmap") or "")
+            return normalizers.Precompiled(entry.text("precompiled_charsmap", None, nullable=True) or "")
         if kind == "Replace":
-            return normalizers.Replace(self.pattern(entry.get("pattern")), entry["content"])
-        self.fail(f"unsupported normalizer {kind!r}")
+            return normalizers.Replace(self.pattern(entry), entry.text("content"))
+        entry.fail(f"unsupported normalizer {kind!r}")
 
     def pre_tokenizer(self, entry):
-        kind = self.kind(entry, "pre_tokenizer")
+        kind = self.kind(entry)
         if kind == "Sequence":
-            if entry.get("pretokenizers") == [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]:
+            if entry.entry.get("pretokenizers") == [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]:
                 return pretokenizers.SentencePiece(split_digits=True)
-            return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry["pretokenizers"]])
+            return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry.objects("pretokenizers")])
         if kind == "ByteLevel":
             return pretokenizers.ByteLevel(
-                add_prefix_space=entry.get("add_prefix_space", True),
-                trim_offsets=entry.get("trim_offsets", True),
-                use_regex=entry.get("use_regex", True),
+                add_prefix_space=entry.flag("add_prefix_space", True),
+                trim_offsets=entry.flag("trim_offsets", True),
+                use_regex=entry.flag("use_regex", True),
             )
         if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
             return getattr(pretokenizers, kind)()
         if kind == "Metaspace":
             return pretokenizers.Metaspace(**self.metaspace(entry))
         if kind == "Punctuation":
-            return pretokenizers.Punctuation(self.behavior(entry.get("behavior", "Isolated")))
+            return pretokenizers.Punctuation(_named(entry, "behavior", _BEHAVIORS, "Isolated"))
         if kind == "Digits":
-            return pretokenizers.Digits(individual_digits=entry.get("individual_digits", False))
+            return pretokenizers.Digits(individual_digits=entry.flag("individual_digits", False))
         if kind == "Split":
             return self.split(entry)
         if kind == "CharDelimiterSplit":
-            return pretokenizers.CharDelimiterSplit(entry["delimiter"])
+            return pretokenizers.CharDelimiterSplit(entry.text("delimiter"))
         if kind == "FixedLength":
-            return pretokenizers.FixedLength(entry.get("length", 5))
+            return pretokenizers.FixedLength(entry.count("length", 5))
         if kind == "UnicodeScripts":
             return pretokenizers.UnicodeScripts()
-        self.fail(f"unsupported pre_tokenizer {kind!r}")
+        entry.fail(f"unsupported pre_tokenizer {kind!r}")
 
     def split(self, entry):
         """The Split forms kvec writes: sentencepiece's words, and the Keras rule."""
-        pattern, behavior, invert = entry.get("pattern") or {}, entry.get("behavior"), bool(entry.get("invert"))
-        if pattern == {"String": "▁"} and behavior == "MergedWithNext" and not invert:
+        pattern = self.pattern(entry)
+        behavior = _named(entry, "behavior", _BEHAVIORS, REQUIRED)
+        invert = entry.flag("invert", False)
+        if pattern == "▁" and behavior == "merged_with_next" and not invert:
             return pretokenizers.SentencePiece()
-        regex_text = pattern.get("Regex", "")
+        regex_text = pattern.pattern if isinstance(pattern, Regex) else ""
         if (
-            behavior == "Removed"
+            behavior == "removed"
             and not invert
             and len(regex_text) > 2
             and regex_text[0] == "["
@@ -338,129 +359,127 @@ class _Reader:
                 i += 1
             if chars and "^" not in body[:1]:
                 return pretokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
-        if ("Regex" in pattern or "String" in pattern) and behavior in _BEHAVIORS:
-            return pretokenizers.Split(self.pattern(pattern), self.behavior(behavior), invert=invert)
-        self.fail(f"unsupported pre_tokenizer Split with pattern {pattern!r} and behavior {behavior!r}")
+        return pretokenizers.Split(pattern, behavior, invert=invert)
 
-    def pattern(self, pattern):
-        """A Split's or Replace's pattern: ``{"String": text}`` (found literally) or ``{"Regex": text}``."""
-        if isinstance(pattern, dict) and len(pattern) == 1 and isinstance(next(iter(pattern.values())), str):
-            if "String" in pattern:
-                return pattern["String"]
-            if "Regex" in pattern:
-                return Regex(pattern["Regex"])
-        self.fail(f'unsupported pattern {pattern!r} (expected {{"String": ...}} or {{"Regex": ...}})')
+    @staticmethod
+    def pattern(entry):
+        """A Split's or Replace's ``pattern``: ``{"String": text}`` (found literally) or
+        ``{"Regex": text}``."""
+        pattern = entry.object("pattern")
+        if len(pattern.entry) != 1 or not ("String" in pattern or "Regex" in pattern):
+            entry.fail(f'{entry.where("pattern")} must be {{"String": text}} or {{"Regex": text}}')
+        if "String" in pattern:
+            return pattern.text("String")
+        return Regex(pattern.text("Regex"))
 
     @staticmethod
     def metaspace(entry):
         """The arguments of a Metaspace pre-tokenizer or decoder."""
-        scheme = entry.get("prepend_scheme")
+        scheme = entry.text("prepend_scheme", None)
         if scheme is None:  # files before tokenizers 0.14 say add_prefix_space
-            scheme = "always" if entry.get("add_prefix_space", True) else "never"
+            scheme = "always" if entry.flag("add_prefix_space", True) else "never"
+        split = entry.flag("split", True, nullable=True)  # tokenizers reads a null split as its default
         return {
-            "replacement": entry.get("replacement", "▁"),
+            "replacement": entry.text("replacement", "▁"),
             "prepend_scheme": scheme,
-            "split": entry.get("split", True),
+            "split": True if split is None else split,
         }
 
-    def behavior(self, name):
-        if name not in _BEHAVIORS:
-            self.fail(f"unknown split behavior {name!r}")
-        return _BEHAVIORS[name]
-
     def decoder(self, entry):
-        kind = self.kind(entry, "decoder")
+        kind = self.kind(entry)
         if kind == "ByteLevel":
             return decoders.ByteLevel()
         if kind == "WordPiece":
-            return decoders.WordPiece(prefix=entry.get("prefix", "##"), cleanup=entry.get("cleanup", True))
+            return decoders.WordPiece(prefix=entry.text("prefix", "##"), cleanup=entry.flag("cleanup", True))
         if kind == "Metaspace":
             return decoders.Metaspace(**self.metaspace(entry))
         if kind == "Sequence":
-            parts = entry.get("decoders")
-            if not isinstance(parts, list):
-                self.fail("a Sequence decoder needs a decoders list")
-            return decoders.Sequence([self.decoder(part) for part in parts])
+            return decoders.Sequence([self.decoder(part) for part in entry.objects("decoders")])
         if kind == "Replace":
-            return decoders.Replace(self.pattern(entry.get("pattern")), entry["content"])
+            return decoders.Replace(self.pattern(entry), entry.text("content"))
         if kind in ("ByteFallback", "Fuse"):
             return getattr(decoders, kind)()
         if kind == "Strip":
-            return decoders.Strip(entry.get("content", " "), entry.get("start", 0), entry.get("stop", 0))
+            return decoders.Strip(entry.text("content", " "), entry.count("start", 0), entry.count("stop", 0))
         if kind == "CTC":
-            names = ("pad_token", "word_delimiter_token", "cleanup")
-            return decoders.CTC(**{name: entry[name] for name in names if name in entry})
+            return decoders.CTC(
+                pad_token=entry.text("pad_token", "<pad>"),
+                word_delimiter_token=entry.text("word_delimiter_token", "|"),
+                cleanup=entry.flag("cleanup", True),
+            )
         if kind == "BPEDecoder":
-            return decoders.BPEDecoder(entry.get("suffix", "</w>"))
-        self.fail(f"unsupported decoder {kind!r}")
+            return decoders.BPEDecoder(entry.text("suffix", "</w>"))
+        entry.fail(f"unsupported decoder {kind!r}")
 
     def post_processor(self, entry):
-        kind = self.kind(entry, "post_processor")
+        kind = self.kind(entry)
         if kind == "Sequence":
-            parts = entry.get("processors")
-            if not isinstance(parts, list):
-                self.fail("a Sequence post_processor needs a processors list")
-            return processors.Sequence([self.post_processor(part) for part in parts])
+            return processors.Sequence([self.post_processor(part) for part in entry.objects("processors")])
         if kind == "ByteLevel":
-            names = ("add_prefix_space", "trim_offsets", "use_regex")
-            return processors.ByteLevel(**{name: entry[name] for name in names if name in entry})
+            return processors.ByteLevel(
+                add_prefix_space=entry.flag("add_prefix_space", True),
+                trim_offsets=entry.flag("trim_offsets", True),
+                use_regex=entry.flag("use_regex", True),
+            )
         if kind == "TemplateProcessing":
-            specials = entry.get("special_tokens") or {}
-            if not isinstance(specials, dict) or not all(isinstance(special, dict) for special in specials.values()):
-                self.fail("a TemplateProcessing's special_tokens must be an object of objects")
+            tokens = []
+            specials = entry.object("special_tokens", None, nullable=True)
+            for name in specials.entry if specials is not None else ():
+                special = specials.object(name)
+                ids = special.array("ids", [])
+                for position, value in enumerate(ids):
+                    if not _is_id(value):
+                        where = f"{special.where('ids')}[{position}]"
+                        entry.fail(f"{where} must be an id from 0 to {MAX_ID}, got {json_type(value)}")
+                tokens.append({"id": special.text("id", name), "ids": ids, "tokens": special.strings("tokens", [])})
+            pair = entry.objects("pair", None) if entry.entry.get("pair") else None
             try:
                 return TemplateProcessing(
-                    self.template(entry["single"]),
-                    self.template(entry["pair"]) if entry.get("pair") else None,
-                    special_tokens=[{"id": name, **special} for name, special in specials.items()],
+                    self.template(entry.objects("single")),
+                    self.template(pair) if pair else None,
+                    special_tokens=tokens,
                 )
             except (TypeError, ValueError) as error:
-                self.fail(f"invalid TemplateProcessing ({error})")
+                entry.fail(f"invalid TemplateProcessing ({error})")
         if kind == "BertProcessing":
-            return processors.BertProcessing(tuple(entry["sep"]), tuple(entry["cls"]))
+            return processors.BertProcessing(_token_and_id(entry, "sep"), _token_and_id(entry, "cls"))
         if kind == "RobertaProcessing":
             return processors.RobertaProcessing(
-                tuple(entry["sep"]),
-                tuple(entry["cls"]),
-                trim_offsets=entry.get("trim_offsets", True),
-                add_prefix_space=entry.get("add_prefix_space", True),
+                _token_and_id(entry, "sep"),
+                _token_and_id(entry, "cls"),
+                trim_offsets=entry.flag("trim_offsets", True),
+                add_prefix_space=entry.flag("add_prefix_space", True),
             )
-        self.fail(f"unsupported post_processor {kind!r}")
+        entry.fail(f"unsupported post_processor {kind!r}")
 
-    def template(self, pieces):
+    @staticmethod
+    def template(pieces):
         parts = []
         for piece in pieces:
             if "Sequence" in piece:
-                name, type_id = "$" + piece["Sequence"]["id"], piece["Sequence"].get("type_id", 0)
+                sequence = piece.object("Sequence")
+                name = "$" + _named(sequence, "id", {"A": "A", "B": "B"}, REQUIRED)
             elif "SpecialToken" in piece:
-                name, type_id = piece["SpecialToken"]["id"], piece["SpecialToken"].get("type_id", 0)
+                sequence = piece.object("SpecialToken")
+                name = sequence.text("id")
             else:
-                self.fail(f"unknown template piece {piece!r}")
-            parts.append(f"{name}:{type_id}")
+                piece.fail(f'{piece.path} must be {{"Sequence": ...}} or {{"SpecialToken": ...}}')
+            parts.append(f"{name}:{sequence.count('type_id', 0)}")
         return " ".join(parts)
 
-    def added_tokens(self, tokenizer, entries):
+    @staticmethod
+    def added_tokens(tokenizer, entries):
         tokens = []
-        if not isinstance(entries, list):
-            self.fail("added_tokens must be a list")
         for position, entry in enumerate(entries):
-            if (
-                not isinstance(entry, dict)
-                or not isinstance(entry.get("content"), str)
-                or not entry["content"]
-                or not isinstance(entry.get("id"), int)
-                or isinstance(entry["id"], bool)
-            ):
-                self.fail(f"added_tokens[{position}] must have a non-empty str content and an int id")
-            if not 0 <= entry["id"] <= MAX_ID:
-                self.fail(f"added_tokens[{position}].id = {entry['id']} is out of range: ids are 0 to {MAX_ID}")
-            options = {}
-            for flag in ("single_word", "lstrip", "rstrip", "normalized", "special"):
-                value = entry.get(flag, flag == "normalized" and not entry.get("special", False))
-                if not isinstance(value, bool):
-                    self.fail(f"added_tokens[{position}].{flag} must be true or false, got {value!r}")
-                options[flag] = value
-            tokens.append((AddedToken(entry["content"], **options), entry["id"]))
+            content, token_id = entry.text("content"), entry.count("id")
+            if not content:
+                entry.fail(f"added_tokens[{position}].content must be a non-empty string")
+            if not 0 <= token_id <= MAX_ID:
+                entry.fail(f"added_tokens[{position}].id = {token_id} is out of range: ids are 0 to {MAX_ID}")
+            special = entry.flag("special", False)
+            options = {flag: entry.flag(flag, False) for flag in ("single_word", "lstrip", "rstrip")}
+            options["normalized"] = entry.flag("normalized", not special)
+            tokens.append((AddedToken(content, special=special, **options), token_id))
         tokenizer.added_vocabulary.restore(tokens, tokenizer.normalizer)
         tokenizer._word_ids = {}
         tokenizer._word_encoder = None

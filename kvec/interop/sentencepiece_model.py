@@ -19,6 +19,7 @@ from kvec.errors import FormatError
 from kvec.interop.protobuf import as_float, as_int32, last, read_message
 from kvec.models import BPE, Unigram
 from kvec.pipeline import Pipeline
+from kvec.vocab_reading import read_bytes
 
 __all__ = ["load_sentencepiece_model"]
 
@@ -33,9 +34,7 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
         kvec.errors.FormatError: the file is not a sentencepiece model, is truncated, or uses a model
             type kvec does not have (word, char); the message names the file.
     """
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        data = f.read()
+    path, data = read_bytes(path)
     model = read_message(data, path)
     trainer = read_message(last(model, 2, b"", path), path)
     spec = read_message(last(model, 3, b"", path), path)

@@ -23,7 +23,14 @@ from kvec.models import BPE
 from kvec.models.base import MAX_ID, check_id
 from kvec.pipeline import Pipeline
 
-__all__ = ["PATTERNS", "load_tiktoken"]
+__all__ = ["MAX_TOKEN_BYTES", "PATTERNS", "load_tiktoken"]
+
+#: The longest token a rank file may hold, in bytes (1 MiB): thousands of times the longest of
+#: tiktoken's published encodings, and short enough that finding one token's merge (``n log n`` in its
+#: length) takes about a second. A longer token is refused before its base64 is decoded, so a file of
+#: one 50 MB token is refused at once.
+MAX_TOKEN_BYTES = 1 << 20
+_MAX_BASE64 = 4 * -(-MAX_TOKEN_BYTES // 3)
 
 PATTERNS = {
     "cl100k_base": (
@@ -49,8 +56,9 @@ def load_tiktoken(
 
     Raises:
         kvec.errors.FormatError: naming the file and the line: a line that is not a base64 token and a
-            rank from 0 to 2147483647, two tokens with one rank (tiktoken refuses them too), or a
-            token that tiktoken's merging cannot make from two lower-ranked tokens.
+            rank from 0 to 2147483647, a token longer than :data:`MAX_TOKEN_BYTES`, two tokens with
+            one rank (tiktoken refuses them too), or a token that tiktoken's merging cannot make
+            from two lower-ranked tokens.
     """
     special = _checked_special_tokens(special_tokens)
     path, text = serialization.read_text(path)
@@ -105,10 +113,14 @@ def _read_ranks(text: str, path: str) -> dict[bytes, int]:
         if not (digits.isascii() and digits.isdigit() and len(digits) <= _RANK_DIGITS and int(digits) <= MAX_ID):
             raise FormatError(path, f"line {number}: the rank {digits[:20]!r} is not a number from 0 to {MAX_ID}")
         rank = int(digits)
+        if len(encoded) > _MAX_BASE64:
+            raise FormatError(path, f"line {number}: a token longer than {MAX_TOKEN_BYTES} bytes, the most kvec reads")
         try:
             token = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError):
             raise FormatError(path, f"line {number} is not a base64 token and a rank") from None
+        if len(token) > MAX_TOKEN_BYTES:
+            raise FormatError(path, f"line {number}: a token longer than {MAX_TOKEN_BYTES} bytes, the most kvec reads")
         if not token:
             raise FormatError(path, f"line {number}: an empty token")
         if token in ranks:  # a token listed twice keeps its last rank, as tiktoken reads it

@@ -6,7 +6,14 @@ depend on TensorFlow, so the library is compiled (about 10 s with g++) the first
 it, into ``default_cache_dir()/tf_ops/<key>/``. The key is a hash of the sources, the compilers, the
 flags and the TensorFlow version, so an upgrade of either builds afresh and a second process loads the
 cached library at once. The folders are the user's alone (0700, checked before every load: see
-:mod:`kvec.user_cache`); the library is built in a temporary folder inside and moved into place.
+:mod:`kvec.user_cache`); the library is built in a temporary folder inside, fsynced, and moved into
+place, and then its size and SHA-256 are written beside it (``libkvec_ops.so.json``, atomically).
+
+A cached library is loaded only after its size and SHA-256 match that record: a file cut short (a
+full disk, a crash before the data reached it) or altered would otherwise be mapped by
+``tf.load_op_library`` and kill the process with SIGBUS, or run code kvec never built. A library
+that fails the check, or has no record, is never loaded: it is built again, with an
+:class:`OpLibraryWarning` saying why.
 
 ``$CC`` and ``$CXX`` choose the compilers (default ``gcc`` and ``g++``). Where the build fails (no
 compiler, no TensorFlow headers), :func:`load` warns once and returns None: the layer then runs its
@@ -16,6 +23,7 @@ tokenizer through ``tf.numpy_function`` and refuses ``model.export``.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -28,11 +36,13 @@ from pathlib import Path
 
 import tensorflow as tf
 
+from kvec.atomic import atomic_write
 from kvec.user_cache import UnsafeCacheError, check_private, private_folder
 
 __all__ = ["LIBRARY_NAME", "OpLibraryWarning", "failure", "library_path", "load"]
 
 LIBRARY_NAME = "libkvec_ops.so"
+RECORD_NAME = LIBRARY_NAME + ".json"  # the built library's size and SHA-256
 C_FLAGS = ["-O3", "-fPIC", "-std=c11", "-Wall", "-Wextra"]
 CXX_FLAGS = ["-O3", "-fPIC", "-shared", "-Wall", "-Wextra"]
 
@@ -94,29 +104,80 @@ def library_path() -> str:
 
 
 def _build(sources: Path, toolchain: _Toolchain, folder: str) -> None:
-    """Compiles the library into ``folder``; CalledProcessError or OSError when it cannot."""
+    """Compiles the library into ``folder`` and records its size and SHA-256 beside it;
+    CalledProcessError or OSError when it cannot."""
     work = tempfile.mkdtemp(prefix="build-", dir=folder)
-    core = sources / "core"
     try:
-        objects = []
-        for path in sorted(core.glob("*.c")):  # the whole core: it needs no Python
-            output = os.path.join(work, f"{path.stem}.o")
-            command = [toolchain.cc, *C_FLAGS, f"-I{core}", "-c", str(path), "-o", output]
-            subprocess.run(command, check=True, capture_output=True)
-            objects.append(output)
-        library = os.path.join(work, LIBRARY_NAME)
-        command = [
-            toolchain.cxx,
-            *CXX_FLAGS,
-            *toolchain.compile_flags,
-            f"-I{core}",
-            str(sources / "tf" / "kvec_ops.cc"),
-        ]
-        subprocess.run([*command, *objects, *toolchain.link_flags, "-o", library], check=True, capture_output=True)
-        os.chmod(library, 0o755)
-        os.replace(library, os.path.join(folder, LIBRARY_NAME))
+        _install(_compile(sources, toolchain, work), folder)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _compile(sources: Path, toolchain: _Toolchain, work: str) -> str:
+    """The library, compiled in the folder ``work``: its path."""
+    core = sources / "core"
+    objects = []
+    for path in sorted(core.glob("*.c")):  # the whole core: it needs no Python
+        output = os.path.join(work, f"{path.stem}.o")
+        command = [toolchain.cc, *C_FLAGS, f"-I{core}", "-c", str(path), "-o", output]
+        subprocess.run(command, check=True, capture_output=True)
+        objects.append(output)
+    library = os.path.join(work, LIBRARY_NAME)
+    command = [
+        toolchain.cxx,
+        *CXX_FLAGS,
+        *toolchain.compile_flags,
+        f"-I{core}",
+        str(sources / "tf" / "kvec_ops.cc"),
+    ]
+    subprocess.run([*command, *objects, *toolchain.link_flags, "-o", library], check=True, capture_output=True)
+    return library
+
+
+def _install(library: str, folder: str) -> None:
+    """Moves the built ``library`` into ``folder``, durably, then writes its record: the data reaches
+    the disk before the rename, and the record is written only once the library it describes is
+    whole there."""
+    os.chmod(library, 0o755)
+    size, digest = _measure(library, sync=True)
+    os.replace(library, os.path.join(folder, LIBRARY_NAME))
+    with atomic_write(os.path.join(folder, RECORD_NAME)) as f:  # fsyncs the record and the folder
+        json.dump({"library": LIBRARY_NAME, "size": size, "sha256": digest}, f)
+
+
+def _measure(path: str, sync: bool = False) -> tuple[int, str]:
+    """``(size, SHA-256 in hex)`` of the file at ``path``, fsynced first with ``sync``."""
+    digest, size = hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        if sync:
+            os.fsync(f.fileno())
+        while block := f.read(1 << 20):
+            digest.update(block)
+            size += len(block)
+    return size, digest.hexdigest()
+
+
+def _unverified(folder: str) -> str | None:
+    """Why the cached library in ``folder`` must not be loaded (missing, no record, or a size or
+    SHA-256 other than its record's), or None when it matches its record."""
+    path, record_path = os.path.join(folder, LIBRARY_NAME), os.path.join(folder, RECORD_NAME)
+    if not os.path.exists(path):
+        return "missing"
+    try:
+        check_private(record_path)
+        with open(record_path, encoding="utf-8") as f:
+            record = json.load(f)
+        expected = (record["size"], record["sha256"])
+    except FileNotFoundError:
+        return f"no record of its size and SHA-256 ({RECORD_NAME})"
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        return f"its record {RECORD_NAME} is unreadable ({type(e).__name__})"
+    size = os.stat(path).st_size
+    if size != expected[0]:
+        return f"{size} bytes where its record says {expected[0]}"
+    if _measure(path)[1] != expected[1]:
+        return "its SHA-256 is not its record's"
+    return None
 
 
 def _why(error: BaseException) -> str:
@@ -150,7 +211,14 @@ def _build_and_load():
     sources, toolchain = source_folder(), _Toolchain.here()
     folder = _folder(sources, toolchain)
     path = os.path.join(folder, LIBRARY_NAME)
-    if not os.path.exists(path):
+    problem = _unverified(folder)
+    if problem is not None:
+        if problem != "missing":
+            warnings.warn(
+                f"kvec's cached op library {path} failed its check ({problem}): it is not loaded, and is built again",
+                OpLibraryWarning,
+                stacklevel=4,
+            )
         print(
             f"kvec: compiling its TensorFlow ops for TensorFlow {tf.__version__} (once; about half a minute) "
             f"into {folder}",
@@ -158,6 +226,9 @@ def _build_and_load():
             flush=True,
         )
         _build(sources, toolchain, folder)
+        problem = _unverified(folder)
+        if problem is not None:  # changed under us since the build: never loaded unchecked
+            raise OSError(f"{path} failed its check right after it was built ({problem})")
     check_private(path)
     return tf.load_op_library(path)
 

@@ -5,6 +5,11 @@ file by file as ``model.fit`` consumes them: TFRecord shards by TensorFlow's ``T
 Without ``shuffle`` the batches are exactly those of :class:`kvec.batching.TokenBatches` over the same
 rows and options: windows of ``batch_size * bucket_window`` rows, each sorted by length (longest first,
 ties in order) and cut into batches, each padded to its longest row.
+
+The shards are read by :func:`kvec.shards.shard_chunks`, the reader of
+:func:`kvec.shards.read_shards`, and checked whole when the dataset is made: a file either reader
+cannot represent (nulls, ids past int64 or negative, float ids, row counts other than the manifest's,
+a file outside the folder) raises the same :class:`kvec.errors.FormatError`, naming the file and row.
 """
 
 from __future__ import annotations
@@ -16,12 +21,9 @@ import numpy as np
 import tensorflow as tf
 
 from kvec.batching import PADDING_SIDES
-from kvec.errors import FormatError
-from kvec.shards import IDS, MASK, SHARDS_FILE, ShardInfo, read_info, real_ids, tfrecord_features
+from kvec.shards import IDS, MASK, ShardInfo, read_info, real_ids, shard_chunks, tfrecord_features
 
 __all__ = ["dataset_from_shards"]
-
-_PARQUET_BATCH_ROWS = 8192
 
 
 def _positive_int(value, name):
@@ -81,9 +83,10 @@ def dataset_from_shards(
         if column.is_list or column.kind == "bytes":
             raise ValueError(f"label: the column {label!r} must hold one int or float per row")
     dtype = tf.as_dtype(np.dtype(dtype))
-    for file in info.paths:
-        if not os.path.isfile(file):
-            raise FormatError(file, f"missing: {SHARDS_FILE} lists it")
+    # Every file is read once and checked now, by read_shards' own reader: a file it refuses raises
+    # the same FormatError here, before training, not a TensorFlow error halfway through an epoch.
+    for _ in shard_chunks(info, _names(info, label)):
+        pass
     rows = _tfrecord_rows(info, label) if info.format == "tfrecord" else _parquet_rows(info, label)
     if maxlen is not None:
         rows = rows.map(lambda ids, y: (ids[-maxlen:] if truncating == "pre" else ids[:maxlen], y))
@@ -125,10 +128,14 @@ def _label_dtype(info: ShardInfo, label):
     return tf.int64 if label is None or info.column(label).kind == "int" else tf.float32
 
 
+def _names(info, label):
+    """The columns read: the ids, the mask of padded shards and the label."""
+    return [IDS] + ([MASK] if info.padded else []) + ([] if label is None else [label])
+
+
 def _tfrecord_rows(info, label):
     """``(ids, label)`` per row (label 0 when there is none), through TensorFlow's TFRecord reader."""
-    names = [IDS] + ([MASK] if info.padded else []) + ([] if label is None else [label])
-    features = tfrecord_features([info.column(name) for name in names])
+    features = tfrecord_features([info.column(name) for name in _names(info, label)])
     padded = info.padded
 
     def parsed(serialized):
@@ -145,25 +152,16 @@ def _tfrecord_rows(info, label):
 
 def _parquet_rows(info, label):
     """``(ids, label)`` per row (label 0 when there is none), through pyarrow, one record batch at a
-    time."""
-    import pyarrow.parquet as pq
-
-    from_column = [IDS] + ([MASK] if info.padded else []) + ([] if label is None else [label])
+    time, converted and checked by :func:`kvec.shards.shard_chunks`."""
     label_type = _label_dtype(info, label)
 
     def record_batches():
-        for file in info.paths:
-            for batch in pq.ParquetFile(file).iter_batches(batch_size=_PARQUET_BATCH_ROWS, columns=from_column):
-                ids = batch.column(IDS)
-                values = np.asarray(ids.flatten(), dtype=np.int64)
-                lengths = np.asarray(ids.value_lengths(), dtype=np.int64)
-                if info.padded:
-                    values, lengths = real_ids(values, lengths, np.asarray(batch.column(MASK).flatten()))
-                if label is None:
-                    labels = np.zeros(len(lengths), np.int64)
-                else:
-                    labels = np.asarray(batch.column(label).to_numpy(zero_copy_only=False), label_type.as_numpy_dtype)
-                yield values, lengths, labels
+        for _, _, chunk in shard_chunks(info, _names(info, label)):
+            values, lengths = chunk[IDS]
+            if info.padded:
+                values, lengths = real_ids(values, lengths, chunk[MASK][0])
+            labels = np.zeros(len(lengths), np.int64) if label is None else chunk[label]
+            yield values, lengths, np.asarray(labels, label_type.as_numpy_dtype)
 
     signature = (
         tf.TensorSpec([None], tf.int64),
