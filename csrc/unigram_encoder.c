@@ -1,11 +1,15 @@
 /* csrc/unigram_encoder.c: whole texts to ids with one Unigram lattice over each text, as sentencepiece
  * encodes, for Lattice.encode_texts (unigram_module.c) and kvec/models/unigram.py.
  *
- *   .encode_texts(texts, prefix=(), suffix=()) -> (values, row_lengths): the ids of every text back to
- *       back and how many belong to each, as int64 bytes; prefix and suffix ids go around each text's.
+ *   .encode_texts(texts, prefix=(), suffix=(), words=None) -> (values, row_lengths): the ids of every
+ *       text back to back and how many belong to each, as int64 bytes; prefix and suffix ids go around
+ *       each text's. words: a class table (bytes) cutting each text into words merged with the
+ *       delimiter before them (csrc/core/class_runs.h), one lattice each, as Hugging Face segments
+ *       sentencepiece's words; None: one lattice over the whole text, as sentencepiece does.
  *
- * Each text's ids are unigram_ids() of csrc/core/unigram_path.h over the str's own data. It runs without
- * the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py does).
+ * Each text's (or word's) ids are unigram_ids() of csrc/core/unigram_path.h over the str's own data. It
+ * runs without the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py
+ * does).
  *
  *   .word_model() -> the capsule of csrc/word_model.h: the same ids of one word, without the GIL.
  */
@@ -14,6 +18,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "class_runs.h"
 #include "int64s_from_python.h"
 #include "unigram.h"
 #include "word_model.h"
@@ -24,6 +29,7 @@ typedef struct {
     PyObject **texts;
     Py_ssize_t n;
     const Int64s *prefix, *suffix;
+    const ClassTable *words; /* NULL: each text is one lattice */
     Int64s values;
     int64_t *lengths;
     int out_of_memory;
@@ -40,7 +46,13 @@ encode_text(Part *part, UnigramPath *path, Py_ssize_t t)
     Py_ssize_t before = part->values.length;
     ptrdiff_t unknown_at = 0;
     int status = int64s_extend(&part->values, part->prefix) < 0 ? -1 : 0;
-    if (status == 0) status = unigram_ids(&part->L->model, path, &view, &part->values, &unknown_at);
+    if (status == 0 && !part->words) status = unigram_ids(&part->L->model, path, &view, &part->values, &unknown_at);
+    for (ptrdiff_t i = 0, end; status == 0 && part->words && i < view.length; i = end) {
+        end = class_merged_word_end(part->words, &view, i, CLASS_MERGE_NEXT);
+        CodePoints word = code_points_slice(&view, i, end - i);
+        status = unigram_ids(&part->L->model, path, &word, &part->values, &unknown_at);
+        unknown_at += i;
+    }
     if (status == 0) status = int64s_extend(&part->values, part->suffix) < 0 ? -1 : 0;
     if (status > 0) {
         part->unknown_text = t;
@@ -66,10 +78,15 @@ encode_part(Part *part)
 PyObject *
 lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"texts", "prefix", "suffix", NULL};
-    PyObject *texts, *prefix_arg = NULL, *suffix_arg = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OO", kwlist, &PyList_Type, &texts, &prefix_arg, &suffix_arg))
+    static char *kwlist[] = {"texts", "prefix", "suffix", "words", NULL};
+    PyObject *texts, *prefix_arg = NULL, *suffix_arg = NULL, *words = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOO", kwlist, &PyList_Type, &texts, &prefix_arg, &suffix_arg,
+                                     &words))
         return NULL;
+    if (words != Py_None && !PyBytes_Check(words)) {
+        PyErr_Format(PyExc_TypeError, "words must be bytes or None, got %.100s", Py_TYPE(words)->tp_name);
+        return NULL;
+    }
     Py_ssize_t n = PyList_GET_SIZE(texts);
     for (Py_ssize_t t = 0; t < n; t++) {
         if (!PyUnicode_Check(PyList_GET_ITEM(texts, t))) {
@@ -90,7 +107,11 @@ lattice_encode_texts(Lattice *self, PyObject *args, PyObject *kwds)
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
-    Part part = {self, &PyList_GET_ITEM(held, 0), n, &prefix, &suffix, {0}, lengths, 0, -1, -1};
+    /* code points past the table are text (class 2); the bytes object outlives the call (an argument) */
+    ClassTable table = {words != Py_None ? (const unsigned char *)PyBytes_AS_STRING(words) : NULL,
+                        words != Py_None ? PyBytes_GET_SIZE(words) : 0, 2};
+    Part part = {self, &PyList_GET_ITEM(held, 0), n, &prefix, &suffix, words != Py_None ? &table : NULL, {0},
+                 lengths, 0, -1, -1};
     Py_BEGIN_ALLOW_THREADS
     encode_part(&part);
     Py_END_ALLOW_THREADS

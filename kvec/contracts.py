@@ -546,10 +546,12 @@ class Model(Stage, _Settings, ABC):
 
     def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
         """A native encoder of whole texts for models that segment a text as one (Unigram, as
-        sentencepiece does): ``(texts, prefix, suffix) -> (values, row_lengths)``, int64 bytes of every
-        text's ids (``prefix`` and ``suffix`` ids around each) and their counts. It runs without the
-        GIL, so the pipeline calls it on parts of a batch from several threads. None (the default):
-        the model is given words one by one."""
+        sentencepiece does): ``(texts, prefix, suffix, words=None) -> (values, row_lengths)``, int64
+        bytes of every text's ids (``prefix`` and ``suffix`` ids around each) and their counts; with
+        ``words``, a class table of words merged with the delimiter before them
+        (:attr:`WordTable.merge` ``"next"``), each word segmented apart. It runs without the GIL, so
+        the pipeline calls it on parts of a batch from several threads. None (the default): the model
+        is given words one by one."""
         return None
 
     @property

@@ -8,6 +8,7 @@ offsets into the original text. The decoder turns tokens back into text.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
@@ -908,11 +909,21 @@ class Pipeline(TransformersCalls, Conveniences):
         return self.model.texts_function() is not None
 
     def _texts_encoder(self):
-        """The model's native encoder of whole texts when the pipeline segments texts whole and its
-        post-processor (if any) only puts ids around the text, else None."""
-        if not self._segments_whole_texts() or self._affixes() is None:
+        """The model's native encoder of whole texts when the pipeline segments texts whole, or when
+        its pre-tokenizer only shapes training and cuts merged words (a lattice per word, the table
+        given to the encoder: faster than the word cache for words rarely seen twice), and its
+        post-processor (if any) only puts ids around the text; else None."""
+        if self._affixes() is None:
             return None
-        return self.model.texts_function()
+        if self._segments_whole_texts():
+            return self.model.texts_function()
+        pre_tokenizer, model = self.pre_tokenizer, self.model
+        if model is None or pre_tokenizer is None or not pre_tokenizer.whole_text_models:
+            return None
+        texts_function, table = model.texts_function(), pre_tokenizer.word_table()
+        if texts_function is None or table is None or table.merge != "next" or table.replace or table.prefix:
+            return None
+        return functools.partial(texts_function, words=table.classes)
 
     def _affixes(self):
         """``(prefix, suffix)``: the ids the post-processor puts around one text (none without one), or

@@ -7,6 +7,7 @@ import functools
 import io
 import json
 import warnings
+from array import array
 
 import pytest
 from hypothesis import given
@@ -17,6 +18,7 @@ from kvec.interop import load_sentencepiece_model, load_tokenizer_json, save_tok
 from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
 from kvec.models import Unigram
 from kvec.presets import sentencepiece_style
+from kvec.pretokenizers import SentencePiece
 from tests.support import NEAR_TIED_VOCAB, RUN_TEXT, SHAPES, Oracle, hf_sentencepiece_shaped
 
 spm = Oracle("sentencepiece")
@@ -206,7 +208,6 @@ def test_a_trained_model_reads_a_literal_byte_piece_as_tokenizers_reads_its_file
 
 def test_split_digits_are_written_as_the_ascii_digits_they_are(tmp_path):
     # tokenizers' Digits isolates every Unicode number; sentencepiece's split_digits only 0-9
-    from kvec.pretokenizers import SentencePiece
     from kvec.trainers import UnigramTrainer
 
     ours = sentencepiece_style(split_digits=True)
@@ -222,3 +223,15 @@ def test_split_digits_are_written_as_the_ascii_digits_they_are(tmp_path):
     assert [ours.encode(text).ids for text in texts] == expected
     assert [e.ids for e in ours.encode_batch(texts)] == expected
     assert [e.ids for e in again.encode_batch(texts)] == expected
+
+
+def test_the_texts_encoder_names_a_word_table_of_the_wrong_type():
+    model = Unigram([("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)], unk_id=0)
+    encode = model.texts_function()
+    table = SentencePiece().word_table().classes
+    values, lengths = encode(["▁a▁aa", "a▁"], words=table)
+    words = [["▁a", "▁aa"], ["a", "▁"]]
+    assert array("q", values).tolist() == [i for text in words for word in text for i in model.tokenize_ids(word)]
+    assert array("q", lengths).tolist() == [sum(len(model.tokenize_ids(word)) for word in text) for text in words]
+    with pytest.raises(TypeError, match="words must be bytes or None, got str"):
+        encode(["▁a"], words="▁")

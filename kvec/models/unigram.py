@@ -239,8 +239,9 @@ class Unigram(SubwordModel):
         return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
 
     def texts_function(self):
-        """The C encoder of whole texts (one lattice over each, as sentencepiece), run without the GIL;
-        None when sampling."""
+        """The C encoder of whole texts (one lattice over each, as sentencepiece, or one over each of
+        their merged words, as Hugging Face segments sentencepiece's words), run without the GIL; None
+        when sampling."""
         return self._lattice.encode_texts if self.nbest_size is None else None
 
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
