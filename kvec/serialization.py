@@ -146,6 +146,13 @@ def component(stage, entry, source):
     if cls is None:
         raise FormatError(source, f"unknown {stage} type {entry.get('type')!r} (known: {sorted(registry)})")
     config = entry["config"]
+    if stage == "model":  # the constructors take file paths from a caller; a file never names a file to read
+        written = {"vocab": "a mapping of token to id", "merges": "a list of (left, right) pairs"}
+        if kind == "Unigram":
+            written["vocab"] = "a list of (piece, score) pairs"
+        for name, form in written.items():
+            if isinstance(config.get(name), str):
+                raise FormatError(source, f"invalid model config ({name} must be {form}, got str)")
     key = cls.nested_stages
     if key is not None:
         parts = config.get(key)

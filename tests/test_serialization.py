@@ -127,3 +127,24 @@ def test_a_killed_save_leaves_a_loadable_file(tmp_path):
         process.wait()
         loaded = Tokenizer.from_file(path)  # never a partial file
         assert loaded.get_vocab() in (old.get_vocab(), new_vocab)
+
+
+@pytest.mark.parametrize(
+    ("model", "config"),
+    [
+        ("WordPiece", {"vocab": "vocab.txt"}),
+        ("WordLevel", {"vocab": "vocab.json"}),
+        ("BPE", {"vocab": "vocab.json", "merges": []}),
+        ("BPE", {"vocab": {}, "merges": "merges.txt"}),
+    ],
+)
+def test_a_kvec_file_never_names_a_file_for_a_model_to_read(model, config, tmp_path, monkeypatch):
+    # the model constructors take paths from a caller (BPE("vocab.json", "merges.txt")); from a file, a
+    # path is refused before anything is opened, even where the file it names exists
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "vocab.txt").write_text("[UNK]\na\n", encoding="utf-8")
+    (tmp_path / "vocab.json").write_text('{"[UNK]": 0, "a": 1}', encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    document = {"kvec_format": 1, "model": {"type": model, "config": config}}
+    with pytest.raises(FormatError, match=r"invalid model config \((vocab|merges) must be .*, got str\)"):
+        Tokenizer.from_str(json.dumps(document))
