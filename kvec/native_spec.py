@@ -67,6 +67,7 @@ SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
 WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 0, 1, 2, 3  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
+LONGEST_REPLACEMENT = 32  # code points of a character's replacement or a prefix (csrc/core/char_map.h)
 
 
 class NotNativeError(KvecError):
@@ -342,6 +343,8 @@ def _normalizer(normalizer: Normalizer | None) -> bytes:
         if before and _removes_a_character(_config(NormalizerSequence(before))):
             raise NotNativeError("the normalizer may remove every character before its Prepend")
         prefix = NormalizerSequence(after).normalize_str(cast(Prepend, stages[place]).prepend)
+        if len(prefix) > LONGEST_REPLACEMENT:
+            raise NotNativeError(f"the Prepend is {len(prefix)} code points; the native encoder takes at most 32")
         stages = before + after
     if not stages:
         return _u32(NO_NORMALIZER) + _string(prefix)
@@ -476,6 +479,11 @@ def _character_map(rule, name: str) -> bytes:
             if form == chr(c):
                 entries.append(SAME)
                 continue
+            if len(form) > LONGEST_REPLACEMENT:
+                raise NotNativeError(
+                    f"the normalizer {name} turns U+{c:04X} into {len(form)} code points; the native encoder "
+                    f"takes at most {LONGEST_REPLACEMENT}"
+                )
             if form not in replacements:
                 replacements[form] = len(pool)
                 pool += [len(form), *map(ord, form)]
