@@ -32,7 +32,7 @@ from kvec.native_spec import LONGEST_REPLACEMENT, NotNativeError, describe
 from kvec.normalizers import NFD, NFKC, NFKD, BertNormalizer, Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
-from tests.test_native_sanitizers import CORE, ROOT, block, sanitized
+from tests.test_native_sanitizers import CORE, ROOT, block, byte_level_description, sanitized
 
 PAGES, SAME = 0x1100, 0xFFFFFFFF
 MB = 1 << 20
@@ -200,7 +200,7 @@ def test_80_kb_of_combining_marks_normalize_within_half_a_second_in_python():
     code = f"""
         import json, resource, unicodedata
         from kvec.models import WordPiece
-        from kvec.normalizers import NFD, NFKC, NFKD, BertNormalizer
+        from kvec.normalizers import NFC, NFD, NFKC, NFKD, BertNormalizer
         from kvec.pipeline import Pipeline
         texts = {MARK_TEXTS!r}
         def cpu():
@@ -227,10 +227,14 @@ def test_80_kb_of_combining_marks_normalize_within_half_a_second_in_python():
     assert max(answer["seconds"]) < 0.5
     forms, ids = iter(answer["forms"]), iter(answer["ids"])
     for text in MARK_TEXTS:
-        decomposed = unicodedata.normalize("NFD", text)
-        assert canonical_order_oracle(decomposed) == decomposed
-        bert = "".join(c for c in decomposed if unicodedata.category(c) != "Mn").lower()  # accents stripped
-        for expected in [*(unicodedata.normalize(form, text) for form in ["NFD", "NFKD", "NFC", "NFKC"]), bert]:
+        # the forms by their definition: each character decomposed, the marks put in canonical order,
+        # then composed (unicodedata composes an ordered text in one pass; it would order this one by
+        # insertion, in minutes)
+        nfd, nfkd = (
+            canonical_order_oracle("".join(unicodedata.normalize(f, c) for c in text)) for f in ("NFD", "NFKD")
+        )
+        bert = "".join(c for c in nfd if unicodedata.category(c) != "Mn").lower()  # accents stripped
+        for expected in [nfd, nfkd, unicodedata.normalize("NFC", nfd), unicodedata.normalize("NFKC", nfkd), bert]:
             assert next(forms) == expected
         assert next(ids) == [0] and next(ids) == ([0] if bert else [])  # the whole text one word, unknown
 
@@ -323,7 +327,7 @@ def test_the_op_refuses_the_crafted_descriptions_within_a_second_with_their_erro
     assert [answer for answer, _ in answers] == [
         wrong,
         wrong,
-        [1] * LONGEST_REPLACEMENT,  # b, in place of each b: 32 b
+        [1] + [2] * (LONGEST_REPLACEMENT - 1),  # b becomes 32 b, one word: b, then 31 ##b
         "kvec: text 0 would grow past 32 code points per code point when normalized",
     ]
     assert max(seconds for _, seconds in answers) < 1.0
@@ -354,13 +358,11 @@ def test_the_op_normalizes_80_kb_of_marks_within_half_a_second_with_the_pipeline
 
 
 def test_one_op_call_uses_at_most_64_bytes_per_input_byte_and_64_per_code_point_it_may_grow_to(op_child):
-    from tests.support import small_bpe
-
     words = ["alpha", "beta", "gamma", "naïve", "café", "中文", "ab", "Σίσυφος", "e\u0301", "12"]
     rng = random.Random(7)
     text = " ".join(rng.choice(words) for _ in range(1_400_000)).encode()  # about 8 MB
     bert = Pipeline(WordPiece({"[UNK]": 0, "a": 1, "##b": 2}), normalizer=BertNormalizer(strip_accents=True))
-    files = {"bpe": describe(small_bpe()), "bert": describe(bert), "grown": memory_bomb(LONGEST_REPLACEMENT)}
+    files = {"bpe": byte_level_description(), "bert": describe(bert), "grown": memory_bomb(LONGEST_REPLACEMENT)}
     files["text"] = text
     code = """
         text = open(paths["text"], "rb").read()
