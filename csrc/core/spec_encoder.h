@@ -64,9 +64,12 @@
  *     replacement; a decomposition's second map may only keep within it), plus its prefix; a text that
  *     would grow past it is refused (spec_encode returns SPEC_GROWS) before anything is allocated past it;
  *   - a model gives at most 4 ids per code point of a word (byte fallback: its UTF-8 bytes), plus the
- *     post-processor's ids per text; so the memory of one text is O(its length), at most
- *     4 * (1 + 3 * SPEC_GROWTH) bytes of code points and 8 * 4 * SPEC_GROWTH bytes of ids per input byte.
- * Per text, every stage runs in O(n log n) at worst whatever the text (each loop states its cost). */
+ *     post-processor's ids per text; so the memory of one text is O(its length): its buffers hold at
+ *     most 3 * SPEC_GROWTH code points and its ids 4 * SPEC_GROWTH per input byte, which the op keeps
+ *     within 4 KB per input byte for any description, 64 bytes for text that does not grow
+ *     (tests/test_hostile_descriptions.py).
+ * Per text, every stage runs in O(n log n) at worst whatever the text; the token matcher, WordPiece,
+ * Unigram and jieba by a factor that is the description's, not the text's (each loop states its cost). */
 #ifndef KVEC_CORE_SPEC_ENCODER_H
 #define KVEC_CORE_SPEC_ENCODER_H
 
