@@ -90,7 +90,9 @@ def growing_decomposition():
 
 
 def marks_pipeline(normalizer):
-    vocab = {"[UNK]": 0, "a": 1, "\u0301": 2, "\u0323": 3, "\u0f71": 4}
+    """A WordPiece with a piece for each mark of MARK_TEXTS, so that its ids spell the marks' order."""
+    marks = ["\u0301", "\u0323", "\u0f71", "\u0f72", "\u0308", "\u1ea1"]  # U+1EA1: a and U+0323 composed
+    vocab = {token: i for i, token in enumerate(["[UNK]", "a", *marks, *("##" + mark for mark in marks)])}
     return Pipeline(WordPiece(vocab, max_input_chars_per_word=10**9), normalizer=normalizer)
 
 
