@@ -32,6 +32,7 @@ from kvec.native_spec import LONGEST_REPLACEMENT, NotNativeError, describe
 from kvec.normalizers import NFD, NFKC, NFKD, BertNormalizer, Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
+from kvec.pretokenizers import BertPreTokenizer
 from tests.test_native_sanitizers import CORE, ROOT, block, byte_level_description, sanitized
 
 PAGES, SAME = 0x1100, 0xFFFFFFFF
@@ -371,7 +372,9 @@ def test_one_op_call_uses_at_most_64_bytes_per_input_byte_and_4_kb_for_any_descr
     words = ["alpha", "beta", "gamma", "naïve", "café", "中文", "ab", "Σίσυφος", "e\u0301", "12"]
     rng = random.Random(7)
     text = " ".join(rng.choice(words) for _ in range(1_400_000)).encode()  # about 8 MB
-    bert = Pipeline(WordPiece({"[UNK]": 0, "a": 1, "##b": 2}), normalizer=BertNormalizer(strip_accents=True))
+    vocab = {"[UNK]": 0, "alpha": 1, "be": 2, "##ta": 3, "naive": 4, "ca": 5, "##fe": 6, "中": 7, "e": 8}
+    normalizer, words_of = BertNormalizer(strip_accents=True), BertPreTokenizer()
+    bert = Pipeline(WordPiece(vocab), normalizer=normalizer, pre_tokenizer=words_of)
     worst = worst_growth()
     assert len(worst.encode("a").ids) == 4 * LONGEST_REPLACEMENT
     files = {"bpe": byte_level_description(), "bert": describe(bert), "worst": describe(worst)}
