@@ -9,6 +9,7 @@ CPU time or memory, or the error and its wording:
 - 80 KB of combining marks normalize within 0.5 s in the core, through the op and in Python;
 - one op call uses at most 64 bytes of memory per input byte plus a constant for text that does not
   grow, and at most 4 KB per input byte for any accepted description (32 code points, 4 ids each);
+- a description that is slow to build, accepted or refused, holds back no other model's first one.
 
 The description fuzzer (``test_crafted_shapes_and_their_mutations_keep_their_bounds_under_the_sanitizers``)
 runs in ``make sanitize`` too.
@@ -18,6 +19,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import struct
 import subprocess
 import sys
@@ -401,6 +403,53 @@ def test_one_op_call_uses_at_most_64_bytes_per_input_byte_and_4_kb_for_any_descr
         assert n_ids > 0
         per_byte = 4096 if name.startswith("worst") else 64  # 32 code points of 4 ids each, or no growth
         assert used <= per_byte * size + constant, (name, used / size)
+
+
+def big_description(n_pieces):
+    """A WordPiece of n distinct pieces: valid, and slow to build only by its size."""
+    spec = base_description()
+    model = spec.index(struct.pack("<Iqq", 1, 100, 0))  # WordPiece, max_chars, unk
+    pieces = model + 20 + 4 + 8  # past its "##" prefix: the count of pieces
+    entries = (struct.pack("<3Iq", 2, 0x4E00 + i % 20_000, 0x4E00 + i // 20_000, i + 5) for i in range(n_pieces))
+    return spec[:pieces] + struct.pack("<I", n_pieces) + b"".join(entries) + spec[-12:]
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["accepted", "refused"])
+def test_a_description_slow_to_build_holds_back_no_other_models_first_one(tmp_path, refused):
+    # the op's table of encoders (csrc/tf/kvec_ops.cc) driven by tests/native/encoders_lock.cc, outside
+    # a graph: TensorFlow's own handling of a 20 MB attribute takes ten times the build it wraps
+    tf = pytest.importorskip("tensorflow")
+    if not shutil.which("g++"):
+        pytest.skip("no C++ compiler")
+    objects = []
+    for source in sorted(CORE.glob("*.c")):
+        objects.append(str(tmp_path / f"{source.stem}.o"))
+        subprocess.run(["gcc", "-O2", "-fPIC", f"-I{CORE}", "-c", str(source), "-o", objects[-1]], check=True)
+    binary = tmp_path / "encoders_lock"
+    link = tf.sysconfig.get_link_flags()
+    rpath = [f"-Wl,-rpath,{flag[2:]}" for flag in link if flag.startswith("-L")]
+    command = [
+        "g++",
+        "-O2",
+        *tf.sysconfig.get_compile_flags(),
+        f"-I{CORE}",
+        str(ROOT / "tests/native/encoders_lock.cc"),
+    ]
+    subprocess.run([*command, *objects, *link, *rpath, "-o", str(binary)], check=True, capture_output=True)
+    slow = big_description(1_000_000) + (b"\0" if refused else b"")  # refused: a byte follows it
+    (tmp_path / "slow").write_bytes(slow)
+    (tmp_path / "healthy").write_bytes(base_description())
+    run = subprocess.run(
+        [str(binary), str(tmp_path / "slow"), str(tmp_path / "healthy")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limited(8192 * MB),
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    _, slow_done, _, healthy_done = run.stdout.split()
+    # the healthy one waited for the slow build, taking as long, while the table's lock covered it
+    assert float(healthy_done) < float(slow_done) / 4, run.stdout
 
 
 def test_crafted_shapes_and_their_mutations_keep_their_bounds_under_the_sanitizers(tmp_path_factory):
