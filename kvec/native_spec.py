@@ -65,6 +65,7 @@ PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
 NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 0, 1, 2, 3  # normalizer kinds
 RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
+LONGEST_REPLACEMENT = 32  # code points of a character's replacement or a prefix (csrc/core/char_map.h)
 
 
 def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
@@ -258,6 +259,8 @@ def _normalizer(normalizer: Normalizer | None) -> bytes:
         if before and _removes_a_character(_config(NormalizerSequence(before))):
             raise NotNativeError("the normalizer may remove every character before its Prepend")
         prefix = NormalizerSequence(after).normalize_str(cast(Prepend, stages[place]).prepend)
+        if len(prefix) > LONGEST_REPLACEMENT:
+            raise NotNativeError(f"the Prepend is {len(prefix)} code points; the native encoder takes at most 32")
         stages = before + after
     if not stages:
         return u32(NO_NORMALIZER) + string(prefix)
@@ -396,6 +399,11 @@ def _character_map(rule, name: str) -> bytes:
             if form == chr(c):
                 entries.append(SAME)
                 continue
+            if len(form) > LONGEST_REPLACEMENT:
+                raise NotNativeError(
+                    f"the normalizer {name} turns U+{c:04X} into {len(form)} code points; the native encoder "
+                    f"takes at most {LONGEST_REPLACEMENT}"
+                )
             if form not in replacements:
                 replacements[form] = len(pool)
                 pool += [len(form), *map(ord, form)]

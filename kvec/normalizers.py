@@ -403,7 +403,7 @@ class _UnicodeForm(Normalizer):
         for c in normalized.text:
             parts = hf_unicode.decompose(c, "NFKD" if "K" in self.form else "NFD")
             stream.extend((d, 1 if i else 0) for i, d in enumerate(parts))
-        stream = _canonical_order(stream)
+        stream = hf_unicode.canonical_order(stream, _first)
         if self.form in ("NFC", "NFKC"):
             stream = _compose(stream)
         return normalized.transform(stream)
@@ -438,6 +438,10 @@ class _UnicodeForm(Normalizer):
 
 def _unchanged(c):
     return c
+
+
+def _first(item):
+    return item[0]
 
 
 @registered
@@ -494,22 +498,6 @@ def _composition_seconds():
             if hf_unicode.compose(first, second) == chr(code_point):
                 seconds.add(second)
     return frozenset(seconds)
-
-
-def _canonical_order(stream):
-    """Stable sort of each run of combining characters by combining class (changes move with them)."""
-    stream = list(stream)
-    i, n = 0, len(stream)
-    while i < n:
-        if hf_unicode.combining(stream[i][0]) == 0:
-            i += 1
-            continue
-        j = i
-        while j < n and hf_unicode.combining(stream[j][0]) != 0:
-            j += 1
-        stream[i:j] = sorted(stream[i:j], key=lambda item: hf_unicode.combining(item[0]))
-        i = j
-    return stream
 
 
 def _compose(stream):

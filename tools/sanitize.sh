@@ -88,6 +88,14 @@ status=0
     tee "$OUT/pytest.log" || status=$?
 unset LD_PRELOAD
 
+# The description fuzzer: its driver is built with the sanitizers itself, so it runs in the checkout's own
+# interpreter, not the preloaded one. Its seeds are the crafted descriptions of tests/test_hostile_
+# descriptions.py (a check that was quadratic, a memory bomb, marks to order); a case over its CPU time
+# bound stops the driver, and one over ASan's memory limits aborts it with a report: either fails the run.
+echo "== the description fuzzer: crafted shapes and their mutations, each case bounded"
+(cd "$ROOT" && env -u PYTHONPATH -u KVEC_SANITIZED_PACKAGE "$PYTHON" -m pytest -q -p no:cacheprovider \
+    tests/test_hostile_descriptions.py -k under_the_sanitizers) 2>&1 | tee -a "$OUT/pytest.log" || status=$?
+
 reports=$(find "$OUT/reports" -type f | sort)
 for report in $reports; do
     echo "== sanitizer report $report"

@@ -47,7 +47,7 @@ typedef struct {
 int bpe_words_init(BpeWords *words, size_t expected_chars);
 void bpe_words_free(BpeWords *words);
 
-/* The ids of `word` (not empty) appended to `out`: 0, 1 when a character is unknown and the unknown
+/* The ids of `word` (not empty) appended to `out`, in O(n log n) (the pairs wait in a heap by rank): 0, 1 when a character is unknown and the unknown
  * token is missing, or a byte symbol is missing (nothing appended), -1 when out of memory. */
 int bpe_word_ids(const BpeWords *words, const PairMap *ranks, const BpeDropout *dropout, const CodePoints *word,
                  Int64s *out);

@@ -20,8 +20,14 @@ typedef struct {
 /* The combining class of c. */
 uint32_t combining_class(const CombiningClasses *classes, uint32_t c);
 
-/* cps[0 .. n) put in canonical order, in place. */
-void canonical_order(const CombiningClasses *classes, uint32_t *cps, ptrdiff_t n);
+/* cps[0 .. n) put in canonical order, in place; *scratch (grown with realloc, *capacity code points)
+ * holds a long run while it is sorted. 0, or -1 when out of memory. O(n log r) for runs of at most r
+ * marks: a run of up to CANONICAL_SHORT_RUN marks is sorted by insertion, a longer one by counting its
+ * classes (1 .. 254), in time linear in its length. */
+int canonical_order(const CombiningClasses *classes, uint32_t *cps, ptrdiff_t n, uint32_t **scratch,
+                    ptrdiff_t *capacity);
+
+#define CANONICAL_SHORT_RUN 32
 
 /* NULL when the triples are sorted, apart and each class in 1 .. 254; else what is wrong. */
 const char *combining_classes_check(const CombiningClasses *classes);

@@ -31,24 +31,28 @@ sigma_at(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i)
 }
 
 ptrdiff_t
-char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, uint32_t **out, ptrdiff_t *capacity)
+char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t limit, uint32_t **out,
+               ptrdiff_t *capacity)
 {
     ptrdiff_t length = 0;
-    if (code_points_reserve(out, capacity, n) < 0) return -1;
+    if (code_points_reserve(out, capacity, n < limit ? n : limit) < 0) return -1;
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = cps[i];
         if (c == 0x3A3 && map->final_sigma) {
+            if (length + 1 > limit) return -2;
             if (code_points_reserve(out, capacity, length + 1) < 0) return -1;
             (*out)[length++] = sigma_at(map, cps, n, i);
             continue;
         }
         uint32_t entry = c < 0x110000 ? map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)] : CHAR_SAME;
         if (entry == CHAR_SAME) {
+            if (length + 1 > limit) return -2;
             if (code_points_reserve(out, capacity, length + 1) < 0) return -1;
             (*out)[length++] = c;
             continue;
         }
         uint32_t size = map->pool[entry];
+        if (length + (ptrdiff_t)size > limit) return -2;
         if (code_points_reserve(out, capacity, length + (ptrdiff_t)size) < 0) return -1;
         for (uint32_t k = 0; k < size; k++) (*out)[length++] = map->pool[entry + 1 + k];
     }
@@ -60,13 +64,16 @@ char_map_check(const CharMap *map)
 {
     for (size_t p = 0; p < CHAR_PAGES; p++)
         if (map->page_of[p] >= map->n_pages) return "a page of the character map is out of range";
+    /* Every value of the pool is a code point (a replacement's length, at most CHAR_LONGEST_REPLACEMENT,
+     * is one too), so each entry is then checked in O(1), however many point at one replacement. */
+    for (size_t k = 0; k < map->pool_length; k++)
+        if (map->pool[k] > 0x10FFFF) return "a replacement holds a value past U+10FFFF";
     for (size_t e = 0; e < map->n_pages * 256; e++) {
         uint32_t entry = map->entries[e];
         if (entry == CHAR_SAME) continue;
         if (entry >= map->pool_length || map->pool[entry] > map->pool_length - entry - 1)
             return "a replacement of the character map is out of range";
-        for (uint32_t k = 0; k < map->pool[entry]; k++)
-            if (map->pool[entry + 1 + k] > 0x10FFFF) return "a replacement holds a value past U+10FFFF";
+        if (map->pool[entry] > CHAR_LONGEST_REPLACEMENT) return "a replacement is longer than 32 code points";
     }
     const uint32_t *tables[2] = {map->cased, map->ignorable};
     size_t sizes[2] = {map->n_cased, map->n_ignorable};

@@ -27,7 +27,8 @@ typedef struct {
 /* Where the word that starts at i ends (i < text->length), as the expression's leftmost match there:
  * GPT-2's 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+, or cl100k's
  * (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|
- * \s+(?!\S)|\s+. Both match every character, so their words tile the text. */
+ * \s+(?!\S)|\s+. Both match every character, so their words tile the text. O(the word's length + 1):
+ * the look-ahead of \s+(?!\S) reads one character past the run it ends. */
 ptrdiff_t expression_word_end(int expression, const ExpressionText *text, ptrdiff_t i);
 
 #ifdef __cplusplus

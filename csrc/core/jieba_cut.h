@@ -54,7 +54,9 @@ void jieba_scratch_free(JiebaScratch *s);
 /* The count of cps[0 .. n) in the dictionary: 0 for a prefix only, -1 when it is not there. */
 int64_t jieba_count(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n);
 
-/* The words of cps[0 .. n), appended to `spans` as pairs (start, end) of code point offsets. In full
+/* The words of cps[0 .. n), appended to `spans` as pairs (start, end) of code point offsets, in
+ * O(n * L), L the dictionary's longest word (the DAG walks the trie from each position), the route and
+ * the HMM in O(n). In full
  * mode jieba may join letters that are not adjacent into one word: its later pieces are pairs whose
  * start is stored as -1 - start. -1 when out of memory. */
 int jieba_cut(const JiebaCutter *c, const uint32_t *cps, ptrdiff_t n, Int64s *spans, JiebaScratch *s);

@@ -337,6 +337,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
         if (!r.error) read_char_map(&r, &e->after_map);
     }
     e->part_prefix = read_code_points(&r, &e->part_prefix_length);
+    if (!r.error && e->part_prefix_length > SPEC_LONGEST_PREFIX) r.error = "a prefix is longer than 32 code points";
     read_tokens(&r, &e->special);
     read_tokens(&r, &e->added);
     uint32_t n_classes = read_u32(&r);
@@ -358,6 +359,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && e->map_words && e->part_prefix) r.error = "a prefix is put before parts that are not mapped";
     if (!r.error && e->map_words && e->reorders) r.error = "jieba's words are mapped by a normalizer that decomposes";
     e->piece_prefix = read_code_points(&r, &e->piece_prefix_length);
+    if (!r.error && e->piece_prefix_length > SPEC_LONGEST_PREFIX) r.error = "a prefix is longer than 32 code points";
     uint32_t model = read_u32(&r);
     if (!r.error && (model < SPEC_MODEL_WORDPIECE || model > SPEC_MODEL_UNIGRAM)) r.error = "an unknown model kind";
     if (!r.error && model == SPEC_MODEL_SPLIT) e->model_kind = SPEC_MODEL_SPLIT;
@@ -426,6 +428,7 @@ spec_scratch_free(SpecScratch *s)
     free(s->normalized);
     free(s->prefixed);
     free(s->decomposed);
+    free(s->marks);
     free(s->utf8);
     int64s_free(&s->slots);
     unigram_path_free(&s->path);
@@ -544,7 +547,7 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
     int unknown = wordpiece_segment(&e->wordpiece, word, &s->slots, NULL);
     if (unknown < 0) return -1;
     if (unknown) {
-        if (e->unk < 0) return 1;
+        if (e->unk < 0) return SPEC_NO_PIECE;
         if (int64s_push(out, e->unk) < 0) return -1;
     } else {
         if (int64s_reserve(out, s->slots.length) < 0) return -1;
@@ -590,8 +593,8 @@ encode_jieba_word(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s
     CodePoints word = {4, cps, n};
     if (!e->map_words) return encode_word(e, &word, out, s);
     if (!e->has_map) return encode_class_runs(e, &word, out, s);
-    n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
-    if (n < 0) return -1;
+    n = char_map_apply(&e->map, cps, n, SPEC_GROWTH * n, &s->normalized, &s->normalized_capacity);
+    if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
     CodePoints mapped = {4, s->normalized, n};
     return encode_class_runs(e, &mapped, out, s);
 }
@@ -689,19 +692,19 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
 static int
 encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
-    ptrdiff_t before = n > 0 ? e->part_prefix_length : 0;
+    ptrdiff_t before = n > 0 ? e->part_prefix_length : 0, limit = SPEC_GROWTH * n;
     int mapped = e->has_map && !e->map_words; /* with map_words the map is jieba's words' */
-    if (mapped && e->reorders) { /* decomposed, ordered, composed, mapped again */
-        n = char_map_apply(&e->map, cps, n, &s->decomposed, &s->decomposed_capacity);
-        if (n < 0) return -1;
-        canonical_order(&e->combining, s->decomposed, n);
+    if (mapped && e->reorders) { /* decomposed, ordered, composed (each O(n log n) at worst), mapped again */
+        n = char_map_apply(&e->map, cps, n, limit, &s->decomposed, &s->decomposed_capacity);
+        if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
+        if (canonical_order(&e->combining, s->decomposed, n, &s->marks, &s->marks_capacity) < 0) return -1;
         n = canonical_compose(&e->compositions, &e->combining, s->decomposed, n);
-        n = char_map_apply(&e->after_map, s->decomposed, n, &s->normalized, &s->normalized_capacity);
-        if (n < 0) return -1;
+        n = char_map_apply(&e->after_map, s->decomposed, n, limit, &s->normalized, &s->normalized_capacity);
+        if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
         cps = s->normalized;
     } else if (mapped) {
-        n = char_map_apply(&e->map, cps, n, &s->normalized, &s->normalized_capacity);
-        if (n < 0) return -1;
+        n = char_map_apply(&e->map, cps, n, limit, &s->normalized, &s->normalized_capacity);
+        if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
         cps = s->normalized;
     }
     if (before > 0) { /* the prefix, then the mapped part, in s->normalized */

@@ -52,7 +52,26 @@
  *                becomes map[id] (-1: dropped), as the Keras Tokenizer indexes a subword analyzer's tokens
  * Nothing may follow. Each text runs as kvec.pipeline.Pipeline encodes it: special tokens split the raw
  * text, each part between them is normalized, added tokens split the normalized part, the pieces between
- * them are cut into words, and the model gives each word its ids. */
+ * them are cut into words, and the model gives each word its ids.
+ *
+ * Bounds. A description comes inside a SavedModel anyone may send, so what it may make the encoder do is
+ * bounded, and checked in time linear in its size:
+ *   - every count (pages, entries, tokens, pieces, words, merges, ranges, ids, lengths) is at most what
+ *     the bytes left can hold, each entry taking its smallest size (read_count); pages at most 0x1100;
+ *   - a replacement of a character map holds at most CHAR_LONGEST_REPLACEMENT (32) code points, the
+ *     part and piece prefixes at most SPEC_LONGEST_PREFIX (32): refused above;
+ *   - a character map is checked in O(pages + entries + pool), the combining classes and compositions in
+ *     O(their count), every other section in O(its size) (hash tables built from it);
+ *   - a part of m code points normalizes to at most SPEC_GROWTH * m code points (32: a map's longest
+ *     replacement; a decomposition's second map may only keep within it), plus its prefix; a text that
+ *     would grow past it is refused (spec_encode returns SPEC_GROWS) before anything is allocated past it;
+ *   - a model gives at most 4 ids per code point of a word (byte fallback: its UTF-8 bytes), plus the
+ *     post-processor's ids per text; so the memory of one text is O(its length): its buffers hold at
+ *     most 3 * SPEC_GROWTH code points and its ids 4 * SPEC_GROWTH per input byte, which the op keeps
+ *     within 4 KB per input byte for any description, 64 bytes for text that does not grow
+ *     (tests/test_hostile_descriptions.py).
+ * Per text, every stage runs in O(n log n) at worst whatever the text; the token matcher, WordPiece,
+ * Unigram and jieba by a factor that is the description's, not the text's (each loop states its cost). */
 #ifndef KVEC_CORE_SPEC_ENCODER_H
 #define KVEC_CORE_SPEC_ENCODER_H
 
@@ -72,6 +91,10 @@ extern "C" {
 #endif
 
 #define SPEC_VERSION 2
+#define SPEC_GROWTH CHAR_LONGEST_REPLACEMENT        /* normalized code points per code point of a part */
+#define SPEC_LONGEST_PREFIX CHAR_LONGEST_REPLACEMENT /* code points of a part's or a piece's prefix */
+
+enum { SPEC_NO_PIECE = 1, SPEC_GROWS = 2 }; /* spec_encode's failures but memory */
 
 enum { SPEC_MODEL_WORDPIECE = 1, SPEC_MODEL_WORDS = 2, SPEC_MODEL_BPE = 3, SPEC_MODEL_SPLIT = 4, SPEC_MODEL_UNIGRAM = 5 };
 enum { /* expressions past csrc/core/expressions.h's */
@@ -127,8 +150,8 @@ typedef struct {
 #define SPEC_SINGLES 128 /* the words of one ASCII character are cached apart, in a table */
 
 typedef struct {
-    uint32_t *text, *normalized, *prefixed, *decomposed;
-    ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity, decomposed_capacity;
+    uint32_t *text, *normalized, *prefixed, *decomposed, *marks;
+    ptrdiff_t text_capacity, normalized_capacity, prefixed_capacity, decomposed_capacity, marks_capacity;
     Int64s slots;
     UnigramPath path;
     int cache_ready;
@@ -149,8 +172,9 @@ typedef struct {
 const char *spec_encoder_init(SpecEncoder *encoder, const unsigned char *bytes, size_t n);
 void spec_encoder_free(SpecEncoder *encoder);
 
-/* Appends the ids of the UTF-8 text[0 .. n) to `out`. Returns 0, 1 when a word has no piece and the
- * vocabulary no unknown token, -1 when out of memory. A word splitter (model 4) appends each word's
+/* Appends the ids of the UTF-8 text[0 .. n) to `out`. Returns 0, SPEC_NO_PIECE when a word has no piece
+ * and the vocabulary no unknown token, SPEC_GROWS when a part would normalize past SPEC_GROWTH code
+ * points per code point, -1 when out of memory. A word splitter (model 4) appends each word's
  * UTF-8 (lone surrogates as three bytes) to scratch->utf8 instead, and its end there to `out`. */
 int spec_encode(const SpecEncoder *encoder, const unsigned char *text, size_t n, Int64s *out, SpecScratch *scratch);
 void spec_scratch_free(SpecScratch *scratch);

@@ -27,7 +27,9 @@ int token_matcher_add(TokenMatcher *matcher, const uint32_t *token, ptrdiff_t le
 void token_matcher_ready(TokenMatcher *matcher);
 
 /* The start of the leftmost token in cps[from .. n), the longest there: its length in *length and id
- * in *id; n when there is none. */
+ * in *id; n when there is none. O(n - from) positions; one where a token starts hashes a candidate of
+ * each distinct token length, so its cost is the sum of those lengths (the description's, not the
+ * text's). */
 ptrdiff_t token_matcher_find(const TokenMatcher *matcher, const uint32_t *cps, ptrdiff_t from, ptrdiff_t n,
                              ptrdiff_t *length, int64_t *id);
 

@@ -68,7 +68,8 @@ ptrdiff_t unigram_byte_pieces(const UnigramModel *m, const CodePoints *text, ptr
 int unigram_resolve(const UnigramModel *m, const CodePoints *text, const UnigramEdge *path, ptrdiff_t count,
                     int with_spans, Int64s *out, ptrdiff_t *unknown_at);
 
-/* Appends the ids of the best segmentation of `text` to `out`. Returns 0; 1 when a character has no
+/* Appends the ids of the best segmentation of `text` to `out`, in O(n * L): from each position the
+ * trie is walked along the text for at most the longest piece, L <= UNIGRAM_LONGEST_PIECE. Returns 0; 1 when a character has no
  * id (the model has no unk_id), its position in *unknown_at; -1 when out of memory. */
 int unigram_ids(const UnigramModel *m, UnigramPath *s, const CodePoints *text, Int64s *out, ptrdiff_t *unknown_at);
 

@@ -33,7 +33,8 @@ void wordpiece_free(WordPiece *model);
 int wordpiece_add(WordPiece *model, const CodePoints *token, const CodePoints *prefix, int64_t slot);
 
 /* The pieces of `word` (not empty): their slots appended to `slots` and, when `ends` is not NULL, the
- * code point each ends at appended to `ends`. Returns 0, 1 when the word is unknown (nothing appended),
+ * code point each ends at appended to `ends`. O(n * L^2) for a word of n code points, L the longest
+ * piece (a word longer than max_chars costs nothing): from each start, a lookup of each length. Returns 0, 1 when the word is unknown (nothing appended),
  * -1 when out of memory. */
 int wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots, Int64s *ends);
 

@@ -14,7 +14,9 @@
 // tf.data builds a map function's kernels afresh for every iterator, so every pass over a dataset
 // builds them again. One encoder per description is therefore shared by every kernel built from it,
 // and the last kKeptEncoders described stay built when no kernel holds them: a later pass finds its
-// encoder, with the word caches of the passes before it.
+// encoder, with the word caches of the passes before it. A description is built and checked outside the
+// process-wide lock of that table, so a slow or refused one (a SavedModel anyone may send) holds back no
+// other model's kernels.
 #include <algorithm>
 #include <cstring>
 #include <deque>
@@ -118,7 +120,8 @@ class SharedEncoder {
 };
 
 // The process's encoders by description: the one a live kernel holds, or one of the last kKeptEncoders
-// built or found, else a new one.
+// built or found, else a new one, built outside the lock; when two kernels build one description at
+// once, the first to insert its encoder is the one both keep.
 class Encoders {
  public:
   static constexpr size_t kKeptEncoders = 4;
@@ -130,30 +133,54 @@ class Encoders {
 
  private:
   absl::Status FindOrBuild(const std::string& spec, std::shared_ptr<SharedEncoder>* found) {
-    std::lock_guard<std::mutex> hold(lock_);
-    for (auto entry = live_.begin(); entry != live_.end();) {  // forget the encoders no one holds
-      entry = entry->second.expired() ? live_.erase(entry) : std::next(entry);
-    }
-    auto entry = live_.find(spec);
-    if (entry != live_.end()) *found = entry->second.lock();
-    if (*found == nullptr) {
-      auto built = std::make_shared<SharedEncoder>();
-      const char* error = built->Build(spec);
-      if (error != nullptr) {
-        return absl::InvalidArgumentError(std::string("kvec: the pipeline description is wrong: ") + error);
+    std::shared_ptr<SharedEncoder> dropped;  // an encoder no longer kept, freed after the lock is let go
+    {
+      std::lock_guard<std::mutex> hold(lock_);
+      *found = Live(spec);
+      if (*found != nullptr) {
+        dropped = Keep(*found);
+        return absl::OkStatus();
       }
+    }
+    auto built = std::make_shared<SharedEncoder>();
+    const char* error = built->Build(spec);  // O(its size), without the lock
+    if (error != nullptr) {
+      return absl::InvalidArgumentError(std::string("kvec: the pipeline description is wrong: ") + error);
+    }
+    std::lock_guard<std::mutex> hold(lock_);
+    *found = Live(spec);  // built meanwhile by another kernel: that one is kept, this one dropped
+    if (*found == nullptr) {
       live_[spec] = built;
       *found = built;
     }
+    dropped = Keep(*found);
+    return absl::OkStatus();
+  }
+
+  // The live encoder of spec, or nullptr; the encoders no one holds are forgotten. Under lock_.
+  std::shared_ptr<SharedEncoder> Live(const std::string& spec) {
+    for (auto entry = live_.begin(); entry != live_.end();) {
+      entry = entry->second.expired() ? live_.erase(entry) : std::next(entry);
+    }
+    auto entry = live_.find(spec);
+    return entry == live_.end() ? nullptr : entry->second.lock();
+  }
+
+  // encoder made the newest kept; the one that is no longer kept, if any, returned. Under lock_.
+  std::shared_ptr<SharedEncoder> Keep(const std::shared_ptr<SharedEncoder>& encoder) {
     for (auto kept = kept_.begin(); kept != kept_.end(); ++kept) {
-      if (*kept == *found) {
+      if (*kept == encoder) {
         kept_.erase(kept);
         break;
       }
     }
-    kept_.push_front(*found);
-    if (kept_.size() > kKeptEncoders) kept_.pop_back();
-    return absl::OkStatus();
+    kept_.push_front(encoder);
+    std::shared_ptr<SharedEncoder> dropped;
+    if (kept_.size() > kKeptEncoders) {
+      dropped = std::move(kept_.back());
+      kept_.pop_back();
+    }
+    return dropped;
   }
 
   std::mutex lock_;
@@ -270,6 +297,10 @@ class SpecKernel : public OpKernel {
 
   static absl::Status Failure(const Part& part) {
     if (part.status < 0) return absl::ResourceExhaustedError("kvec: out of memory encoding texts");
+    if (part.status == SPEC_GROWS) {
+      return absl::InvalidArgumentError("kvec: text " + std::to_string(part.failed_text) +
+                                        " would grow past 32 code points per code point when normalized");
+    }
     return absl::InvalidArgumentError("kvec: text " + std::to_string(part.failed_text) +
                                       " has a word that matches no piece, and the vocabulary has no "
                                       "unknown token");
