@@ -135,7 +135,20 @@ install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
         else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
         return -1;
     }
-    unigram_trie_set_scores(&trie, scores);
+    /* the doubles of Hugging Face's rule only where it runs (configure() adds them when it is chosen) */
+    if (L->model.rule == UNIGRAM_HUGGING_FACE) {
+        if (unigram_trie_set_scores(&trie, scores) < 0) {
+            unigram_trie_free(&trie);
+            PyMem_Free(pieces.at);
+            PyMem_Free(pieces.length);
+            if (chars != L->piece_chars) PyMem_Free(chars);
+            PyMem_Free(scores);
+            PyErr_NoMemory();
+            return -1;
+        }
+    } else {
+        unigram_trie_set_float_scores(&trie, scores);
+    }
     uint32_t *old_chars = L->piece_chars;
     L->piece_chars = NULL; /* kept when the new pieces lie in them too */
     pieces_free(L);
@@ -573,6 +586,12 @@ lattice_configure(Lattice *self, PyObject *args)
     if (unk_id < -1 || unk_id >= self->pieces.n) {
         PyBuffer_Release(&bytes);
         PyErr_Format(PyExc_ValueError, "unk_id %d is not an id of the vocabulary", unk_id);
+        return NULL;
+    }
+    if (rule == UNIGRAM_HUGGING_FACE && !self->model.trie.wide &&
+        unigram_trie_set_scores(&self->model.trie, self->scores) < 0) {
+        PyBuffer_Release(&bytes);
+        PyErr_NoMemory();
         return NULL;
     }
     self->model.unk_score = unk_score;

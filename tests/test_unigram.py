@@ -273,6 +273,26 @@ def test_lattice_edges_are_every_piece_in_the_text(pieces, text):
     assert lattice.pieces() == pieces
 
 
+@given(
+    pieces=TRIE_PIECES,
+    scores=st.lists(st.floats(-30.0, -0.01), min_size=40, max_size=40),
+    text=st.text(TRIE_ALPHABET + "x", max_size=20),
+)
+def test_a_lattice_segments_alike_whenever_its_rule_is_chosen(pieces, scores, text):
+    """A lattice keeps its scores as doubles only under Hugging Face's rule: one given its pieces under
+    sentencepiece's rule and configured to Hugging Face's afterwards segments as one configured first,
+    and back again as one that never left sentencepiece's."""
+    scores = scores[: len(pieces)]
+    late, early, plain = Lattice([], []), Lattice([], []), Lattice([], [])
+    early.configure(-100.0, -1, b"", 1)
+    for lattice in (late, early, plain):
+        lattice.set_pieces(pieces, scores)
+    late.configure(-100.0, -1, b"", 1)
+    assert late.segment(text, -100.0) == early.segment(text, -100.0)
+    late.configure(-100.0, -1, b"", 0)
+    assert late.segment(text, -100.0) == plain.segment(text, -100.0)
+
+
 def brute_force_seeds(words, counts, max_length):
     """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
     characters after it differ), scored by its count in the corpus times its length."""
