@@ -119,46 +119,38 @@ lattice_dealloc(Lattice *self)
 }
 
 /* Install pieces, their code points and scores (all taken over; `chars` may be the lattice's own
- * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. */
+ * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. The old trie goes
+ * before the new one is built: a training's first retain() would otherwise hold the trie of the
+ * million seeds and that of the survivors at once, its peak. When out of memory the lattice is left
+ * with no pieces. */
 static int
 install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
 {
-    UnigramTrie trie;
-    pieces.cps = chars ? chars : L->words.cps;
-    int built = unigram_trie_build(&trie, pieces.n, pieces.cps, pieces.at, pieces.length);
-    if (built < 0) {
-        PyMem_Free(pieces.at);
-        PyMem_Free(pieces.length);
-        if (chars != L->piece_chars) PyMem_Free(chars);
-        PyMem_Free(scores);
-        if (built == -1) PyErr_NoMemory();
-        else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
-        return -1;
-    }
-    /* the doubles of Hugging Face's rule only where it runs (configure() adds them when it is chosen) */
-    if (L->model.rule == UNIGRAM_HUGGING_FACE) {
-        if (unigram_trie_set_scores(&trie, scores) < 0) {
-            unigram_trie_free(&trie);
-            PyMem_Free(pieces.at);
-            PyMem_Free(pieces.length);
-            if (chars != L->piece_chars) PyMem_Free(chars);
-            PyMem_Free(scores);
-            PyErr_NoMemory();
-            return -1;
-        }
-    } else {
-        unigram_trie_set_float_scores(&trie, scores);
-    }
     uint32_t *old_chars = L->piece_chars;
     L->piece_chars = NULL; /* kept when the new pieces lie in them too */
     pieces_free(L);
     if (old_chars != chars) PyMem_Free(old_chars);
     unigram_trie_free(&L->model.trie);
     PyMem_Free(L->scores);
+    L->scores = NULL;
+    pieces.cps = chars ? chars : L->words.cps;
+    int built = unigram_trie_build(&L->model.trie, pieces.n, pieces.cps, pieces.at, pieces.length);
+    if (built < 0) {
+        PyMem_Free(pieces.at);
+        PyMem_Free(pieces.length);
+        PyMem_Free(chars);
+        PyMem_Free(scores);
+        if (built == -1) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
+        return -1;
+    }
+    /* the doubles of Hugging Face's rule only where it runs (configure() adds them when it is chosen);
+     * a trie fresh from its build has their room, so this cannot fail */
+    if (L->model.rule == UNIGRAM_HUGGING_FACE) (void)unigram_trie_set_scores(&L->model.trie, scores);
+    else unigram_trie_set_float_scores(&L->model.trie, scores);
     L->pieces = pieces;
     L->piece_chars = chars;
     L->scores = scores;
-    L->model.trie = trie;
     return 0;
 }
 
