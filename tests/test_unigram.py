@@ -293,6 +293,39 @@ def test_a_lattice_segments_alike_whenever_its_rule_is_chosen(pieces, scores, te
     assert late.segment(text, -100.0) == plain.segment(text, -100.0)
 
 
+@given(
+    pieces=st.lists(st.text(TRIE_ALPHABET, min_size=1, max_size=5), min_size=1, max_size=30, unique=True),
+    data=st.data(),
+    text=st.text(TRIE_ALPHABET + "x", max_size=20),
+    rule=st.sampled_from([0, 1]),
+)
+def test_retain_keeps_scores_and_rescore_sets_them(pieces, data, text, rule):
+    """retain without scores keeps each piece's own, and rescore then gives the lattice that set_pieces
+    makes of the kept pieces with the new scores, under either rule."""
+    scores = [-float(k + 1) for k in range(len(pieces))]
+    keep = data.draw(st.lists(st.integers(0, len(pieces) - 1), unique=True), label="keep")
+    new = data.draw(st.lists(st.floats(-30.0, -0.01), min_size=len(keep), max_size=len(keep)), label="new")
+    lattice, fresh = Lattice([], []), Lattice([], [])
+    for each in (lattice, fresh):
+        each.configure(-100.0, -1, b"", rule)
+    lattice.set_pieces(pieces, scores)
+    lattice.retain(np.array(keep, dtype=np.int64).tobytes())
+    assert lattice.pieces() == [pieces[k] for k in keep]
+    assert list(np.frombuffer(lattice.scores())) == [scores[k] for k in keep]
+    lattice.rescore(np.array(new, dtype=np.float64).tobytes())
+    fresh.set_pieces([pieces[k] for k in keep], new)
+    assert lattice.scores() == fresh.scores()
+    assert lattice.segment(text, -100.0) == fresh.segment(text, -100.0)
+    assert lattice.lattice(text, -100.0) == fresh.lattice(text, -100.0)
+
+
+def test_rescore_needs_one_score_per_piece():
+    lattice = Lattice([], [])
+    lattice.set_pieces(["a", "b"], [-1.0, -2.0])
+    with pytest.raises(ValueError, match="one float64 for each of the 2 pieces, got 8 bytes"):
+        lattice.rescore(np.array([-1.0]).tobytes())
+
+
 def brute_force_seeds(words, counts, max_length):
     """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
     characters after it differ), scored by its count in the corpus times its length."""

@@ -439,12 +439,16 @@ class UnigramTrainer(Trainer):
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
         kept = expected[keep]
         del expected  # one float per piece: the first step has the million seeds
+        # the pieces that go (and the trie of the million seeds) go before the digamma's arrays are made,
+        # so that the two never take memory at once: that was the peak of training
+        lattice.retain(keep.astype(np.int64, copy=False).tobytes())
+        del keep
         # no piece left (an empty corpus): no scores, and no digamma of 0
         if digamma is None:
             scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
         else:  # Hugging Face's digamma, of the total summed in order
             scores = digamma(kept) - digamma(np.cumsum(kept)[-1:])[0] if len(kept) else kept
-        lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
+        lattice.rescore(scores.tobytes())
         return scores
 
     def _prune(self, lattice, scores, total, desired, n_jobs):
