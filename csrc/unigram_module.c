@@ -213,6 +213,15 @@ failed:
     return NULL;
 }
 
+/* The k-th int64 of a buffer that need not be aligned. */
+static int64_t
+int64_at(const Py_buffer *b, Py_ssize_t k)
+{
+    int64_t value;
+    memcpy(&value, (const char *)b->buf + k * (Py_ssize_t)sizeof(int64_t), sizeof(value));
+    return value;
+}
+
 /* retain(indices, scores=None): keep the pieces at `indices` (int64 buffer), in that order, with new
  * `scores` (float64 buffer) or, without them, their own; neither buffer need be aligned. */
 static PyObject *
@@ -222,14 +231,8 @@ lattice_retain(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
-    int64_t *keep = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
     Pieces pieces = {0};
     double *scores = NULL;
-    if (!keep) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(keep, indices.buf, (size_t)n * sizeof(int64_t));
     if (self->frozen) {
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
         goto done;
@@ -239,18 +242,20 @@ lattice_retain(Lattice *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        if (keep[k] < 0 || keep[k] >= self->pieces.n) {
-            PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)keep[k]);
+        int64_t p = int64_at(&indices, k);
+        if (p < 0 || p >= self->pieces.n) {
+            PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)p);
             goto done;
         }
     }
     if (pieces_alloc(&pieces, &scores, n) < 0) goto done;
     for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
-        pieces.at[k] = self->pieces.at[keep[k]];
-        pieces.length[k] = self->pieces.length[keep[k]];
+        int64_t p = int64_at(&indices, k);
+        pieces.at[k] = self->pieces.at[p];
+        pieces.length[k] = self->pieces.length[p];
         if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
         if (values.obj) memcpy(&scores[k], (const char *)values.buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
-        else scores[k] = self->scores[keep[k]];
+        else scores[k] = self->scores[p];
     }
     pieces.n = n;
     int rc = lattice_install(self, pieces, self->piece_chars, scores);
@@ -258,7 +263,6 @@ lattice_retain(Lattice *self, PyObject *args)
     scores = NULL;
     if (rc == 0) result = Py_NewRef(Py_None);
 done:
-    PyMem_Free(keep);
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
     PyMem_Free(scores);

@@ -326,6 +326,20 @@ def test_rescore_needs_one_score_per_piece():
         lattice.rescore(np.array([-1.0]).tobytes())
 
 
+def test_retain_reads_indices_in_place_and_checks_them():
+    lattice = Lattice([], [])
+    lattice.set_pieces(["a", "b", "c"], [-1.0, -2.0, -3.0])
+    with pytest.raises(IndexError, match=r"indices\[1\] = 3 is not a piece"):
+        lattice.retain(np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match="indices and scores differ in length"):
+        lattice.retain(np.array([0, 1], dtype=np.int64), np.array([-1.0]).tobytes())
+    unaligned = np.frombuffer(b"\0" + np.array([2, 0], dtype=np.int64).tobytes(), dtype=np.int64, offset=1)
+    assert not unaligned.flags.aligned
+    lattice.retain(unaligned)  # an array, not aligned for 8 bytes: read where it lies
+    assert lattice.pieces() == ["c", "a"]
+    assert list(np.frombuffer(lattice.scores())) == [-3.0, -1.0]
+
+
 def brute_force_seeds(words, counts, max_length):
     """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
     characters after it differ), scored by its count in the corpus times its length."""

@@ -441,7 +441,7 @@ class UnigramTrainer(Trainer):
         del expected  # one float per piece: the first step has the million seeds
         # the pieces that go (and the trie of the million seeds) go before the digamma's arrays are made,
         # so that the two never take memory at once: that was the peak of training
-        lattice.retain(keep.astype(np.int64, copy=False).tobytes())
+        lattice.retain(keep.astype(np.int64, copy=False))  # read in place, not copied
         del keep
         # no piece left (an empty corpus): no scores, and no digamma of 0
         if digamma is None:
