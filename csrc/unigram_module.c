@@ -248,7 +248,13 @@ lattice_retain(Lattice *self, PyObject *args)
             goto done;
         }
     }
-    if (pieces_alloc(&pieces, &scores, n) < 0) goto done;
+    /* the trie goes first (lattice_install builds the new one): the old pieces are all the copy reads */
+    unigram_trie_free(&self->model.trie);
+    if (pieces_alloc(&pieces, &scores, n) < 0) {
+        Pieces none = {0};
+        lattice_install(self, none, NULL, NULL); /* out of memory: the lattice is left with no pieces */
+        goto done;
+    }
     for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
         int64_t p = int64_at(&indices, k);
         pieces.at[k] = self->pieces.at[p];

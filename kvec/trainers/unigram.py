@@ -437,12 +437,11 @@ class UnigramTrainer(Trainer):
         """Expected counts, then the pieces expected at least 0.5 times, scored by digamma."""
         expected = np.frombuffer(lattice.expected_counts(n_jobs))
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
-        kept = expected[keep]
-        del expected  # one float per piece: the first step has the million seeds
-        # the pieces that go (and the trie of the million seeds) go before the digamma's arrays are made,
-        # so that the two never take memory at once: that was the peak of training
+        # the pieces that go (and the trie of the million seeds) go before any other array is made, so
+        # that the two never take memory at once: that was the peak of training
         lattice.retain(keep.astype(np.int64, copy=False))  # read in place, not copied
-        del keep
+        kept = expected[keep]
+        del expected, keep  # one float per piece: the first step has the million seeds
         # no piece left (an empty corpus): no scores, and no digamma of 0
         if digamma is None:
             scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
