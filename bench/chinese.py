@@ -21,9 +21,23 @@ for identical words; and the seconds the add_word calls themselves take on each 
 
 Then the dictionary's load in a new process: ``Jieba()`` on its first text (kvec's cache present)
 against ``jieba.initialize()`` (jieba's cache present), medians of --runs processes each.
+
+First of all, Unigram training with sentencepiece's algorithm on CORPUS: kvec's
+``Tokenizer(None, pre_tokenizer=Metaspace())`` trained from the file by
+``UnigramTrainer(vocab_size=--unigram-vocab, character_coverage=0.9995, algorithm="sentencepiece")``
+with ``n_jobs=--threads``, against sentencepiece's ``SentencePieceTrainer.train(input=CORPUS,
+model_type="unigram")`` with the same vocabulary size, coverage and ``num_threads=--threads``. Each
+training runs in a fresh interpreter of its own, --runs times, interleaved. A child imports its
+library, trains, and reports the training's seconds and its own peak resident memory (``VmHWM``, which
+a child does not inherit from this process as it inherits ``ru_maxrss``) after the imports and at the
+end. Printed: the median seconds and their ratio, the highest peak of each side and their ratio (the
+whole process: interpreter, library, the counts and the training), and the peaks less each side's
+memory after its imports. kvec's counting workers (``n_jobs`` > 1) are processes of their own; their
+highest peak is printed beside kvec's.
 """
 
 import argparse
+import json
 import logging
 import os
 import re
@@ -34,7 +48,7 @@ import tempfile
 
 import jieba
 import rjieba
-from harness import interleave, mismatch, positive_int, print_convention, read_lines, report, timed
+from harness import LABEL_WIDTH, interleave, mismatch, positive_int, print_convention, read_lines, report, timed
 
 from kvec.chinese import Jieba
 
@@ -55,14 +69,106 @@ JIEBA_LOAD = (
 )
 
 
+TRAIN_CODE = """\
+import json, resource, sys, time
+
+side, path, vocab_size, threads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+
+def high_water_kb():
+    # this process's own peak RSS: unlike ru_maxrss, VmHWM starts afresh at exec
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
+
+
+if side == "kvec":
+    from kvec import decoders
+    from kvec.pipeline import Tokenizer
+    from kvec.pretokenizers import Metaspace
+    from kvec.trainers import UnigramTrainer
+else:
+    import io
+
+    import sentencepiece as spm
+imports_kb = high_water_kb()
+start = time.perf_counter()
+if side == "kvec":
+    tok = Tokenizer(None, pre_tokenizer=Metaspace(), decoder=decoders.Metaspace())
+    trainer = UnigramTrainer(
+        vocab_size=vocab_size, character_coverage=0.9995, algorithm="sentencepiece", show_progress=False
+    )
+    tok.train([path], trainer, n_jobs=threads)
+    size = tok.get_vocab_size()
+else:
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        input=path, model_writer=model, model_type="unigram", vocab_size=vocab_size, character_coverage=0.9995,
+        num_threads=threads, minloglevel=2,
+    )
+    size = spm.SentencePieceProcessor(model_proto=model.getvalue()).get_piece_size()
+seconds = time.perf_counter() - start
+workers_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"seconds": seconds, "imports_kb": imports_kb, "peak_kb": high_water_kb(), "workers_kb": workers_kb,
+                  "size": size}))
+"""
+
+
+def train_child(side, path, vocab_size, threads):
+    """One training in a fresh interpreter: its seconds, and its memory (KB) after imports and at peak."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-c", TRAIN_CODE, side, path, str(vocab_size), str(threads)]
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"unigram training ({side}) failed with exit code {done.returncode}:\n{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def bench_unigram_training(path, vocab_size, threads, runs):
+    """kvec's and sentencepiece's Unigram training, each run in its own process, interleaved."""
+    results = {"kvec": [], "sentencepiece": []}
+    for _ in range(runs):
+        for side in results:
+            results[side].append(train_child(side, path, vocab_size, threads))
+    for side, done in results.items():
+        if any(r["size"] != vocab_size for r in done):
+            mismatch("unigram training", f"{side} gave {done[0]['size']:,} pieces, not {vocab_size:,}")
+    kvec, anchor = results["kvec"], results["sentencepiece"]
+    label = f"unigram training, {vocab_size:,}"
+    report(label, "sentencepiece", [r["seconds"] for r in kvec], [r["seconds"] for r in anchor], f", {threads} threads")
+
+    def megabytes(done, key, less=None):
+        return max(r[key] - (r[less] if less else 0) for r in done) / 1024
+
+    kvec_mb, anchor_mb = megabytes(kvec, "peak_kb"), megabytes(anchor, "peak_kb")
+    kvec_own, anchor_own = megabytes(kvec, "peak_kb", "imports_kb"), megabytes(anchor, "peak_kb", "imports_kb")
+    print(
+        f"{'  peak memory':<{LABEL_WIDTH}}kvec {kvec_mb:.1f} MB  sentencepiece {anchor_mb:.1f} MB  "
+        f"kvec/anchor {kvec_mb / anchor_mb:.2f}x  (whole process, highest of {runs}; kvec's counting workers "
+        f"{megabytes(kvec, 'workers_kb'):.1f} MB)",
+        flush=True,
+    )
+    print(
+        f"{'  less the imports':<{LABEL_WIDTH}}kvec {kvec_own:.1f} MB  sentencepiece {anchor_own:.1f} MB  "
+        f"kvec/anchor {kvec_own / anchor_own:.2f}x  (after imports: kvec {megabytes(kvec, 'imports_kb'):.1f} MB, "
+        f"sentencepiece {megabytes(anchor, 'imports_kb'):.1f} MB)",
+        flush=True,
+    )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus", help="UTF-8 text file, one document per line")
     parser.add_argument("--runs", type=positive_int, default=3, help="runs per side (default 3)")
     parser.add_argument("--threads", type=positive_int, default=2, help="kvec's threads for the second figure")
     parser.add_argument("--added-words", type=positive_int, default=1000, help="add_word calls (default 1,000)")
+    parser.add_argument(
+        "--unigram-vocab", type=positive_int, default=16000, help="pieces of the Unigram trainings (default 16000)"
+    )
+    parser.add_argument("--skip-unigram", action="store_true", help="skip the Unigram trainings")
     args = parser.parse_args(argv)
     print_convention()
+    if not args.skip_unigram:
+        bench_unigram_training(args.corpus, args.unigram_vocab, args.threads, args.runs)
 
     jieba.setLogLevel(logging.WARNING)
     lines = read_lines(args.corpus)

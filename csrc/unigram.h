@@ -72,6 +72,10 @@ typedef struct {
     int frozen;         /* word_model() was called: set_pieces and configure refuse */
 } Lattice;
 
+/* Room for n pieces and their scores, and installing them in a lattice with their trie (unigram_module.c). */
+int pieces_alloc(Pieces *pieces, double **scores, Py_ssize_t n);
+int lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores);
+PyObject *lattice_seed(Lattice *self, PyObject *args);
 void scratch_free(Scratch *s);
 int scratch_fit(Scratch *s, Py_ssize_t n);
 Py_ssize_t build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece);

@@ -4,7 +4,8 @@
  *   Lattice(words, counts)   Unigram segmentation of a word list (and of any text) over a vocabulary
  *       .seed(chars, char_counts, max_length, classes, prefix_char, seed_size)
  *           the seed vocabulary: the given characters, then the best substrings by frequency x length
- *       .set_pieces(pieces, scores) / .retain(indices, scores)     a vocabulary / a subset of it
+ *       .set_pieces(pieces, scores) / .retain(indices, scores=None)     a vocabulary / a subset of it
+ *       .rescore(scores)   new scores for the pieces as they are
  *       .pieces() / .scores()
  *       .expected_counts(n_threads) -> float64 bytes     E-step: forward-backward over every word
  *       .viterbi_counts(n_threads) -> float64 bytes      counts on the best segmentations
@@ -119,34 +120,52 @@ lattice_dealloc(Lattice *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Install pieces, their code points and scores (all taken over; `chars` may be the lattice's own
- * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. */
-static int
-install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
+/* Room for n pieces' offsets and lengths, and their scores (each freed by the caller, whatever happens);
+ * -1 with MemoryError set. */
+int
+pieces_alloc(Pieces *pieces, double **scores, Py_ssize_t n)
 {
-    UnigramTrie trie;
-    pieces.cps = chars ? chars : L->words.cps;
-    int built = unigram_trie_build(&trie, pieces.n, pieces.cps, pieces.at, pieces.length);
-    if (built < 0) {
-        PyMem_Free(pieces.at);
-        PyMem_Free(pieces.length);
-        if (chars != L->piece_chars) PyMem_Free(chars);
-        PyMem_Free(scores);
-        if (built == -1) PyErr_NoMemory();
-        else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
-        return -1;
-    }
-    unigram_trie_set_scores(&trie, scores);
+    pieces->at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
+    pieces->length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
+    *scores = PyMem_Malloc((n + 1) * sizeof(double));
+    if (pieces->at && pieces->length && *scores) return 0;
+    PyErr_NoMemory();
+    return -1;
+}
+
+/* Install pieces, their code points and scores (all taken over; `chars` may be the lattice's own
+ * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. The old trie goes
+ * before the new one is built: a training's first retain() would otherwise hold the trie of the
+ * million seeds and that of the survivors at once, its peak. When out of memory the lattice is left
+ * with no pieces. */
+int
+lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
+{
     uint32_t *old_chars = L->piece_chars;
     L->piece_chars = NULL; /* kept when the new pieces lie in them too */
     pieces_free(L);
     if (old_chars != chars) PyMem_Free(old_chars);
     unigram_trie_free(&L->model.trie);
     PyMem_Free(L->scores);
+    L->scores = NULL;
+    pieces.cps = chars ? chars : L->words.cps;
+    int built = unigram_trie_build(&L->model.trie, pieces.n, pieces.cps, pieces.at, pieces.length);
+    if (built < 0) {
+        PyMem_Free(pieces.at);
+        PyMem_Free(pieces.length);
+        PyMem_Free(chars);
+        PyMem_Free(scores);
+        if (built == -1) PyErr_NoMemory();
+        else PyErr_SetString(PyExc_ValueError, "the pieces hold more than 2^32 - 1 characters");
+        return -1;
+    }
+    /* the doubles of Hugging Face's rule only where it runs (configure() adds them when it is chosen);
+     * a trie fresh from its build has their room, so this cannot fail */
+    if (L->model.rule == UNIGRAM_HUGGING_FACE) (void)unigram_trie_set_scores(&L->model.trie, scores);
+    else unigram_trie_set_float_scores(&L->model.trie, scores);
     L->pieces = pieces;
     L->piece_chars = chars;
     L->scores = scores;
-    L->model.trie = trie;
     return 0;
 }
 
@@ -185,7 +204,7 @@ lattice_set_pieces(Lattice *self, PyObject *args)
     }
     PyMem_Free(texts.offset);
     PyMem_Free(texts.length);
-    if (install(self, spans, texts.cps, values) < 0) return NULL;
+    if (lattice_install(self, spans, texts.cps, values) < 0) return NULL;
     Py_RETURN_NONE;
 failed:
     texts_free(&texts);
@@ -195,210 +214,90 @@ failed:
     return NULL;
 }
 
-/* Where each of the n sorted code points first occurs in the words (-1: nowhere). */
-static Py_ssize_t *
-first_occurrences(const Texts *words, const uint32_t *sorted, Py_ssize_t n)
+/* The k-th int64 of a buffer that need not be aligned. */
+static int64_t
+int64_at(const Py_buffer *b, Py_ssize_t k)
 {
-    Py_ssize_t *at = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t)), missing = n;
-    if (!at) return NULL;
-    for (Py_ssize_t k = 0; k < n; k++) at[k] = -1;
-    for (Py_ssize_t w = 0; w < words->n && missing > 0; w++) {
-        for (Py_ssize_t i = words->offset[w]; i < words->offset[w] + words->length[w]; i++) {
-            Py_ssize_t lo = 0, hi = n;
-            while (lo < hi) {
-                Py_ssize_t mid = (lo + hi) / 2;
-                if (sorted[mid] < words->cps[i]) lo = mid + 1;
-                else hi = mid;
-            }
-            if (lo < n && sorted[lo] == words->cps[i] && at[lo] < 0) {
-                at[lo] = i;
-                missing--;
-            }
-        }
-    }
-    return at;
+    int64_t value;
+    memcpy(&value, (const char *)b->buf + k * (Py_ssize_t)sizeof(int64_t), sizeof(value));
+    return value;
 }
 
-static int
-compare_code_points(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
- * substrings of the words, seed_size pieces at most, scored as log probabilities of their
- * frequency x length (a character's score is its count). Every character must occur in the words: the
- * pieces are read where they occur there, with no copy. */
-static PyObject *
-lattice_seed(Lattice *self, PyObject *args)
-{
-    PyObject *chars, *char_counts, *class_map;
-    Py_ssize_t max_length, seed_size;
-    long long prefix_char;
-    int hugging_face = 0;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
-                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
-        return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
-    Py_ssize_t n_chars = PyList_GET_SIZE(chars);
-    if (PyList_GET_SIZE(char_counts) != n_chars) {
-        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
-        return NULL;
-    }
-    Classes classes = {0};
-    Seeds seeds = {0};
-    Pieces pieces = {0};
-    double *scores = NULL;
-    uint32_t *sorted = PyMem_Malloc((n_chars + 1) * sizeof(uint32_t));
-    Py_ssize_t *char_at = NULL;
-    PyObject *result = NULL;
-    if (!sorted) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < n_chars; k++) {
-        PyObject *c = PyList_GET_ITEM(chars, k);
-        if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
-            PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
-            goto done;
-        }
-        sorted[k] = PyUnicode_READ_CHAR(c, 0);
-    }
-    qsort(sorted, n_chars, sizeof(uint32_t), compare_code_points);
-    char_at = first_occurrences(&self->words, sorted, n_chars);
-    if (!char_at) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
-    /* the seeds label nodes and leaves of the words' suffix tree, fewer than two per position: a larger
-     * seed_size asks for no more room */
-    const Texts *words = &self->words;
-    Py_ssize_t positions = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
-    if (seeds.capacity > 2 * positions) seeds.capacity = 2 * positions;
-    seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
-    if (!seeds.items) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, &seeds) < 0)
-        goto done;
-    Py_ssize_t n_seeds = seeds.n;
-    Py_ssize_t n = n_chars + n_seeds;
-    pieces.at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
-    pieces.length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
-    scores = PyMem_Malloc((n + 1) * sizeof(double));
-    if (!pieces.at || !pieces.length || !scores) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    double sum = 0.0;
-    for (Py_ssize_t k = 0; k < n; k++) {
-        if (k < n_chars) {
-            uint32_t cp = PyUnicode_READ_CHAR(PyList_GET_ITEM(chars, k), 0);
-            const uint32_t *found = bsearch(&cp, sorted, n_chars, sizeof(uint32_t), compare_code_points);
-            Py_ssize_t at = char_at[found - sorted];
-            if (at < 0) {
-                PyErr_Format(PyExc_ValueError, "chars[%zd] does not occur in the words", k);
-                goto done;
-            }
-            pieces.at[k] = (uint32_t)at;
-            pieces.length[k] = 1;
-            scores[k] = (double)PyLong_AsLongLong(PyList_GET_ITEM(char_counts, k));
-            if (scores[k] == -1.0 && PyErr_Occurred()) goto done;
-        } else {
-            const Seed *seed = &seeds.items[k - n_chars];
-            pieces.at[k] = (uint32_t)seed->at;
-            pieces.length[k] = (uint16_t)seed->length;
-            scores[k] = (double)seed->score;
-        }
-        if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
-        sum += scores[k];
-    }
-    pieces.n = n;
-    for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
-    PyMem_Free(seeds.items); /* before the trie is built: the peak of training */
-    seeds.items = NULL;
-    if (install(self, pieces, NULL, scores) < 0) {
-        memset(&pieces, 0, sizeof(pieces));
-        scores = NULL;
-        goto done;
-    }
-    memset(&pieces, 0, sizeof(pieces));
-    scores = NULL;
-    result = PyLong_FromSsize_t(n);
-done:
-    PyMem_Free(classes.cp);
-    PyMem_Free(classes.cls);
-    PyMem_Free(seeds.items);
-    PyMem_Free(sorted);
-    PyMem_Free(char_at);
-    PyMem_Free(pieces.at);
-    PyMem_Free(pieces.length);
-    PyMem_Free(scores);
-    return result;
-}
-
-/* retain(indices, scores): keep the pieces at `indices` (int64 buffer), in that order, with new
- * `scores` (float64 buffer); neither buffer need be aligned. */
+/* retain(indices, scores=None): keep the pieces at `indices` (int64 buffer), in that order, with new
+ * `scores` (float64 buffer) or, without them, their own; neither buffer need be aligned. */
 static PyObject *
 lattice_retain(Lattice *self, PyObject *args)
 {
-    Py_buffer indices, values;
-    if (!PyArg_ParseTuple(args, "y*y*", &indices, &values)) return NULL;
+    Py_buffer indices, values = {0};
+    if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
-    int64_t *keep = PyMem_Malloc((size_t)(n + 1) * sizeof(int64_t));
     Pieces pieces = {0};
     double *scores = NULL;
-    if (!keep) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    memcpy(keep, indices.buf, (size_t)n * sizeof(int64_t));
     if (self->frozen) {
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
         goto done;
     }
-    if (values.len != n * (Py_ssize_t)sizeof(double)) {
+    if (values.obj && values.len != n * (Py_ssize_t)sizeof(double)) {
         PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) {
-        if (keep[k] < 0 || keep[k] >= self->pieces.n) {
-            PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)keep[k]);
+        int64_t p = int64_at(&indices, k);
+        if (p < 0 || p >= self->pieces.n) {
+            PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)p);
             goto done;
         }
     }
-    pieces.at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
-    pieces.length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
-    scores = PyMem_Malloc((n + 1) * sizeof(double));
-    if (!pieces.at || !pieces.length || !scores) {
-        PyErr_NoMemory();
+    /* the trie goes first (lattice_install builds the new one): the old pieces are all the copy reads */
+    unigram_trie_free(&self->model.trie);
+    if (pieces_alloc(&pieces, &scores, n) < 0) {
+        Pieces none = {0};
+        lattice_install(self, none, NULL, NULL); /* out of memory: the lattice is left with no pieces */
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
-        pieces.at[k] = self->pieces.at[keep[k]];
-        pieces.length[k] = self->pieces.length[keep[k]];
+        int64_t p = int64_at(&indices, k);
+        pieces.at[k] = self->pieces.at[p];
+        pieces.length[k] = self->pieces.length[p];
         if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
-        memcpy(&scores[k], (const char *)values.buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
+        if (values.obj) memcpy(&scores[k], (const char *)values.buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
+        else scores[k] = self->scores[p];
     }
     pieces.n = n;
-    int rc = install(self, pieces, self->piece_chars, scores);
+    int rc = lattice_install(self, pieces, self->piece_chars, scores);
     memset(&pieces, 0, sizeof(pieces));
     scores = NULL;
     if (rc == 0) result = Py_NewRef(Py_None);
 done:
-    PyMem_Free(keep);
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
     PyMem_Free(scores);
     PyBuffer_Release(&indices);
+    if (values.obj) PyBuffer_Release(&values);
+    return result;
+}
+
+/* rescore(scores): new scores (float64 buffer, one per piece, need not be aligned) for the pieces as
+ * they are, without building their trie again. */
+static PyObject *
+lattice_rescore(Lattice *self, PyObject *args)
+{
+    Py_buffer values;
+    if (!PyArg_ParseTuple(args, "y*", &values)) return NULL;
+    PyObject *result = NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+    } else if (values.len != self->pieces.n * (Py_ssize_t)sizeof(double)) {
+        PyErr_Format(PyExc_ValueError, "scores must hold one float64 for each of the %zd pieces, got %zd bytes",
+                     self->pieces.n, values.len);
+    } else {
+        if (values.len > 0) memcpy(self->scores, values.buf, (size_t)values.len);
+        /* the trie has the doubles exactly where Hugging Face's rule runs: this cannot fail */
+        if (self->model.trie.wide) (void)unigram_trie_set_scores(&self->model.trie, self->scores);
+        else unigram_trie_set_float_scores(&self->model.trie, self->scores);
+        result = Py_NewRef(Py_None);
+    }
     PyBuffer_Release(&values);
     return result;
 }
@@ -576,6 +475,12 @@ lattice_configure(Lattice *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "unk_id %d is not an id of the vocabulary", unk_id);
         return NULL;
     }
+    if (rule == UNIGRAM_HUGGING_FACE && !self->model.trie.wide &&
+        unigram_trie_set_scores(&self->model.trie, self->scores) < 0) {
+        PyBuffer_Release(&bytes);
+        PyErr_NoMemory();
+        return NULL;
+    }
     self->model.unk_score = unk_score;
     self->model.unk_id = unk_id;
     self->model.rule = rule;
@@ -721,7 +626,10 @@ static PyMethodDef lattice_methods[] = {
      "pieces"},
     {"set_pieces", (PyCFunction)lattice_set_pieces, METH_VARARGS, "set_pieces(pieces, scores): the vocabulary"},
     {"retain", (PyCFunction)lattice_retain, METH_VARARGS,
-     "retain(indices, scores): keep those pieces (int64 buffer) with new scores (float64 buffer)"},
+     "retain(indices, scores=None): keep those pieces (int64 buffer) with new scores (float64 buffer) or their "
+     "own"},
+    {"rescore", (PyCFunction)lattice_rescore, METH_VARARGS,
+     "rescore(scores): new scores (float64 buffer, one per piece) for the pieces as they are"},
     {"pieces", (PyCFunction)lattice_pieces, METH_NOARGS, "pieces() -> list of str"},
     {"scores", (PyCFunction)lattice_scores, METH_NOARGS, "scores() -> float64 bytes"},
     {"expected_counts", (PyCFunction)lattice_expected_counts, METH_VARARGS,

@@ -1,5 +1,5 @@
 /* csrc/unigram_seeds.c: the seed vocabulary of Unigram training, for kvec/trainers/unigram.py
- * (Lattice.seed).
+ * (Lattice.seed, whose method is here too).
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
  * distinct words (each position weighted by its word's count, so it stands for the corpus with every
@@ -268,4 +268,150 @@ done:
     PyMem_Free(stack_lb);
     PyMem_Free(stack_weight);
     return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattice.seed                                                                                      */
+
+/* Where each of the n sorted code points first occurs in the words (-1: nowhere). */
+static Py_ssize_t *
+first_occurrences(const Texts *words, const uint32_t *sorted, Py_ssize_t n)
+{
+    Py_ssize_t *at = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t)), missing = n;
+    if (!at) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) at[k] = -1;
+    for (Py_ssize_t w = 0; w < words->n && missing > 0; w++) {
+        for (Py_ssize_t i = words->offset[w]; i < words->offset[w] + words->length[w]; i++) {
+            Py_ssize_t lo = 0, hi = n;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                if (sorted[mid] < words->cps[i]) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < n && sorted[lo] == words->cps[i] && at[lo] < 0) {
+                at[lo] = i;
+                missing--;
+            }
+        }
+    }
+    return at;
+}
+
+static int
+compare_code_points(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
+ * substrings of the words, seed_size pieces at most, scored as log probabilities of their
+ * frequency x length (a character's score is its count). Every character must occur in the words: the
+ * pieces are read where they occur there, with no copy. */
+PyObject *
+lattice_seed(Lattice *self, PyObject *args)
+{
+    PyObject *chars, *char_counts, *class_map;
+    Py_ssize_t max_length, seed_size;
+    long long prefix_char;
+    int hugging_face = 0;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
+        return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
+    Py_ssize_t n_chars = PyList_GET_SIZE(chars);
+    if (PyList_GET_SIZE(char_counts) != n_chars) {
+        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
+        return NULL;
+    }
+    Classes classes = {0};
+    Seeds seeds = {0};
+    Pieces pieces = {0};
+    double *scores = NULL;
+    uint32_t *sorted = PyMem_Malloc((n_chars + 1) * sizeof(uint32_t));
+    Py_ssize_t *char_at = NULL;
+    PyObject *result = NULL;
+    if (!sorted) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_chars; k++) {
+        PyObject *c = PyList_GET_ITEM(chars, k);
+        if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
+            PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
+            goto done;
+        }
+        sorted[k] = PyUnicode_READ_CHAR(c, 0);
+    }
+    qsort(sorted, n_chars, sizeof(uint32_t), compare_code_points);
+    char_at = first_occurrences(&self->words, sorted, n_chars);
+    if (!char_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
+    /* the seeds label nodes and leaves of the words' suffix tree, fewer than two per position: a larger
+     * seed_size asks for no more room */
+    const Texts *words = &self->words;
+    Py_ssize_t positions = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
+    if (seeds.capacity > 2 * positions) seeds.capacity = 2 * positions;
+    seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
+    if (!seeds.items) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (classes_init(&classes, class_map) < 0 ||
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, &seeds) < 0)
+        goto done;
+    Py_ssize_t n_seeds = seeds.n;
+    Py_ssize_t n = n_chars + n_seeds;
+    if (pieces_alloc(&pieces, &scores, n) < 0) goto done;
+    double sum = 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k < n_chars) {
+            uint32_t cp = PyUnicode_READ_CHAR(PyList_GET_ITEM(chars, k), 0);
+            const uint32_t *found = bsearch(&cp, sorted, n_chars, sizeof(uint32_t), compare_code_points);
+            Py_ssize_t at = char_at[found - sorted];
+            if (at < 0) {
+                PyErr_Format(PyExc_ValueError, "chars[%zd] does not occur in the words", k);
+                goto done;
+            }
+            pieces.at[k] = (uint32_t)at;
+            pieces.length[k] = 1;
+            scores[k] = (double)PyLong_AsLongLong(PyList_GET_ITEM(char_counts, k));
+            if (scores[k] == -1.0 && PyErr_Occurred()) goto done;
+        } else {
+            const Seed *seed = &seeds.items[k - n_chars];
+            pieces.at[k] = (uint32_t)seed->at;
+            pieces.length[k] = (uint16_t)seed->length;
+            scores[k] = (double)seed->score;
+        }
+        if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
+        sum += scores[k];
+    }
+    pieces.n = n;
+    for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
+    PyMem_Free(seeds.items); /* before the trie is built: the peak of training */
+    seeds.items = NULL;
+    if (lattice_install(self, pieces, NULL, scores) < 0) {
+        memset(&pieces, 0, sizeof(pieces));
+        scores = NULL;
+        goto done;
+    }
+    memset(&pieces, 0, sizeof(pieces));
+    scores = NULL;
+    result = PyLong_FromSsize_t(n);
+done:
+    PyMem_Free(classes.cp);
+    PyMem_Free(classes.cls);
+    PyMem_Free(seeds.items);
+    PyMem_Free(sorted);
+    PyMem_Free(char_at);
+    PyMem_Free(pieces.at);
+    PyMem_Free(pieces.length);
+    PyMem_Free(scores);
+    return result;
 }

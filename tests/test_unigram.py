@@ -273,6 +273,73 @@ def test_lattice_edges_are_every_piece_in_the_text(pieces, text):
     assert lattice.pieces() == pieces
 
 
+@given(
+    pieces=TRIE_PIECES,
+    scores=st.lists(st.floats(-30.0, -0.01), min_size=40, max_size=40),
+    text=st.text(TRIE_ALPHABET + "x", max_size=20),
+)
+def test_a_lattice_segments_alike_whenever_its_rule_is_chosen(pieces, scores, text):
+    """A lattice keeps its scores as doubles only under Hugging Face's rule: one given its pieces under
+    sentencepiece's rule and configured to Hugging Face's afterwards segments as one configured first,
+    and back again as one that never left sentencepiece's."""
+    scores = scores[: len(pieces)]
+    late, early, plain = Lattice([], []), Lattice([], []), Lattice([], [])
+    early.configure(-100.0, -1, b"", 1)
+    for lattice in (late, early, plain):
+        lattice.set_pieces(pieces, scores)
+    late.configure(-100.0, -1, b"", 1)
+    assert late.segment(text, -100.0) == early.segment(text, -100.0)
+    late.configure(-100.0, -1, b"", 0)
+    assert late.segment(text, -100.0) == plain.segment(text, -100.0)
+
+
+@given(
+    pieces=st.lists(st.text(TRIE_ALPHABET, min_size=1, max_size=5), min_size=1, max_size=30, unique=True),
+    data=st.data(),
+    text=st.text(TRIE_ALPHABET + "x", max_size=20),
+    rule=st.sampled_from([0, 1]),
+)
+def test_retain_keeps_scores_and_rescore_sets_them(pieces, data, text, rule):
+    """retain without scores keeps each piece's own, and rescore then gives the lattice that set_pieces
+    makes of the kept pieces with the new scores, under either rule."""
+    scores = [-float(k + 1) for k in range(len(pieces))]
+    keep = data.draw(st.lists(st.integers(0, len(pieces) - 1), unique=True), label="keep")
+    new = data.draw(st.lists(st.floats(-30.0, -0.01), min_size=len(keep), max_size=len(keep)), label="new")
+    lattice, fresh = Lattice([], []), Lattice([], [])
+    for each in (lattice, fresh):
+        each.configure(-100.0, -1, b"", rule)
+    lattice.set_pieces(pieces, scores)
+    lattice.retain(np.array(keep, dtype=np.int64).tobytes())
+    assert lattice.pieces() == [pieces[k] for k in keep]
+    assert list(np.frombuffer(lattice.scores())) == [scores[k] for k in keep]
+    lattice.rescore(np.array(new, dtype=np.float64).tobytes())
+    fresh.set_pieces([pieces[k] for k in keep], new)
+    assert lattice.scores() == fresh.scores()
+    assert lattice.segment(text, -100.0) == fresh.segment(text, -100.0)
+    assert lattice.lattice(text, -100.0) == fresh.lattice(text, -100.0)
+
+
+def test_rescore_needs_one_score_per_piece():
+    lattice = Lattice([], [])
+    lattice.set_pieces(["a", "b"], [-1.0, -2.0])
+    with pytest.raises(ValueError, match="one float64 for each of the 2 pieces, got 8 bytes"):
+        lattice.rescore(np.array([-1.0]).tobytes())
+
+
+def test_retain_reads_indices_in_place_and_checks_them():
+    lattice = Lattice([], [])
+    lattice.set_pieces(["a", "b", "c"], [-1.0, -2.0, -3.0])
+    with pytest.raises(IndexError, match=r"indices\[1\] = 3 is not a piece"):
+        lattice.retain(np.array([0, 3], dtype=np.int64))
+    with pytest.raises(ValueError, match="indices and scores differ in length"):
+        lattice.retain(np.array([0, 1], dtype=np.int64), np.array([-1.0]).tobytes())
+    unaligned = np.frombuffer(b"\0" + np.array([2, 0], dtype=np.int64).tobytes(), dtype=np.int64, offset=1)
+    assert not unaligned.flags.aligned
+    lattice.retain(unaligned)  # an array, not aligned for 8 bytes: read where it lies
+    assert lattice.pieces() == ["c", "a"]
+    assert list(np.frombuffer(lattice.scores())) == [-3.0, -1.0]
+
+
 def brute_force_seeds(words, counts, max_length):
     """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
     characters after it differ), scored by its count in the corpus times its length."""

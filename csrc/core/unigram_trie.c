@@ -161,11 +161,27 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     return 0;
 }
 
-void
+int
 unigram_trie_set_scores(UnigramTrie *t, const double *scores)
 {
+    if (!t->wide && t->n_nodes > 0) {
+        t->wide = malloc(sizeof(double) * (size_t)t->n_nodes);
+        if (!t->wide) return -1;
+    }
     for (ptrdiff_t node = 0; node < t->n_nodes; node++) {
         t->wide[node] = t->nodes[node].piece < 0 ? 0.0 : scores[t->nodes[node].piece];
         t->nodes[node].score = (float)t->wide[node];
+    }
+    return 0;
+}
+
+void
+unigram_trie_set_float_scores(UnigramTrie *t, const double *scores)
+{
+    free(t->wide);
+    t->wide = NULL;
+    for (ptrdiff_t node = 0; node < t->n_nodes; node++) {
+        double score = t->nodes[node].piece < 0 ? 0.0 : scores[t->nodes[node].piece];
+        t->nodes[node].score = (float)score;
     }
 }

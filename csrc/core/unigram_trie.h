@@ -10,7 +10,9 @@
  * points the pieces were given in, which the trie borrows (they must outlive it, unchanged). The
  * root's children below UNIGRAM_ROOT_SPAN are also in an array. Each node holds the piece its path
  * spells (the first of duplicates; -1: none) and that piece's score as a float, the arithmetic of
- * sentencepiece's best path; `wide` holds the same scores as doubles, Hugging Face's arithmetic. */
+ * sentencepiece's best path; `wide` holds the same scores as doubles, Hugging Face's arithmetic, and
+ * is NULL where only sentencepiece's rule runs (unigram_trie_set_float_scores): 8 bytes a node that a
+ * trainer's million seed pieces need not hold. */
 #ifndef KVEC_CORE_UNIGRAM_TRIE_H
 #define KVEC_CORE_UNIGRAM_TRIE_H
 
@@ -30,7 +32,7 @@ typedef struct {
 typedef struct {
     const uint32_t *text; /* borrowed: the pieces' code points */
     UnigramNode *nodes;
-    double *wide;         /* each node's score as a double (unigram_trie_set_scores) */
+    double *wide;         /* each node's score as a double (unigram_trie_set_scores), or NULL */
     uint32_t *first;      /* n_nodes + 1 */
     uint32_t *head;       /* the first code point of each node's edge (the root's: 0) */
     int32_t *root;        /* the root's child over each code point below UNIGRAM_ROOT_SPAN (-1: none) */
@@ -53,7 +55,12 @@ typedef struct {
  * 2^32 - 1 code points into text or n is past 2^31 - 2 (then nothing needs freeing). Deterministic: the
  * layout depends on the pieces alone. */
 int unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at, const uint16_t *length);
-void unigram_trie_set_scores(UnigramTrie *t, const double *scores);
+/* Each node's score, as a float and as a double, from scores[piece]. Returns -1 when out of memory
+ * for the doubles, which only happens after unigram_trie_set_float_scores dropped them (a trie fresh
+ * from unigram_trie_build has their room). */
+int unigram_trie_set_scores(UnigramTrie *t, const double *scores);
+/* Each node's score as a float only, for sentencepiece's rule: the doubles are freed (wide is NULL). */
+void unigram_trie_set_float_scores(UnigramTrie *t, const double *scores);
 void unigram_trie_free(UnigramTrie *t);
 
 /* The child of `node` whose edge starts with cp, or -1. */

@@ -437,14 +437,17 @@ class UnigramTrainer(Trainer):
         """Expected counts, then the pieces expected at least 0.5 times, scored by digamma."""
         expected = np.frombuffer(lattice.expected_counts(n_jobs))
         keep = np.flatnonzero(expected >= EXPECTED_COUNT_THRESHOLD)
+        # the pieces that go (and the trie of the million seeds) go before any other array is made, so
+        # that the two never take memory at once: that was the peak of training
+        lattice.retain(keep.astype(np.int64, copy=False))  # read in place, not copied
         kept = expected[keep]
-        del expected  # one float per piece: the first step has the million seeds
+        del expected, keep  # one float per piece: the first step has the million seeds
         # no piece left (an empty corpus): no scores, and no digamma of 0
         if digamma is None:
             scores = _digamma(kept) - _digamma(np.array([kept.sum()]))[0] if len(kept) else kept
         else:  # Hugging Face's digamma, of the total summed in order
             scores = digamma(kept) - digamma(np.cumsum(kept)[-1:])[0] if len(kept) else kept
-        lattice.retain(keep.astype(np.int64).tobytes(), scores.tobytes())
+        lattice.rescore(scores.tobytes())
         return scores
 
     def _prune(self, lattice, scores, total, desired, n_jobs):
