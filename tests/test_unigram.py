@@ -370,3 +370,22 @@ def test_seeds_are_the_best_suffix_tree_nodes(words, counts, max_length, seed_si
     raw = char_counts + [candidates[s] for s in best]
     expected = [math.log(v) - math.log(sum(raw)) for v in raw]
     assert list(np.frombuffer(lattice.scores())) == pytest.approx(expected, abs=1e-12)
+
+
+def _organ_pipe(items):
+    return items[::2] + items[1::2][::-1]
+
+
+@pytest.mark.parametrize(
+    "arrange", [sorted, lambda p: sorted(p, reverse=True), lambda p: _organ_pipe(sorted(p)), lambda p: p]
+)
+def test_the_trie_sorts_pieces_in_any_order_they_come_in(arrange):
+    # the vocabulary's trie sorts its pieces (quicksort, heapsort past a depth bound, so no order of a
+    # crafted description makes it quadratic): every arrangement of the same scored pieces segments alike
+    rng = np.random.default_rng(7)
+    pieces = sorted({"".join(rng.choice(list("ab▁"), size=rng.integers(1, 9))) for _ in range(3000)})
+    scored = {piece: -1.5 * len(piece) + 0.1 * (i % 5) for i, piece in enumerate(pieces)}
+    words = ["".join(rng.choice(list("ab▁"), size=rng.integers(1, 30))) for _ in range(200)]
+    reference = Unigram([("<unk>", 0.0), *sorted(scored.items())], unk_id=0)
+    model = Unigram([("<unk>", 0.0), *[(p, scored[p]) for p in arrange(pieces)]], unk_id=0)
+    assert [model.tokenize(w) for w in words] == [reference.tokenize(w) for w in words]

@@ -46,12 +46,44 @@ swap(int32_t *order, ptrdiff_t i, ptrdiff_t j)
     order[j] = v;
 }
 
-/* Sorts order[lo, hi) by key_less: quicksort on the median of three, insertion sort on short runs,
- * recursing on the shorter side only (the order is total, so the result is the one sorted order). */
+/* Moves order[lo + i] down the max-heap order[lo, hi) (children of i at 2i + 1, 2i + 2). */
 static void
-sort_keys(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t hi)
+sift_down(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t i, ptrdiff_t hi)
+{
+    ptrdiff_t n = hi - lo;
+    for (;;) {
+        ptrdiff_t child = 2 * i + 1;
+        if (child >= n) return;
+        if (child + 1 < n && key_less(k, order[lo + child], order[lo + child + 1])) child++;
+        if (!key_less(k, order[lo + i], order[lo + child])) return;
+        swap(order, lo + i, lo + child);
+        i = child;
+    }
+}
+
+/* Heapsort of order[lo, hi): O(n log n) whatever the order the pieces come in. */
+static void
+heap_sort(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t hi)
+{
+    for (ptrdiff_t i = (hi - lo) / 2; i-- > 0;) sift_down(k, order, lo, i, hi);
+    for (ptrdiff_t end = hi - 1; end > lo; end--) {
+        swap(order, lo, end);
+        sift_down(k, order, lo, 0, end);
+    }
+}
+
+/* Sorts order[lo, hi) by key_less: quicksort on the median of three, insertion sort on short runs,
+ * recursing on the shorter side only (the order is total, so the result is the one sorted order).
+ * A crafted piece order can make the medians poor at every step: past `depth` levels (2 log2 n) the
+ * range is heapsorted, so a description's vocabulary sorts in O(n log n) key comparisons at worst. */
+static void
+sort_keys(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t hi, int depth)
 {
     while (hi - lo > 16) {
+        if (depth-- == 0) {
+            heap_sort(k, order, lo, hi);
+            return;
+        }
         ptrdiff_t mid = lo + (hi - lo) / 2;
         if (key_less(k, order[mid], order[lo])) swap(order, mid, lo);
         if (key_less(k, order[hi - 1], order[lo])) swap(order, hi - 1, lo);
@@ -66,10 +98,10 @@ sort_keys(const Keys *k, int32_t *order, ptrdiff_t lo, ptrdiff_t hi)
         }
         /* [lo, j] holds no key above the pivot, [j + 1, hi) none below */
         if (j + 1 - lo < hi - (j + 1)) {
-            sort_keys(k, order, lo, j + 1);
+            sort_keys(k, order, lo, j + 1, depth);
             lo = j + 1;
         } else {
-            sort_keys(k, order, j + 1, hi);
+            sort_keys(k, order, j + 1, hi, depth);
             hi = j + 1;
         }
     }
@@ -119,7 +151,9 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     for (ptrdiff_t p = 0; p < n; p++)
         if (length[p] > 0) order[m++] = (int32_t)p;
     Keys keys = {text, at, length};
-    sort_keys(&keys, order, 0, m);
+    int depth = 0;
+    for (ptrdiff_t left = m; left > 1; left >>= 1) depth += 2;
+    sort_keys(&keys, order, 0, m, depth);
     /* while node v waits its turn, first[v] holds where its run starts in `order` */
     t->nodes[0] = (UnigramNode){0, 0, -1, 0.0f};
     t->head[0] = 0;
