@@ -65,7 +65,7 @@ test-core: $(CORE)/.kvec-test-installed
 
 BACKENDS_VENV := .venv-backends
 TORCH_CPU ?= torch==2.13.0+cpu
-BACKEND_TESTS := tests/test_layers_backends.py tests/test_layers_portable.py
+BACKEND_TESTS := tests/test_layers_backends.py tests/test_layers_portable.py tests/test_examples_backends.py
 
 $(BACKENDS_VENV)/.kvec-backends-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h)
 	$(PYTHON) -m venv $(BACKENDS_VENV)

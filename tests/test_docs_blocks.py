@@ -26,6 +26,8 @@ MAX_NOT_RUN = 3
 REQUIREMENTS = {
     "keras": lambda: importlib.util.find_spec("keras") is not None,
     "tensorflow": lambda: importlib.util.find_spec("tensorflow") is not None,
+    "jax": lambda: importlib.util.find_spec("jax") is not None,
+    "torch": lambda: importlib.util.find_spec("torch") is not None,
     "pyspark": lambda: importlib.util.find_spec("pyspark") is not None,
     "java": lambda: shutil.which("java") is not None,  # Spark's runtime
     "matplotlib": lambda: importlib.util.find_spec("matplotlib") is not None,
