@@ -35,6 +35,7 @@ MASK_TOKEN = ""
 OOV_TOKEN = "[UNK]"
 _PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+_STRIP_TABLE = str.maketrans("", "", _PUNCTUATION.decode("ascii"))
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
 
 
@@ -103,17 +104,46 @@ class KerasText:
         assert self.ngrams is not None
         return [b" ".join(row[i : i + width]) for width in self.ngrams for i in range(len(row) - width + 1)]
 
+    @property
+    def splits_words_natively(self) -> bool:
+        """Whether the native word splitter does the split (whitespace, no n-grams, a built-in standardize)."""
+        return self.split == "whitespace" and not self.ngrams and not callable(self.standardize)
+
+    def standardized_strings(self, texts: list[str]) -> list[str]:
+        """``standardized`` for a list of str: an ASCII text is changed as str (for ASCII, ``str.lower``
+        is ``bytes.lower``), any other goes through its bytes."""
+        how = self.standardize
+        lower = how in ("lower", "lower_and_strip_punctuation")
+        strip = how in ("strip_punctuation", "lower_and_strip_punctuation")
+        if not (lower or strip):
+            return texts
+        out = []
+        for text in texts:
+            if text.isascii():
+                text = text.lower() if lower else text
+                text = text.translate(_STRIP_TABLE) if strip else text
+            else:
+                data = text.encode(self.encoding, "surrogateescape")
+                data = data.lower() if lower else data
+                data = data.translate(None, _PUNCTUATION) if strip else data
+                text = data.decode(self.encoding, "surrogateescape")
+            out.append(text)
+        return out
+
     def ragged_ids(self, texts: list[bytes], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
         """``(values, row_lengths)``: the ids of the tokens of every standardized text."""
-        if self.split == "whitespace" and not self.ngrams:
-            # one native pass: cut at ASCII whitespace and look the words up, without a str per word
-            if self._splitter is None:
-                self._splitter = WordSplitter(_ASCII_WHITESPACE)
-            strings = [t.decode(self.encoding, "surrogateescape") for t in texts]
-            values, lengths = self._splitter.ids_ragged(strings, False, vocabulary.word_lookup(), vocabulary.oov_id)
-            return np.frombuffer(values, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+        if self.splits_words_natively:
+            return self.native_ids([t.decode(self.encoding, "surrogateescape") for t in texts], vocabulary)
         rows = self.rows(texts)
         return vocabulary.ragged_lookup(rows)
+
+    def native_ids(self, strings: list[str], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
+        """One native pass over standardized str texts: cut at ASCII whitespace and look the words up,
+        without a str per word."""
+        if self._splitter is None:
+            self._splitter = WordSplitter(_ASCII_WHITESPACE)
+        values, lengths = self._splitter.ids_ragged(strings, False, vocabulary.word_lookup(), vocabulary.oov_id)
+        return np.frombuffer(values, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
 
 
 class KerasVocabulary:
@@ -313,7 +343,7 @@ def encode_ids(
     if output_mode == "tf_idf":
         if idf_weights is None:
             raise ValueError("When `output_mode` is `'tf_idf'`, `idf_weights` must be provided.")
-        counts = counts * idf_weights[:depth].astype(np.float32)
+        counts = counts.astype(np.float32) * idf_weights[:depth].astype(np.float32)
     return counts
 
 

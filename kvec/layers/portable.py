@@ -308,6 +308,14 @@ class TextVectorization(keras.layers.Layer):
                 f"layer {self.name!r} has no vocabulary: adapt() found no token or was not called; call adapt() "
                 "on texts with tokens, or set_vocabulary()"
             )
+        if (
+            self._kvec_kind is None
+            and self._text.splits_words_natively
+            and isinstance(inputs, list)
+            and all(type(text) is str for text in inputs)
+        ):  # a list of str, Keras' whitespace split: no arrays of bytes on the way
+            values, row_lengths = self._text.native_ids(self._text.standardized_strings(inputs), self._vocabulary)
+            return self._ids_output(values, row_lengths, False)
         texts = self._strings(inputs)
         scalar = texts.ndim == 0
         if scalar:
@@ -316,22 +324,27 @@ class TextVectorization(keras.layers.Layer):
             outputs = self._dense_outputs(texts)
         else:
             values, row_lengths = self._ragged_ids(texts)
-            ids = self._kvec_kind == "ids"
-            outputs = encode_ids(
-                values,
-                row_lengths,
-                self._output_mode,
-                self._ids_depth() if ids else self._vocabulary.depth(),
-                self._output_sequence_length,
-                self._idf_weights(),
-                ragged=self._ragged,
-                counts_dtype=np.float32 if ids else np.int64,  # as the TensorFlow host gives them
-            )
+            return self._ids_output(values, row_lengths, scalar)
         if scalar:
             outputs = outputs[0]
-        if isinstance(outputs, list):
-            return outputs
         return keras.ops.convert_to_tensor(outputs)
+
+    def _ids_output(self, values, row_lengths, scalar):
+        """The output of ragged ids as the backend's array (lists of ids when ``ragged``)."""
+        ids = self._kvec_kind == "ids"
+        outputs = encode_ids(
+            values,
+            row_lengths,
+            self._output_mode,
+            self._ids_depth() if ids else self._vocabulary.depth(),
+            self._output_sequence_length,
+            self._idf_weights(),
+            ragged=self._ragged,
+            counts_dtype=np.float32 if ids else np.int64,  # as the TensorFlow host gives them
+        )
+        if scalar:
+            outputs = outputs[0]
+        return outputs if isinstance(outputs, list) else keras.ops.convert_to_tensor(outputs)
 
     def _idf_weights(self):
         if self._output_mode != "tf_idf":
