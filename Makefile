@@ -76,7 +76,7 @@ $(BACKENDS_VENV)/.kvec-backends-installed: pyproject.toml setup.py $(wildcard cs
 
 test-backends: $(BACKENDS_VENV)/.kvec-backends-installed $(VENV)/.kvec-dev-installed
 	! $(BACKENDS_VENV)/bin/python -c 'import tensorflow' 2>/dev/null
-	KVEC_TF_PYTHON=$(abspath $(BIN)/python) $(BACKENDS_VENV)/bin/python -m pytest $(BACKEND_TESTS)
+	KERAS_BACKEND=jax KVEC_TF_PYTHON=$(abspath $(BIN)/python) $(BACKENDS_VENV)/bin/python -m pytest $(BACKEND_TESTS)
 
 clean:
 	rm -rf $(VENV) $(CORE) $(BACKENDS_VENV) build *.egg-info kvec/*.so
