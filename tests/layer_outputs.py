@@ -4,8 +4,9 @@ tests/test_layers_backends.py, which runs it once per backend and compares.
     python tests/layer_outputs.py CASES.json OUT.json [--oracle]
 
 Each case: ``{"args": {...}, "tokenizer": null | kind, "train": [...], "test": [...], "save": path,
-"load": path}``. With ``--oracle`` a case without a tokenizer runs ``keras.layers.TextVectorization``
-(on TensorFlow, Keras' own layer); otherwise ``kvec.layers.TextVectorization``. ``save`` writes the
+"load": path, "kvec_layer": bool}``. With ``--oracle`` a case without a tokenizer runs
+``keras.layers.TextVectorization`` (on TensorFlow, Keras' own layer) unless ``kvec_layer``; otherwise
+``kvec.layers.TextVectorization``. ``save`` writes the
 adapted layer in a one-layer model to a ``.keras`` file; ``load`` reads one instead of adapting.
 Each output is written as nested lists with its array type and dtype, and whether that type is the
 backend's own array.
@@ -76,7 +77,7 @@ def run(case, oracle):
         model = keras.models.load_model(case["load"])
         layer = model.layers[-1]
     else:
-        if oracle and case["tokenizer"] is None:
+        if oracle and case["tokenizer"] is None and not case.get("kvec_layer"):
             layer = keras.layers.TextVectorization(**args)
         else:
             layer = kvec.layers.TextVectorization(tokenizer=tokenizer_of(case["tokenizer"]), **args)

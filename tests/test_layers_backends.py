@@ -131,6 +131,7 @@ def saved_cases(folder, prefix):
             "train": ROUND_TRIP_TRAIN,
             "test": ROUND_TRIP_TEST,
             "save": str(folder / f"{prefix}{i}.keras"),
+            "kvec_layer": True,  # Keras' own layer cannot load without TensorFlow: the files hold kvec's
         }
         for i, (a, t) in enumerate(ROUND_TRIPS)
     ]
