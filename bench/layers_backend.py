@@ -5,7 +5,7 @@
 
 ``FOLDER`` holds what bench/layers.py wrote: ``lines.json`` (the texts), ``batch_size``,
 ``vocabulary.json`` (Keras' vocabulary) and ``wordpiece.json`` (the kvec pipeline). Each pass calls
-the layer on every batch and waits for the backend's arrays; the ids of the first pass go to
+the layer on every batch (an object array of str) and waits for the backend's arrays; the ids of the first pass go to
 ``keras_ids.npz`` and ``wordpiece_ids.npz`` (one padded matrix per batch), the times of every pass to
 ``times.json``.
 """
@@ -42,7 +42,8 @@ def main():
             return json.load(f)
 
     lines, batch_size = load("lines.json"), load("batch_size")
-    batches = [lines[i : i + batch_size] for i in range(0, len(lines), batch_size)]
+    # one NumPy array per batch, as Keras users pass texts (Layer.__call__ walks a list item by item)
+    batches = [np.array(lines[i : i + batch_size], dtype=object) for i in range(0, len(lines), batch_size)]
     keras_layer = kvec.layers.TextVectorization(vocabulary=load("vocabulary.json")[2:])
     with open(os.path.join(folder, "wordpiece.json"), encoding="utf-8") as f:
         wordpiece_layer = kvec.layers.TextVectorization(tokenizer=Tokenizer.from_str(f.read()))

@@ -308,13 +308,9 @@ class TextVectorization(keras.layers.Layer):
                 f"layer {self.name!r} has no vocabulary: adapt() found no token or was not called; call adapt() "
                 "on texts with tokens, or set_vocabulary()"
             )
-        if (
-            self._kvec_kind is None
-            and self._text.splits_words_natively
-            and isinstance(inputs, list)
-            and all(type(text) is str for text in inputs)
-        ):  # a list of str, Keras' whitespace split: no arrays of bytes on the way
-            values, row_lengths = self._text.native_ids(self._text.standardized_strings(inputs), self._vocabulary)
+        strings = _str_list(inputs) if self._kvec_kind is None and self._text.splits_words_natively else None
+        if strings is not None:  # str texts, Keras' whitespace split: no arrays of bytes on the way
+            values, row_lengths = self._text.native_ids(self._text.standardized_strings(strings), self._vocabulary)
             return self._ids_output(values, row_lengths, False)
         texts = self._strings(inputs)
         scalar = texts.ndim == 0
@@ -429,6 +425,17 @@ class TextVectorization(keras.layers.Layer):
         if self._kvec_kind is None:
             return
         self._kvec_source, self._ids_idf = load_tokenizer_assets(dir_path, self._kvec_kind)
+
+
+def _str_list(inputs):
+    """``inputs`` as a list of str when it is a list or a 1-D NumPy array of str, else None."""
+    if isinstance(inputs, np.ndarray):
+        if inputs.ndim != 1 or inputs.dtype.kind not in "UO":
+            return None
+        inputs = inputs.tolist()
+    if isinstance(inputs, list) and all(type(text) is str for text in inputs):
+        return inputs
+    return None
 
 
 def _listed(value):
