@@ -88,6 +88,10 @@ def run(case, oracle):
         keras.Model(inputs, layer(inputs)).save(case["save"])
     output = layer(case["test"])
     values, dtype = listed(output)
+    if not oracle:  # an array of the same texts gives the same outputs as the list
+        again = listed(layer(np.array(case["test"], dtype=object)))[0]
+        if again != values:
+            raise AssertionError(f"an object array of the texts gives {again}, the list {values}")
     result = {
         "vocabulary": layer.get_vocabulary(),
         "vocabulary_size": layer.vocabulary_size(),
