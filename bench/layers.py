@@ -19,6 +19,14 @@ A third line times the same pipeline with ``tf.strings.length`` as the map (inte
 too): what tf.data itself costs a pass (building the map function for each new iterator, batching,
 handing batches over), the bound on any tokenizer's ratio on this machine.
 
+Two more lines run kvec's side in another process, on JAX in a venv without TensorFlow
+(``--backends-python``, default ``.venv-backends/bin/python``; bench/layers_backend.py): the layer
+without a tokenizer, given the vocabulary ``keras.layers.TextVectorization`` learnt from the lines,
+against that Keras layer in ``tf.data`` (both pad each batch to its longest text); and the layer with
+the WordPiece pipeline against keras_hub's tokenizer in ``tf.data`` (its ragged batches padded with 0 for
+the comparison, not while timed). The ids of every batch must be identical. The two processes cannot
+interleave their passes: each side's median of ``--runs`` passes is taken in turn.
+
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
 process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs``
@@ -27,14 +35,17 @@ see bench/harness.py).
 """
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import keras  # noqa: E402
 import keras_hub  # noqa: E402
+import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from harness import interleave, mismatch, positive_int, print_convention, read_lines, report, timed  # noqa: E402
 
@@ -72,6 +83,11 @@ def main(argv=None):
     parser.add_argument("--runs", type=positive_int, default=5, help="warm passes per side (default 5)")
     parser.add_argument("--batch-size", type=positive_int, default=1024, help="texts per batch (default 1024)")
     parser.add_argument("--vocab-size", type=positive_int, default=8000, help="WordPiece vocabulary (default 8000)")
+    parser.add_argument(
+        "--backends-python",
+        default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".venv-backends/bin/python"),
+        help="a Python with kvec on JAX and no TensorFlow, for the backend lines (make test-backends makes one)",
+    )
     args = parser.parse_args(argv)
     print_convention()
 
@@ -113,6 +129,57 @@ def main(argv=None):
     )
     report("tf.data, a map of lengths", "keras_hub", floor_times, anchor_times)
     serving(our_layer, their_layer, lines, args)
+    if os.path.exists(args.backends_python):
+        backend_lines(lines, pipeline, theirs, args)
+    else:
+        print(f"(no {args.backends_python}: the JAX lines need make test-backends's venv)")
+
+
+def padded_batches(ds):
+    """The batches of ``ds`` as NumPy matrices, ragged ones padded with 0 to their longest row."""
+    return [np.asarray(b.to_tensor() if isinstance(b, tf.RaggedTensor) else b) for b in ds]
+
+
+def backend_lines(lines, pipeline, keras_hub_dataset, args):
+    """kvec's layer on JAX without TensorFlow (another process) against Keras' TextVectorization and
+    keras_hub's WordPiece in tf.data."""
+    keras_layer = keras.layers.TextVectorization()
+    keras_layer.adapt(tf.data.Dataset.from_tensor_slices(lines).batch(args.batch_size))
+    keras_dataset = dataset(lines, keras_layer, args.batch_size)
+    anchors = {"keras": keras_dataset, "wordpiece": keras_hub_dataset}
+    anchor_ids = {name: padded_batches(ds) for name, ds in anchors.items()}
+    anchor_times = {
+        "keras": [timed(lambda: run_dense(keras_dataset))[1] for _ in range(args.runs)],
+        "wordpiece": [timed(lambda: run(keras_hub_dataset))[1] for _ in range(args.runs)],
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        for name, value in (
+            ("lines.json", lines),
+            ("batch_size", args.batch_size),
+            ("vocabulary.json", keras_layer.get_vocabulary()),
+        ):
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                json.dump(value, f)
+        with open(os.path.join(folder, "wordpiece.json"), "w", encoding="utf-8") as f:
+            f.write(pipeline.to_str())
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env.update(KERAS_BACKEND="jax", PYTHONPATH=os.pathsep.join([root, os.path.join(root, "bench")]))
+        command = [args.backends_python, os.path.join(root, "bench", "layers_backend.py"), folder, str(args.runs)]
+        subprocess.run(command, env=env, check=True)
+        with open(os.path.join(folder, "times.json"), encoding="utf-8") as f:
+            kvec_times = json.load(f)
+        for name in anchors:
+            with np.load(os.path.join(folder, f"{name}_ids.npz")) as saved:
+                ours = [saved[f"arr_{i}"] for i in range(len(saved.files))]
+            same = len(ours) == len(anchor_ids[name]) and all(
+                a.shape == b.shape and np.array_equal(a, b) for a, b in zip(ours, anchor_ids[name])
+            )
+            if not same:
+                mismatch(f"{name} ids on {kvec_times['backend']}", "a batch differs from the tf.data anchor's")
+    print(f"ids identical on {kvec_times['backend']} without TensorFlow, two processes")
+    report("no tokenizer, on JAX", "keras TextVectorization", kvec_times["keras"], anchor_times["keras"])
+    report("WordPiece, on JAX", "keras_hub", kvec_times["wordpiece"], anchor_times["wordpiece"])
 
 
 def exported(layer, folder):

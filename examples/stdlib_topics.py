@@ -75,3 +75,20 @@ def load(validation_share=0.2, seed=0):
     cut = int(len(texts) * (1 - validation_share))
     train, val = order[:cut], order[cut:]
     return [texts[i] for i in train], labels[train], [texts[i] for i in val], labels[val]
+
+
+def classifier(vocabulary_size, maxlen, input_dtype="int64"):
+    """The small topic model the examples train on ids: embedding, average, two dense layers (compiled)."""
+    import keras
+
+    model = keras.Sequential(
+        [
+            keras.Input(shape=(maxlen,), dtype=input_dtype),
+            keras.layers.Embedding(vocabulary_size, 32, mask_zero=True),
+            keras.layers.GlobalAveragePooling1D(),
+            keras.layers.Dense(32, activation="relu"),
+            keras.layers.Dense(len(LABELS), activation="softmax"),
+        ]
+    )
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model

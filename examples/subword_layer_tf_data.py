@@ -45,16 +45,7 @@ def main():
     val = tf.data.Dataset.from_tensor_slices((val_texts, val_labels)).batch(64)
     val = val.map(to_ids, num_parallel_calls=tf.data.AUTOTUNE)
 
-    classifier = keras.Sequential(
-        [
-            keras.Input(shape=(MAXLEN,), dtype="int64"),
-            keras.layers.Embedding(layer.vocabulary_size(), 32, mask_zero=True),
-            keras.layers.GlobalAveragePooling1D(),
-            keras.layers.Dense(32, activation="relu"),
-            keras.layers.Dense(len(stdlib_topics.LABELS), activation="softmax"),
-        ]
-    )
-    classifier.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    classifier = stdlib_topics.classifier(layer.vocabulary_size(), MAXLEN)
     classifier.fit(train, validation_data=val, epochs=12, shuffle=False, verbose=0)  # the dataset shuffles
     _, accuracy = classifier.evaluate(val, verbose=0)
     chance = np.bincount(val_labels).max() / len(val_labels)

@@ -1,26 +1,35 @@
-"""Keras 3 layers and training data (:class:`TextBatches`, :func:`dataset_from_shards`) backed by kvec
-(needs ``pip install 'kvec[keras]'``).
+"""Keras 3 layers and training data (:class:`TextBatches`, :func:`dataset_from_shards`) backed by kvec.
+
+``kvec.layers.TextVectorization`` runs on every Keras backend: ``pip install 'kvec[jax]'`` or
+``'kvec[torch]'`` (Keras and the backend, no TensorFlow), or ``'kvec[keras]'`` (Keras and TensorFlow).
 
 ``import kvec.layers`` registers the layers with Keras, so ``keras.models.load_model`` reads models
-that hold them without ``custom_objects``, and registers kvec's TensorFlow ops (built on the first
-import, see :mod:`kvec.layers.op_library`), so ``tf.saved_model.load`` serves models exported with
-them. The rest of kvec never imports TensorFlow.
+that hold them without ``custom_objects``. On the TensorFlow backend it also registers kvec's
+TensorFlow ops (built on the first import, see :mod:`kvec.layers.op_library`), so
+``tf.saved_model.load`` serves models exported with them, and :func:`dataset_from_shards` (a
+``tf.data.Dataset``) is here. On other backends TensorFlow is not imported (``kvec.layers.shards``
+has ``dataset_from_shards`` where TensorFlow is installed). The rest of kvec never imports Keras or
+TensorFlow.
 """
 
-try:  # the optional dependencies, named before anything else needs them
-    import keras  # noqa: F401
-    import tensorflow  # noqa: F401
+try:  # the optional dependency, named before anything else needs it
+    import keras
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"kvec.layers needs Keras 3 and TensorFlow, and {error.name} is not installed: pip install 'kvec[keras]'",
+        f"kvec.layers needs Keras 3, and {error.name} is not installed: pip install 'kvec[jax]', 'kvec[torch]' "
+        "or 'kvec[keras]' (with TensorFlow)",
         name=error.name,
     ) from error
 
-from kvec.layers import op_library  # noqa: E402
 from kvec.layers.batches import TextBatches  # noqa: E402
-from kvec.layers.shards import dataset_from_shards  # noqa: E402
+from kvec.layers.tasks import TextTask  # noqa: E402
 from kvec.layers.text_vectorization import TextVectorization  # noqa: E402
 
-op_library.load()  # registers the ops with TensorFlow (one warning where they cannot be built)
+__all__ = ["TextBatches", "TextTask", "TextVectorization"]
 
-__all__ = ["TextBatches", "TextVectorization", "dataset_from_shards"]
+if keras.backend.backend() == "tensorflow":
+    from kvec.layers import op_library
+    from kvec.layers.shards import dataset_from_shards
+
+    op_library.load()  # registers the ops with TensorFlow (one warning where they cannot be built)
+    __all__ += ["dataset_from_shards"]

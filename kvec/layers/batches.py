@@ -3,7 +3,6 @@ as a ``tf.data.Dataset``."""
 
 import keras
 import numpy as np
-import tensorflow as tf
 
 from kvec.batching import TokenBatches
 from kvec.token_ids import ragged_ids
@@ -69,7 +68,9 @@ class TextBatches(keras.utils.PyDataset):
 
     def as_dataset(self):
         """The same batches as a ``tf.data.Dataset`` (one epoch per iteration; a shuffled one moves to
-        its next epoch each time it is iterated to the end)."""
+        its next epoch each time it is iterated to the end; needs TensorFlow)."""
+        import tensorflow as tf
+
         first = self[0]
         signature = tf.nest.map_structure(
             lambda a: tf.TensorSpec(shape=(None,) * np.ndim(a), dtype=tf.as_dtype(np.asarray(a).dtype)), first

@@ -1,0 +1,354 @@
+"""Keras' ``TextVectorization`` rules in NumPy, for backends without TensorFlow.
+
+``keras.layers.TextVectorization`` runs on ``tf.strings`` and a TensorFlow hash table. This module
+states the same rules over bytes, the way TensorFlow reads them, so that the layer gives Keras' outputs
+on JAX, PyTorch and NumPy:
+
+* ``standardize``: ``tf.strings.lower`` changes ASCII letters only (``bytes.lower``), and the
+  punctuation Keras strips is ASCII's 32 punctuation characters (``bytes.translate``);
+* ``split="whitespace"``: ``tf.strings.split`` cuts at runs of ASCII whitespace (``bytes.split``), done
+  by kvec's native word splitter together with the vocabulary lookup;
+* ``split="character"``: one token per code point (``tf.strings.unicode_split``);
+* ``ngrams``: every n-gram of each width in turn, joined by one space (``tf.strings.ngrams``);
+* :class:`KerasVocabulary`: ``StringLookup`` with one OOV token ``"[UNK]"``; ``int`` outputs give the
+  mask token ``""`` id 0 and ``"[UNK]"`` id 1, the counting modes ``"[UNK]"`` id 0 and drop ``""``:
+  ``adapt`` orders tokens by count, ties by the tokens' bytes, both descending, and learns
+  ``log(1 + documents / (1 + document count))`` for ``tf_idf``;
+* :func:`encode_ids`: the output modes over ragged ids.
+
+Nothing here imports Keras or TensorFlow.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from kvec._native import WordLookup, WordSplitter
+
+__all__ = ["KerasText", "KerasVocabulary", "MASK_TOKEN", "OOV_TOKEN", "as_bytes", "encode_ids"]
+
+MASK_TOKEN = ""
+OOV_TOKEN = "[UNK]"
+_PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+_ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+_STRIP_TABLE = str.maketrans("", "", _PUNCTUATION.decode("ascii"))
+OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+
+
+def as_bytes(inputs: Any, encoding: str) -> np.ndarray:
+    """``inputs`` (a str or bytes, a list or tuple of them, nested, or a NumPy array of strings) as an
+    object array of bytes of the same shape; a value that is not a string raises a TypeError naming it."""
+    array = np.asarray(inputs, dtype=object) if not isinstance(inputs, np.ndarray) else inputs
+    out = np.empty(array.shape, dtype=object)
+    flat_in, flat_out = array.reshape(-1), out.reshape(-1)
+    for i, item in enumerate(flat_in.tolist()):
+        if isinstance(item, bytes):
+            flat_out[i] = item
+        elif isinstance(item, str):
+            flat_out[i] = item.encode(encoding, "surrogateescape")
+        else:
+            raise TypeError(f"inputs must be strings: item {i} is a {type(item).__name__} ({item!r})")
+    return out
+
+
+def _decode(token: bytes, encoding: str) -> str:
+    return token.decode(encoding, "surrogateescape")
+
+
+class KerasText:
+    """Keras' ``standardize``, ``split`` and ``ngrams`` over texts as bytes."""
+
+    def __init__(self, standardize: Any, split: Any, ngrams: Sequence[int] | None, encoding: str):
+        if callable(split):
+            raise ValueError(
+                "split= as a callable needs the TensorFlow backend (Keras hands it a tf.Tensor); on this backend "
+                "give a kvec word splitter instead, for example tokenizer=kvec.pretokenizers.Whitespace()"
+            )
+        self.standardize = standardize
+        self.split = split
+        self.ngrams = tuple(ngrams) if ngrams is not None else None
+        self.encoding = encoding
+        self._splitter: WordSplitter | None = None
+
+    def standardized(self, texts: np.ndarray) -> np.ndarray:
+        """``texts`` (an object array of bytes) standardized as Keras does, same shape."""
+        how = self.standardize
+        if how is None:
+            return texts
+        if callable(how):
+            # as Keras on backends other than TensorFlow: the callable gets a NumPy array of str
+            result = np.asarray(how(np.vectorize(lambda t: _decode(t, self.encoding), otypes=[str])(texts)))
+            return as_bytes(result, self.encoding)
+        flat = texts.reshape(-1).tolist()
+        if how in ("lower", "lower_and_strip_punctuation"):
+            flat = [t.lower() for t in flat]
+        if how in ("strip_punctuation", "lower_and_strip_punctuation"):
+            flat = [t.translate(None, _PUNCTUATION) for t in flat]
+        out = np.empty(len(flat), dtype=object)
+        out[:] = flat
+        return out.reshape(texts.shape)
+
+    def rows(self, texts: list[bytes]) -> list[list[bytes]]:
+        """The tokens of each standardized text (``split`` not None), n-grams included."""
+        if self.split == "whitespace":
+            rows = [t.split() for t in texts]
+        else:  # "character"
+            rows = [[c.encode("utf-8") for c in t.decode("utf-8", "replace")] for t in texts]
+        return [self.with_ngrams(row) for row in rows] if self.ngrams else rows
+
+    def with_ngrams(self, row: list[bytes]) -> list[bytes]:
+        assert self.ngrams is not None
+        return [b" ".join(row[i : i + width]) for width in self.ngrams for i in range(len(row) - width + 1)]
+
+    @property
+    def splits_words_natively(self) -> bool:
+        """Whether the native word splitter does the split (whitespace, no n-grams, a built-in standardize)."""
+        return self.split == "whitespace" and not self.ngrams and not callable(self.standardize)
+
+    def standardized_strings(self, texts: list[str]) -> list[str]:
+        """``standardized`` for a list of str: an ASCII text is changed as str (for ASCII, ``str.lower``
+        is ``bytes.lower``), any other goes through its bytes."""
+        how = self.standardize
+        lower = how in ("lower", "lower_and_strip_punctuation")
+        strip = how in ("strip_punctuation", "lower_and_strip_punctuation")
+        if not (lower or strip):
+            return texts
+        out = []
+        for text in texts:
+            if text.isascii():
+                text = text.lower() if lower else text
+                text = text.translate(_STRIP_TABLE) if strip else text
+            else:
+                data = text.encode(self.encoding, "surrogateescape")
+                data = data.lower() if lower else data
+                data = data.translate(None, _PUNCTUATION) if strip else data
+                text = data.decode(self.encoding, "surrogateescape")
+            out.append(text)
+        return out
+
+    def ragged_ids(self, texts: list[bytes], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
+        """``(values, row_lengths)``: the ids of the tokens of every standardized text."""
+        if self.splits_words_natively:
+            return self.native_ids([t.decode(self.encoding, "surrogateescape") for t in texts], vocabulary)
+        rows = self.rows(texts)
+        return vocabulary.ragged_lookup(rows)
+
+    def native_ids(self, strings: list[str], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
+        """One native pass over standardized str texts: cut at ASCII whitespace and look the words up,
+        without a str per word."""
+        if self._splitter is None:
+            self._splitter = WordSplitter(_ASCII_WHITESPACE)
+        values, lengths = self._splitter.ids_ragged(strings, False, vocabulary.word_lookup(), vocabulary.oov_id)
+        return np.frombuffer(values, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+
+
+class KerasVocabulary:
+    """Keras' ``StringLookup`` as ``TextVectorization`` makes it: for ``int`` outputs ``""`` at id 0 and
+    ``"[UNK]"`` at 1; for the others ``"[UNK]"`` at 0, and ``""`` counts nowhere (id -1)."""
+
+    def __init__(self, max_tokens: int | None, pad_to_max_tokens: bool, output_mode: str, encoding: str):
+        self.max_tokens = max_tokens
+        self.pad_to_max_tokens = pad_to_max_tokens
+        self.output_mode = output_mode
+        self.encoding = encoding
+        self.specials = [MASK_TOKEN, OOV_TOKEN] if output_mode == "int" else [OOV_TOKEN]
+        self.start = len(self.specials)  # the id of the first token
+        self.oov_id = self.start - 1
+        self.tokens: list[bytes] = []  # learnt or set, without the special tokens
+        self.ids: dict[bytes, int] = {}
+        self.idf_weights: np.ndarray | None = None  # float32, special tokens included
+        self._word_lookup: WordLookup | None = None
+        self._set_tokens([])
+        self.ready = False  # Keras' table is empty until a vocabulary is set or adapt finds a token
+        self.reset_counts()
+
+    # ---- the table -----------------------------------------------------------------------------
+
+    def _set_tokens(self, tokens: list[bytes]) -> None:
+        self.ready = True
+        self.tokens = tokens
+        self.ids = {MASK_TOKEN.encode(): 0 if self.start == 2 else -1, OOV_TOKEN.encode(): self.oov_id}
+        self.ids.update((token, i + self.start) for i, token in enumerate(tokens))
+        self._word_lookup = None
+
+    def word_lookup(self) -> WordLookup:
+        """The table as the native splitter probes it (str keys)."""
+        if self._word_lookup is None:
+            self._word_lookup = WordLookup({_decode(t, self.encoding): i for t, i in self.ids.items()})
+        return self._word_lookup
+
+    def size(self) -> int:
+        return len(self.tokens) + self.start
+
+    def depth(self) -> int:
+        """The width of ``multi_hot``/``count``/``tf_idf``/``one_hot`` outputs."""
+        return self.max_tokens if self.pad_to_max_tokens and self.max_tokens is not None else self.size()
+
+    def get_vocabulary(self, include_special_tokens: bool = True) -> list[str]:
+        tokens = [_decode(t, self.encoding) for t in self.tokens]
+        return [*self.specials, *tokens] if include_special_tokens else tokens
+
+    def lookup(self, tokens: np.ndarray) -> np.ndarray:
+        """The ids of an object array of bytes tokens, same shape."""
+        ids, oov = self.ids, self.oov_id
+        flat = np.fromiter((ids.get(t, oov) for t in tokens.reshape(-1).tolist()), dtype=np.int64, count=tokens.size)
+        return flat.reshape(tokens.shape)
+
+    def ragged_lookup(self, rows: list[list[bytes]]) -> tuple[np.ndarray, np.ndarray]:
+        """``(values, row_lengths)``: the ids of rows of tokens."""
+        ids, oov = self.ids, self.oov_id
+        values = np.fromiter((ids.get(t, oov) for row in rows for t in row), dtype=np.int64)
+        return values, np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+
+    def set_vocabulary(self, vocabulary: Any, idf_weights: Any = None) -> None:
+        """Keras' ``set_vocabulary``: special tokens at the front are recognised, repeated or misplaced
+        ones refused, and ``tf_idf`` needs one weight per entry (specials get the mean when absent)."""
+        if self.output_mode == "tf_idf" and idf_weights is None:
+            raise ValueError("`idf_weights` must be set if output_mode is 'tf_idf'.")
+        if self.output_mode != "tf_idf" and idf_weights is not None:
+            raise ValueError(
+                f"`idf_weights` should only be set if output_mode is 'tf_idf'. Received: output_mode={self.output_mode}"
+            )
+        if isinstance(vocabulary, str):
+            if self.output_mode == "tf_idf":
+                raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from file.")
+            with open(vocabulary, encoding=self.encoding) as f:
+                vocabulary = f.read().splitlines()
+            while vocabulary and vocabulary[-1] == "":
+                vocabulary.pop()
+        entries = [as_bytes(v, self.encoding).item() for v in np.asarray(vocabulary, dtype=object).reshape(-1)]
+        if not entries:
+            raise ValueError(f"Cannot set an empty vocabulary. Received: vocabulary={vocabulary}")
+        specials = [s.encode() for s in self.specials]
+        found_specials = entries[: self.start] == specials
+        tokens = entries[self.start :] if found_specials else entries
+        repeated = sorted({t for t, n in collections.Counter(tokens).items() if n > 1})
+        if repeated:
+            raise ValueError(
+                "The passed vocabulary has at least one repeated term. Please uniquify your dataset. "
+                f"The repeated terms are: {[_decode(t, self.encoding) for t in repeated]}"
+            )
+        if MASK_TOKEN.encode() in tokens:
+            raise ValueError(
+                "Found reserved mask token at unexpected location in `vocabulary`. Either remove all mask and OOV "
+                f"tokens, or include them only at the start of the vocabulary in precisely this order: {specials}."
+            )
+        if self.max_tokens is not None and len(tokens) + self.start > self.max_tokens:
+            raise ValueError(
+                "Attempted to set a vocabulary larger than the maximum vocab size. Received vocabulary size "
+                f"is {len(tokens) + self.start}; `max_tokens` is {self.max_tokens}."
+            )
+        self._set_tokens(tokens)
+        if self.output_mode == "tf_idf":
+            weights = np.asarray(idf_weights, dtype=np.float64)
+            if weights.ndim != 1 or len(weights) != len(entries):
+                raise ValueError(
+                    f"`idf_weights` must be the same length as vocabulary. len(idf_weights) is {len(weights)}; "
+                    f"len(vocabulary) is {len(entries)}"
+                )
+            front, value = (0, 0.0) if found_specials else (self.start, float(np.average(weights)))
+            back = self.max_tokens - front - len(weights) if self.pad_to_max_tokens and self.max_tokens else 0
+            padded = np.pad(weights, (front, back), "constant", constant_values=(value, 0.0))
+            self.idf_weights = padded.astype(np.float32)
+
+    # ---- adapt -----------------------------------------------------------------------------------
+
+    def reset_counts(self) -> None:
+        self.counts: collections.Counter[bytes] = collections.Counter()
+        self.document_counts: collections.Counter[bytes] = collections.Counter()
+        self.documents = 0
+
+    def count(self, documents: list[list[bytes]]) -> None:
+        """Add the tokens of ``documents`` (one list of tokens each) to the counts."""
+        for row in documents:
+            self.counts.update(row)
+        if self.output_mode == "tf_idf":
+            for row in documents:
+                self.document_counts.update(set(row))
+            self.documents += len(documents)
+
+    def finalize(self) -> None:
+        """The vocabulary from the counts, as Keras' ``finalize_state``; nothing changes when no token
+        was counted."""
+        counts = self.counts
+        counts.pop(MASK_TOKEN.encode(), None)
+        counts.pop(OOV_TOKEN.encode(), None)
+        if not counts:
+            return
+        ordered = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)
+        if self.max_tokens:
+            ordered = ordered[: max(self.max_tokens - self.start, 0)]
+        tokens = [token for token, _ in ordered]
+        self._set_tokens(tokens)
+        if self.output_mode == "tf_idf":
+            frequency = np.array([self.document_counts[t] for t in tokens], dtype=np.int64)
+            weights = np.log(1 + self.documents / (1 + frequency)).astype(np.float32)
+            mean = np.float32(np.mean(weights, dtype=np.float32))
+            back = self.max_tokens - self.start - len(weights) if self.pad_to_max_tokens and self.max_tokens else 0
+            self.idf_weights = np.concatenate(
+                [np.full(self.start, mean, np.float32), weights, np.zeros(max(back, 0), np.float32)]
+            )
+        self.reset_counts()
+
+
+def ragged_to_dense(values: np.ndarray, row_lengths: np.ndarray, length: int | None) -> np.ndarray:
+    """Rows padded with 0 (or cut) to ``length``, or to the longest row."""
+    n = len(row_lengths)
+    width = int(row_lengths.max(initial=0)) if length is None else length
+    out = np.zeros((n, width), dtype=np.int64)
+    if n and width:
+        starts = np.concatenate([[0], np.cumsum(row_lengths)[:-1]])
+        kept = np.minimum(row_lengths, width)
+        rows = np.repeat(np.arange(n), kept)
+        columns = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
+        out[rows, columns] = values[np.repeat(starts, kept) + columns]
+    return out
+
+
+def bincount_rows(values: np.ndarray, row_lengths: np.ndarray, depth: int, binary: bool, dtype: Any) -> np.ndarray:
+    """``[rows, depth]`` counts of the ids of every row (1.0 for present ids when ``binary``);
+    negative ids (the mask token) count nowhere."""
+    n = len(row_lengths)
+    rows = np.repeat(np.arange(n), row_lengths)
+    kept = values >= 0
+    rows, values = rows[kept], values[kept]
+    if len(values) and values.max() >= depth:
+        raise ValueError(f"an id is outside [0, {depth}): the vocabulary is wider than the output")
+    counts = np.bincount(rows * depth + values, minlength=n * depth).reshape(n, depth)
+    return (counts > 0 if binary else counts).astype(dtype)
+
+
+def encode_ids(
+    values: np.ndarray,
+    row_lengths: np.ndarray,
+    output_mode: str,
+    depth: int,
+    sequence_length: int | None,
+    idf_weights: np.ndarray | None,
+    ragged: bool = False,
+    counts_dtype: Any = np.int64,
+) -> Any:
+    """The layer's output for ragged ids: a padded int64 matrix (a list of lists when ``ragged``), or
+    ``multi_hot``/``count`` rows of ``counts_dtype`` (int64 in Keras' layer), or float32 ``tf_idf`` rows."""
+    if output_mode == "int":
+        if ragged:
+            ends = np.cumsum(row_lengths)
+            return [values[end - length : end].tolist() for end, length in zip(ends, row_lengths)]
+        return ragged_to_dense(values, row_lengths, sequence_length)
+    counts = bincount_rows(values, row_lengths, depth, output_mode == "multi_hot", counts_dtype)
+    if output_mode == "tf_idf":
+        if idf_weights is None:
+            raise ValueError("When `output_mode` is `'tf_idf'`, `idf_weights` must be provided.")
+        counts = counts.astype(np.float32) * idf_weights[:depth].astype(np.float32)
+    return counts
+
+
+def one_hot(ids: np.ndarray, depth: int) -> np.ndarray:
+    """Keras' ``one_hot`` of one id per input: a last axis of 1 is dropped, then ``depth`` int64s."""
+    if ids.ndim > 1 and ids.shape[-1] == 1:
+        ids = ids.reshape(ids.shape[:-1])
+    return (ids[..., None] == np.arange(depth)).astype(np.int64)
