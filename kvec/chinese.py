@@ -29,7 +29,7 @@ from typing import Any
 
 from kvec._jieba import Cutter, Dictionary
 from kvec.atomic import atomic_write
-from kvec.contracts import Piece, PreTokenizer, registered
+from kvec.contracts import Piece, PreTokenizer, changed, registered
 from kvec.errors import FormatError
 from kvec.user_cache import default_cache_dir
 from kvec.vocab_reading import read_bytes
@@ -225,6 +225,7 @@ class Jieba(PreTokenizer):
     def _reset(self, dictionary):
         self.dictionary, self._carried = dictionary, None
         self._cutter, self._words, self._pending, self._whole = None, [], [], None
+        changed(self)  # what was described of this segmenter (a layer's op) is described again
 
     def load_userdict(self, f: Any) -> None:
         """Add the words of a jieba user dictionary (jieba's ``load_userdict``): a path or a file object
@@ -265,6 +266,7 @@ class Jieba(PreTokenizer):
             cutter.add_word(word, count)
             self._words.append((word, count))
             self._whole = None
+            changed(self)  # what was described of this segmenter (a layer's op) is described again
             if tag:
                 self.user_word_tag_tab[word] = tag
 

@@ -49,6 +49,7 @@ __all__ = [
     "Trainer",
     "WordTable",
     "byte_run_text",
+    "changed",
     "registered",
     "settings_key",
     "utf8_text",
@@ -271,7 +272,7 @@ class _Settings:
             self.__dict__["_settings_changes"] = self.__dict__.get("_settings_changes", 0) + 1
 
 
-def _changed(stage: object) -> None:
+def changed(stage: object) -> None:
     """Count a change to ``stage`` made otherwise than by assigning one of its attributes (an item of a
     ``Sequence`` replaced), so that :func:`settings_key` changes too."""
     stage.__dict__["_settings_changes"] = stage.__dict__.get("_settings_changes", 0) + 1
@@ -331,7 +332,7 @@ class StageList:
         if not isinstance(stage, self._stage_type):
             raise TypeError(f"{type(stage).__name__!r} object is not an instance of {self._stage_type.__name__!r}")
         self._stages()[self._position(position)] = stage
-        _changed(self)
+        changed(self)
 
 
 class JsonState:

@@ -50,3 +50,20 @@ def test_an_exported_savedmodel_serves_the_words(segmented, tmp_path):
     layer = TextVectorization(tokenizer=segmenter, ragged=True)
     served = exported_and_served(layer, TRAVEL_TEXTS, TRAVEL_TEXTS, tmp_path)
     assert words_of(layer, served) == expected
+
+
+@needs_ops
+def test_words_added_after_the_first_call_reach_the_layers_op():
+    # the op's description is made again once the segmenter's dictionary changed, as the Python route
+    # sees the new word at once
+    segmenter = Jieba()
+    layer = TextVectorization(tokenizer=segmenter, output_sequence_length=8)
+    text = "石墨烯材料"
+    layer.adapt([text, "石墨 烯 材料"])
+    before = words_of(layer, np.asarray(layer(tf.constant([text]))))
+    assert before == [segmenter.split_words(text)]
+    segmenter.add_word("石墨烯")
+    layer.adapt([text, "石墨烯"])  # the new word joins the layer's vocabulary
+    after = words_of(layer, np.asarray(layer(tf.constant([text]))))
+    assert after == [segmenter.split_words(text)] == [["石墨烯", "材料"]]
+    assert after != before

@@ -15,7 +15,7 @@ import json
 import numpy as np
 
 from kvec import serialization
-from kvec.contracts import Model, PreTokenizer
+from kvec.contracts import Model, PreTokenizer, settings_key
 from kvec.errors import FormatError, parse_json
 from kvec.native_spec import NotNativeError, describe, describe_splitter
 from kvec.pipeline import Pipeline
@@ -34,6 +34,17 @@ def _described(describe_function, tokenizer):
         return e
 
 
+def _settings(tokenizer):
+    """A key that changes when a stage of ``tokenizer`` is given a new setting or, for a Jieba, a new
+    word (:func:`kvec.contracts.settings_key`): the description made before is then made again."""
+    stages = [tokenizer]
+    if isinstance(tokenizer, Pipeline):
+        stages = [tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model]
+    elif hasattr(tokenizer, "analyzer"):  # a kvec.Tokenizer: its analyzer (a Jieba's words)
+        stages = [tokenizer.analyzer]
+    return tuple(settings_key(stage) for stage in stages)
+
+
 def _description_or_raise(description):
     """A kept description, or a fresh NotNativeError with the kept one's message."""
     if isinstance(description, NotNativeError):
@@ -50,14 +61,16 @@ class IdSource:
         self.tokenizer = tokenizer
         self.trainer = trainer
         self._description = None  # bytes, or the NotNativeError that says why there are none
+        self._described_with = None  # the settings it was made with (see _settings)
 
     def description(self):
         """The tokenizer described for the native encoder outside Python (:mod:`kvec.native_spec`);
         :class:`kvec.native_spec.NotNativeError` naming what it cannot describe."""
         if not self.trained:
             raise ValueError("the layer's tokenizer is not trained yet: call adapt() first")
-        if self._description is None:
-            self._description = _described(describe, self.tokenizer)
+        key = _settings(self.tokenizer)
+        if self._description is None or self._described_with != key:
+            self._description, self._described_with = _described(describe, self.tokenizer), key
         return _description_or_raise(self._description)
 
     def prepare(self):
@@ -140,13 +153,15 @@ class WordSplitterSource:
     def __init__(self, splitter):
         self.splitter = splitter
         self._description = None  # bytes, or the NotNativeError that says why there are none
+        self._described_with = None  # the settings it was made with (see _settings)
 
     def description(self):
         """The splitter described for the native encoder outside Python
         (:func:`kvec.native_spec.describe_splitter`), made once (a Jieba's holds its dictionary);
         :class:`kvec.native_spec.NotNativeError` naming what it cannot describe."""
-        if self._description is None:
-            self._description = _described(describe_splitter, self.splitter)
+        key = _settings(self.splitter)
+        if self._description is None or self._described_with != key:
+            self._description, self._described_with = _described(describe_splitter, self.splitter), key
         return _description_or_raise(self._description)
 
     def words(self, texts):
