@@ -17,7 +17,6 @@ Writing and reading folders needs the ``tokenizer.json`` writer of :mod:`kvec.in
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections import UserDict
 from collections.abc import Callable, Iterable, Sequence
@@ -43,12 +42,36 @@ PRETRAINED: dict[str, Callable[..., Any]] = {}
 
 _PADDING = ("longest", "max_length", "do_not_pad")
 _TRUNCATION = ("longest_first", "only_first", "only_second", "do_not_truncate")
-# return_tensors -> (module to import, pip requirement that installs it)
-_FRAMEWORKS = {
-    "np": ("numpy", "numpy"),
-    "tf": ("tensorflow", "'kvec[keras]'"),
-    "jax": ("jax.numpy", "'kvec[jax]'"),
-    "pt": ("torch", "'kvec[torch]'"),
+
+
+def _numpy() -> Any:
+    return np
+
+
+def _tensorflow() -> Any:
+    import tensorflow
+
+    return tensorflow
+
+
+def _jax_numpy() -> Any:
+    import jax.numpy
+
+    return jax.numpy
+
+
+def _torch() -> Any:
+    import torch
+
+    return torch
+
+
+# return_tensors -> (the importer of the module that makes its tensors, its name, the pip requirement)
+_FRAMEWORKS: dict[str, tuple[Callable[[], Any], str, str]] = {
+    "np": (_numpy, "numpy", "numpy"),
+    "tf": (_tensorflow, "tensorflow", "'kvec[keras]'"),
+    "jax": (_jax_numpy, "jax", "'kvec[jax]'"),
+    "pt": (_torch, "torch", "'kvec[torch]'"),
 }
 
 
@@ -56,13 +79,12 @@ def _framework(tensor_type: str) -> Any:
     """The module that makes ``tensor_type``'s tensors; ``ImportError`` naming the extra that installs it."""
     if tensor_type not in _FRAMEWORKS:
         raise ValueError(f"return_tensors must be one of 'np', 'tf', 'jax', 'pt' or None, got {tensor_type!r}")
-    module, requirement = _FRAMEWORKS[tensor_type]
+    importer, name, requirement = _FRAMEWORKS[tensor_type]
     try:
-        return importlib.import_module(module)
+        return importer()
     except ImportError:
         raise ImportError(
-            f"return_tensors={tensor_type!r} needs {module.split('.')[0]}, which is not installed: "
-            f"pip install {requirement}"
+            f"return_tensors={tensor_type!r} needs {name}, which is not installed: pip install {requirement}"
         ) from None
 
 

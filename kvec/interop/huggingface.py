@@ -166,7 +166,9 @@ def _named(entry, name, table, default):
     """The kvec name of the field ``name`` of ``entry`` (a string, one of ``table``'s keys)."""
     value = entry.text(name, default)
     if value not in table:
-        entry.fail(f"{entry.where(name)} must be one of {', '.join(table)}, got {value!r:.40}")
+        where = entry.where(name)
+        section = where.rsplit(".", 1)[0]
+        entry.fail(f"{section}: unknown {name} {value!r:.40} ({where} must be one of {', '.join(table)})")
     return table[value]
 
 
@@ -204,7 +206,10 @@ class _Reader:
         if strategy == "BatchLongest":
             length = None
         elif isinstance(strategy, dict) and list(strategy) == ["Fixed"]:
-            length = entry.object("strategy").count("Fixed")
+            length = strategy["Fixed"]
+            if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+                where = entry.where("strategy") + ".Fixed"
+                entry.fail(f"padding: length must be an int >= 0 ({where} is {json_type(length)})")
         else:
             entry.fail(f'padding.strategy must be "BatchLongest" or {{"Fixed": length}}, got {json_type(strategy)}')
         direction = _named(entry, "direction", _DIRECTIONS, "Right")
