@@ -697,6 +697,17 @@ def test_lattice_retain_checks_its_buffers(indices, values, n_threads):
     assert len(lattice.alternatives(n_threads)[0]) == 8 * len(lattice.pieces())
 
 
+@FUZZ
+@given(scores=BUFFER)
+def test_lattice_rescore_checks_its_buffer(scores):
+    lattice = Lattice(["abc", "ab"], [3, 1])
+    lattice.set_pieces(["a", "b", "c", "ab"], [-1.0, -2.0, -3.0, -0.5])
+    _, error = attempt(lattice.rescore, scores)
+    assert (error is None) == (len(bytes(scores)) == 8 * 4), error
+    assert len(lattice.pieces()) == 4
+    assert len(lattice.expected_counts(1)) == 8 * 4
+
+
 # --------------------------------------------------------------------------------------------------
 # kvec._jieba
 
@@ -743,7 +754,6 @@ def test_jieba_cuts_any_text_with_any_dictionary(lines, garbage, hmm_changes, mo
         total = cutter.total
         _, error = attempt(cutter.add_word, word, count)
         assert (error is None) == (word != "" and 0 <= count < 2**63 - total), error
-        assert isinstance(cutter.suggested_count(word), int)
         count = cutter.count(word)
         assert count is None or count >= 0
     for text in texts:
@@ -753,6 +763,14 @@ def test_jieba_cuts_any_text_with_any_dictionary(lines, garbage, hmm_changes, mo
             assert 0 <= start < len(text)
             if mode != 2:
                 assert text[start : start + len(word)] == word
+    for text in texts:  # any mode per call, whitespace kept or not, with starts or not
+        for other_mode, other_hmm, keep_space in ((0, hmm, False), (1, not hmm, True), (2, hmm, True)):
+            starts = cutter.cut(text, other_mode, other_hmm, keep_space, True)
+            assert cutter.cut(text, other_mode, other_hmm, keep_space, False) == [w for w, _ in starts]
+            assert all(isinstance(w, str) and isinstance(s, int) for w, s in starts)
+        assert [w for w in cutter.cut(text, mode, hmm, False, False) if w] == cutter.words(text)
+        _, error = attempt(cutter.cut, text, 3, hmm, False, False)
+        assert error is not None and "mode must be 0, 1 or 2" in str(error)
     for n_threads in (1, 3):
         assert cutter.segment(texts * 30, n_threads) == [cutter.words(t) for t in texts * 30]
     with pytest.raises(ValueError, match="n_threads"):

@@ -9,6 +9,7 @@ to the pipeline of a folder. kvec reads local paths only: :func:`local_path` rai
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
@@ -36,12 +37,13 @@ def local_path(name: str | os.PathLike[str]) -> Path:
     if found.exists():
         return found
     text = os.fspath(name)
-    message = f"{text!r} is no local folder or file: kvec loads local folders and files only"
-    if _HUB_ID.fullmatch(text):
-        message += (
-            f". If it is a Hugging Face Hub name, download it first: huggingface-cli download {text} "
-            f"--local-dir DIR (or huggingface_hub.snapshot_download({text!r}, local_dir=DIR)), then load DIR"
-        )
+    if not _HUB_ID.fullmatch(text):  # a path, which no Hub name could be: the system's own error
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), text)
+    message = (
+        f"{text!r} is no local folder or file: kvec loads local folders and files only. If it is a Hugging "
+        f"Face Hub name, download it first: huggingface-cli download {text} --local-dir DIR (or "
+        f"huggingface_hub.snapshot_download({text!r}, local_dir=DIR)), then load DIR"
+    )
     raise NotLocalError(message)
 
 
