@@ -312,3 +312,12 @@ def test_misuse_raises_clear_errors(tmp_path):
     (tmp_path / "kvec_tokenizer.json").write_text("{not json")
     with pytest.raises(FormatError, match="kvec_tokenizer.json: not valid JSON"):
         layer.load_assets(str(tmp_path))
+
+
+def test_importing_the_portable_layer_on_tensorflow_leaves_the_registered_name_to_the_graph_layer():
+    # kvec>TextVectorization names the backend's class; the portable one's module imported on TensorFlow
+    # (its docs, its tests) must not take the name, or a .keras file would load without the graph op
+    import kvec.layers.portable  # noqa: F401
+    from kvec.layers.tf_vectorization import TextVectorization as GraphLayer
+
+    assert keras.saving.get_registered_object("kvec>TextVectorization") is GraphLayer

@@ -12,14 +12,35 @@ has ``dataset_from_shards`` where TensorFlow is installed). The rest of kvec nev
 TensorFlow.
 """
 
-try:  # the optional dependency, named before anything else needs it
+import os
+
+try:  # the optional dependencies, named before anything else needs them
     import keras
 except ModuleNotFoundError as error:
     raise ModuleNotFoundError(
-        f"kvec.layers needs Keras 3, and {error.name} is not installed: pip install 'kvec[jax]', 'kvec[torch]' "
-        "or 'kvec[keras]' (with TensorFlow)",
+        f"kvec.layers needs Keras 3, and {error.name} is not installed: pip install 'kvec[keras]' (Keras and "
+        "TensorFlow), or 'kvec[jax]' or 'kvec[torch]' (Keras on JAX or PyTorch, without TensorFlow)",
         name=error.name,
     ) from error
+
+
+def _backend() -> str:
+    """Keras' backend (``KERAS_BACKEND``, TensorFlow by default)."""
+    backend = getattr(keras, "backend", None)
+    if backend is not None and hasattr(backend, "backend"):
+        return str(backend.backend())
+    return os.environ.get("KERAS_BACKEND", "tensorflow")
+
+
+if _backend() == "tensorflow":
+    try:
+        import tensorflow  # noqa: F401 (the backend's own module, named here if it is missing)
+    except ModuleNotFoundError as error:
+        raise ModuleNotFoundError(
+            f"kvec.layers on Keras' TensorFlow backend needs TensorFlow, and {error.name} is not installed: "
+            "pip install 'kvec[keras]' (or KERAS_BACKEND=jax or torch, with 'kvec[jax]' or 'kvec[torch]')",
+            name=error.name,
+        ) from error
 
 from kvec.layers.batches import TextBatches  # noqa: E402
 from kvec.layers.tasks import TextTask  # noqa: E402
@@ -27,7 +48,7 @@ from kvec.layers.text_vectorization import TextVectorization  # noqa: E402
 
 __all__ = ["TextBatches", "TextTask", "TextVectorization"]
 
-if keras.backend.backend() == "tensorflow":
+if _backend() == "tensorflow":
     from kvec.layers import op_library
     from kvec.layers.shards import dataset_from_shards
 

@@ -76,7 +76,16 @@ class _Lookup(keras.layers.Layer):
             self.vocabulary.idf_weights = weights
 
 
-@keras.saving.register_keras_serializable(package="kvec")
+def _registered_off_tensorflow(cls):
+    """Register ``cls`` as ``kvec>TextVectorization`` where it is the backend's layer: on TensorFlow the
+    name is :mod:`kvec.layers.tf_vectorization`'s, and importing this module there (its docs, its
+    tests) must not take it over, or a ``.keras`` file would load into the class without the graph op."""
+    if keras.backend.backend() == "tensorflow":
+        return cls
+    return keras.saving.register_keras_serializable(package="kvec")(cls)
+
+
+@_registered_off_tensorflow
 class TextVectorization(keras.layers.Layer):
     """A text vectorization layer that also takes a kvec tokenizer, on any Keras backend.
 
