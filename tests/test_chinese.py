@@ -601,6 +601,9 @@ print(tokenizer.lcut("石墨烯"), jieba.user_word_tag_tab)
 """
 
 
+SANITIZER_VARIABLES = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS")
+
+
 def test_a_jieba_script_with_only_its_import_changed_prints_jiebas_output(tmp_path):
     path = tmp_path / "userdict.txt"
     path.write_bytes(USER_DICT.encode("utf-8"))
@@ -609,6 +612,8 @@ def test_a_jieba_script_with_only_its_import_changed_prints_jiebas_output(tmp_pa
         script = JIEBA_SCRIPT.replace("import jieba", import_line, 1)
         env = {"TMPDIR": str(tmp_path), "KVEC_CACHE_DIR": str(tmp_path / "kvec"), "PATH": "/usr/bin:/bin"}
         env["PYTHONPATH"] = ":".join(sys.path)
+        # under make sanitize the extensions need the sanitizer runtimes loaded first, in the child too
+        env.update({key: os.environ[key] for key in SANITIZER_VARIABLES if key in os.environ})
         run = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env)
         assert run.returncode == 0, run.stderr
         outputs.append(run.stdout)
