@@ -32,8 +32,8 @@ def _matches(pattern):
     return _matches_by_regex(pattern)
 
 
-# One item of a character class written as code points: \UXXXXXXXX, an escaped \ [ ] ^ -, or a
-# plain character; a range is two items joined by "-".
+# One item of a character class written as code points: \U and eight hex digits, an escaped \ [ ] ^ -,
+# or a plain character; a range is two items joined by "-".
 _ITEM = regex.compile(r"\\U([0-9A-Fa-f]{8})|\\([\\\[\]^-])|([^\\\[\]-])")
 
 

@@ -24,13 +24,12 @@ from kvec.patterns import Regex, pattern_json
 from kvec.vocab_reading import read_text
 
 FORMAT_VERSION = 1
-_STAGES = STAGE_TYPES  # the registry, by stage kind then name: filled by kvec.contracts.registered
 
 
 def to_document(tokenizer):
     """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
     document = {"kvec_format": FORMAT_VERSION}
-    for stage in _STAGES:
+    for stage in STAGE_TYPES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else component_document(stage, component)
     document["special_tokens"], document["added_tokens"] = [], []
@@ -51,7 +50,7 @@ def component_document(stage, component):
     """``{"type": ..., "config": ...}`` of one pipeline stage (``TypeError`` for an unknown type)."""
     if isinstance(component, (CustomNormalizer, CustomPreTokenizer)):
         raise ValueError(cannot_save(component))
-    registry = _STAGES[stage]
+    registry = STAGE_TYPES[stage]
     name = type(component).__name__
     if registry.get(name) is not type(component):
         raise TypeError(f"{stage} of type {name} cannot be saved (known: {sorted(registry)})")
@@ -92,7 +91,7 @@ def from_document(document, source):
     if version != FORMAT_VERSION or isinstance(version, bool):  # (true == 1 in Python, not in JSON)
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
     stages = {}
-    for stage in _STAGES:
+    for stage in STAGE_TYPES:
         entry = document.get(stage)
         if entry is None:
             if stage == "model":
@@ -138,7 +137,7 @@ def _added_tokens(document, source):
 
 def component(stage, entry, source):
     """Rebuild one stage from :func:`component_document` output; ``FormatError`` names ``source``."""
-    registry = _STAGES[stage]
+    registry = STAGE_TYPES[stage]
     if not isinstance(entry, dict) or not isinstance(entry.get("config"), dict):
         raise FormatError(source, f'{stage} must be an object with "type" and a "config" object')
     kind = entry.get("type")

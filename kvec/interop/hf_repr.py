@@ -189,16 +189,8 @@ def _config_value(value: Any) -> Any:
 def _document(component: Any) -> Any:
     """A stage's tokenizer.json entry; a BPE with dropout, which that format does not hold, as the serde
     structure shows it."""
-    if isinstance(component, BPE) and component.dropout:
-        names = ("unk_token", "continuing_subword_prefix", "end_of_word_suffix", "fuse_unk", "byte_fallback")
-        return {
-            "type": "BPE",
-            "dropout": float(component.dropout),
-            **{name: getattr(component, name) for name in names},
-            "ignore_merges": component.ignore_merges,
-            "vocab": component.vocab,
-            "merges": [list(pair) for pair in component.merges],
-        }
+    if isinstance(component, BPE):
+        return component.serde_structure()
     return component.to_tokenizer_json()
 
 

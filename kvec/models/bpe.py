@@ -213,9 +213,14 @@ class BPE(SubwordModel):
     def to_tokenizer_json(self):
         if self.dropout:
             raise ValueError("model BPE with dropout has no tokenizer.json form")
+        return self.serde_structure()
+
+    def serde_structure(self):
+        """The fields of tokenizers' BPE in its order, the dropout included (what ``repr`` prints; a
+        ``tokenizer.json`` holds no dropout of kvec's, see :meth:`to_tokenizer_json`)."""
         return {
             "type": "BPE",
-            "dropout": None,
+            "dropout": float(self.dropout) if self.dropout else None,
             "unk_token": self.unk_token,
             "continuing_subword_prefix": self.continuing_subword_prefix,
             "end_of_word_suffix": self.end_of_word_suffix,
