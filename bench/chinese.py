@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/chinese.py CORPUS [--runs 3] [--threads 2]
+    .venv/bin/python bench/chinese.py CORPUS [--runs 3] [--threads 2] [--skip-unigram | --unigram-only]
 
 Every line of CORPUS (one document per line) is segmented with jieba's default dictionary, in
 accurate mode with the HMM: by ``[jieba.lcut(line) for line in lines]`` (the reference), by kvec's
@@ -164,11 +164,15 @@ def main(argv=None):
     parser.add_argument(
         "--unigram-vocab", type=positive_int, default=16000, help="pieces of the Unigram trainings (default 16000)"
     )
-    parser.add_argument("--skip-unigram", action="store_true", help="skip the Unigram trainings")
+    parts = parser.add_mutually_exclusive_group()
+    parts.add_argument("--skip-unigram", action="store_true", help="skip the Unigram trainings")
+    parts.add_argument("--unigram-only", action="store_true", help="the Unigram trainings only")
     args = parser.parse_args(argv)
     print_convention()
     if not args.skip_unigram:
         bench_unigram_training(args.corpus, args.unigram_vocab, args.threads, args.runs)
+    if args.unigram_only:
+        return
 
     jieba.setLogLevel(logging.WARNING)
     lines = read_lines(args.corpus)

@@ -7,6 +7,7 @@
  *       .set_pieces(pieces, scores) / .retain(indices, scores=None)     a vocabulary / a subset of it
  *       .rescore(scores)   new scores for the pieces as they are
  *       .pieces() / .scores()
+ *       .char_counts() -> (chars, int64 bytes)   the words' characters and their weighted occurrences
  *       .expected_counts(n_threads) -> float64 bytes     E-step: forward-backward over every word
  *       .viterbi_counts(n_threads) -> float64 bytes      counts on the best segmentations
  *       .alternatives(n_threads) -> (scores, ids, lengths)   each piece's best split into others
@@ -19,6 +20,7 @@
  *           the GIL (unigram_encoder.c)
  *       .word_model()   ids(word) as a capsule for the word encoder (csrc/word_model.h); the lattice is
  *           then frozen: set_pieces and configure refuse
+ *   release_free_memory()   the C heap's free pages back to the system, before a training's peak
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
  * distinct words (each position weighted by its word's count, so it stands for the corpus with every
@@ -44,6 +46,10 @@
 #include "hash.h"
 #include "unigram.h"
 #include "module.h"
+
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static uint32_t *
 code_points(PyObject *text, Py_ssize_t *len)
@@ -313,6 +319,55 @@ lattice_pieces(Lattice *self, PyObject *Py_UNUSED(unused))
         else PyList_SET_ITEM(list, p, piece);
     }
     return list;
+}
+
+/* char_counts() -> (chars, counts): every character of the words, by code point, as one str, and how
+ * often each occurs (int64 bytes): its occurrences times their words' counts. The sums fit int64: the
+ * counts times the words' lengths add up to less than COUNTS_BOUND. */
+static PyObject *
+lattice_char_counts(Lattice *self, PyObject *Py_UNUSED(unused))
+{
+    const Py_ssize_t span = 0x110000;
+    int64_t *weight = PyMem_Calloc(span, sizeof(int64_t)); /* untouched pages take no memory */
+    uint8_t *seen = PyMem_Calloc(span, 1);
+    uint32_t *chars = NULL;
+    PyObject *text = NULL, *counts = NULL, *result = NULL;
+    if (!weight || !seen) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t n = 0;
+    for (Py_ssize_t w = 0; w < self->words.n; w++) {
+        const uint32_t *cps = self->words.cps + self->words.offset[w];
+        for (Py_ssize_t k = 0; k < self->words.length[w]; k++) {
+            uint32_t cp = cps[k]; /* a str's code point: below 0x110000 */
+            n += !seen[cp];
+            seen[cp] = 1;
+            weight[cp] += self->counts[w];
+        }
+    }
+    chars = PyMem_Malloc((n + 1) * sizeof(uint32_t));
+    counts = PyBytes_FromStringAndSize(NULL, n * (Py_ssize_t)sizeof(int64_t));
+    if (!chars || !counts) {
+        if (!chars) PyErr_NoMemory();
+        goto done;
+    }
+    Py_ssize_t k = 0;
+    for (Py_ssize_t cp = 0; cp < span && k < n; cp++) {
+        if (!seen[cp]) continue;
+        chars[k] = (uint32_t)cp;
+        memcpy(PyBytes_AS_STRING(counts) + k * (Py_ssize_t)sizeof(int64_t), &weight[cp], sizeof(int64_t));
+        k++;
+    }
+    text = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, chars, n);
+    if (text) result = PyTuple_Pack(2, text, counts);
+done:
+    PyMem_Free(weight);
+    PyMem_Free(seen);
+    PyMem_Free(chars);
+    Py_XDECREF(text);
+    Py_XDECREF(counts);
+    return result;
 }
 
 static PyObject *
@@ -632,6 +687,9 @@ static PyMethodDef lattice_methods[] = {
      "rescore(scores): new scores (float64 buffer, one per piece) for the pieces as they are"},
     {"pieces", (PyCFunction)lattice_pieces, METH_NOARGS, "pieces() -> list of str"},
     {"scores", (PyCFunction)lattice_scores, METH_NOARGS, "scores() -> float64 bytes"},
+    {"char_counts", (PyCFunction)lattice_char_counts, METH_NOARGS,
+     "char_counts() -> (str, int64 bytes): every character of the words by code point, and its occurrences "
+     "weighted by the words' counts"},
     {"expected_counts", (PyCFunction)lattice_expected_counts, METH_VARARGS,
      "expected_counts(n_threads=1) -> float64 bytes: forward-backward counts of each piece over the words"},
     {"viterbi_counts", (PyCFunction)lattice_viterbi_counts, METH_VARARGS,
@@ -671,9 +729,30 @@ static PyTypeObject LatticeType = {
     .tp_methods = lattice_methods,
 };
 
+/* release_free_memory() -> bool: the C heap's free pages back to the system (glibc's malloc_trim; False
+ * where there is none to call, or nothing went back). A training that has let go of its word counts
+ * calls it before its peak: the counts' memory, freed in between the blocks still in use, would stay
+ * resident otherwise. */
+static PyObject *
+release_free_memory(PyObject *Py_UNUSED(module), PyObject *Py_UNUSED(unused))
+{
+    int released = 0;
+#ifdef __GLIBC__
+    Py_BEGIN_ALLOW_THREADS
+    released = malloc_trim(0);
+    Py_END_ALLOW_THREADS
+#endif
+    return PyBool_FromLong(released);
+}
+
+static PyMethodDef unigram_functions[] = {
+    {"release_free_memory", release_free_memory, METH_NOARGS,
+     "release_free_memory() -> bool: the C heap's free pages back to the system (glibc's malloc_trim)"},
+    {NULL}};
+
 static struct PyModuleDef unigram_module = {
-    PyModuleDef_HEAD_INIT, "kvec._unigram", "The hot loops of the Unigram language model.", -1, NULL, NULL, NULL, NULL,
-    NULL};
+    PyModuleDef_HEAD_INIT, "kvec._unigram", "The hot loops of the Unigram language model.", -1, unigram_functions,
+    NULL, NULL, NULL, NULL};
 
 static const ModuleType types[] = {{"Lattice", &LatticeType}};
 

@@ -149,10 +149,11 @@ static void
 seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, int64_t frequency,
           Py_ssize_t max_length, const Classes *classes, int64_t prefix_char)
 {
-    if (seeds->capacity == 0 || length < 2 || length > max_length || text[at + length - 1] == 0 ||
-        !valid_piece(text + at, length, classes, prefix_char))
-        return;
+    if (seeds->capacity == 0 || length < 2 || length > max_length || text[at + length - 1] == 0) return;
     Seed seed = {frequency * length, (int32_t)at, (int32_t)length};
+    /* a full heap takes a seed better than its worst only: that is asked first, being the cheaper */
+    if (seeds->n == seeds->capacity && compare_seeds(&seed, &seeds->items[0]) >= 0) return;
+    if (!valid_piece(text + at, length, classes, prefix_char)) return;
     if (seeds->n < seeds->capacity) { /* sift up */
         Py_ssize_t k = seeds->n++;
         while (k > 0 && compare_seeds(&seed, &seeds->items[(k - 1) / 2]) > 0) {
@@ -160,7 +161,7 @@ seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, 
             k = (k - 1) / 2;
         }
         seeds->items[k] = seed;
-    } else if (compare_seeds(&seed, &seeds->items[0]) < 0) { /* better than the worst kept */
+    } else { /* better than the worst kept: it goes */
         seeds->items[0] = seed;
         seeds_sift_down(seeds, 0);
     }
@@ -260,6 +261,8 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
         }
         lcp_before = lcp_after;
     }
+    PyMem_Free(sa); /* before the seeds' sort takes as much again as they do: the search's peak */
+    sa = NULL;
     qsort(seeds->items, seeds->n, sizeof(Seed), compare_seeds);
     rc = 0;
 done:

@@ -21,7 +21,6 @@ save never turns ``/dev/null`` or a named pipe into a regular file.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,8 +71,19 @@ def atomic_write(path: str | os.PathLike[str], binary: bool = False) -> Iterator
     _sync_folder(folder)
 
 
+def __getattr__(name: str) -> Any:
+    """The module ``secrets`` as this module's attribute, imported on first use (PEP 562): with it comes
+    OpenSSL (``hmac`` imports ``_hashlib``), memory that a process writing no file need not take."""
+    if name == "secrets":
+        import secrets
+
+        return secrets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _create_temporary(folder, mode):
     """Create a new, empty file in ``folder`` with ``mode`` less the umask: ``(descriptor, path)``."""
+    secrets = __getattr__("secrets")
     for _ in range(_NAME_ATTEMPTS):
         temporary = os.path.join(folder, f".kvec-{secrets.token_hex(8)}.tmp")
         try:

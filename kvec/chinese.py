@@ -16,7 +16,6 @@ global tokenizer. ``kvec.jieba`` gives jieba's module-level functions on a defau
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import re
@@ -551,6 +550,8 @@ def _dictionary(cache_dir, dictionary_file=None, content=None):
     """jieba's dictionary (or the file ``dictionary_file``, or ``content``, that file's bytes as a pickle
     carried them) and HMM, built once per process; the built form is cached in ``cache_dir`` under a
     name that changes with the files (their paths, sizes and times, or the content) and kvec's format."""
+    import hashlib  # here, not with the module: OpenSSL's memory only where a dictionary loads
+
     jieba_dictionary, hmm_files = _jieba_files()
     dictionary_file = os.path.abspath(dictionary_file) if dictionary_file is not None else jieba_dictionary
     key = hashlib.sha256(_DUMP_FORMAT.encode())

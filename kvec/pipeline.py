@@ -1140,15 +1140,24 @@ class Pipeline(TransformersCalls, Conveniences):
         with :meth:`add_special_tokens`.
         """
         self._check_trainer(trainer)  # before counting: a mismatch fails fast
-        counts = count_words(iterator, self.training_words(), n_jobs=n_jobs, show_progress=show_progress)
-        self.train_from_counts(counts, trainer, n_jobs=n_jobs)
+        # the counts go straight to the trainer, held by no name here: a trainer that copies them into
+        # structures of its own (Unigram's lattice) can let them go before its peak
+        counting = self.training_words()
+        model = trainer.train_from_counts(
+            count_words(iterator, counting, n_jobs=n_jobs, show_progress=show_progress), n_jobs=n_jobs
+        )
+        self._adopt(model, trainer)
 
     def train_from_counts(self, counts: Mapping[str, int], trainer: Trainer, n_jobs: int = 1) -> None:
         """Train ``trainer`` on ``{word: count}`` counted elsewhere (by :func:`kvec.spark.count_words`,
         say) with this pipeline's words, in first-occurrence order; as :meth:`train_from_iterator`
         after its counting."""
         self._check_trainer(trainer)
-        self.model = trainer.train_from_counts(counts, n_jobs=n_jobs)
+        self._adopt(trainer.train_from_counts(counts, n_jobs=n_jobs), trainer)
+
+    def _adopt(self, model: Model, trainer: Trainer) -> None:
+        """Take the model ``trainer`` trained, and the trainer's special tokens."""
+        self.model = model
         # tokens registered before training get their ids from the new model (HF keeps stale ones)
         self.added_vocabulary.reassign(self.model, self.normalizer)
         # as in Hugging Face tokenizers, the trainer's special tokens become the tokenizer's

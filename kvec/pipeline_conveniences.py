@@ -8,7 +8,6 @@ so an event loop keeps serving while a batch encodes; the native path releases t
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from kvec.encoding import Encoding
@@ -61,13 +60,13 @@ class Conveniences:
         self, sequence: Any, pair: Any = None, is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> Encoding:
         """:meth:`encode` in a worker thread, awaitable."""
-        return await asyncio.to_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
+        return await _in_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
 
     async def async_encode_batch(
         self, input: list[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
         """:meth:`encode_batch` in a worker thread, awaitable."""
-        return await asyncio.to_thread(
+        return await _in_thread(
             lambda: self.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
         )
 
@@ -79,7 +78,7 @@ class Conveniences:
 
     async def async_decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True) -> list[str]:
         """:meth:`decode_batch` in a worker thread, awaitable."""
-        return await asyncio.to_thread(self.decode_batch, sequences, skip_special_tokens)
+        return await _in_thread(self.decode_batch, sequences, skip_special_tokens)
 
     @property
     def encode_special_tokens(self) -> bool:
@@ -91,3 +90,12 @@ class Conveniences:
         if not isinstance(value, bool):
             raise TypeError(f"encode_special_tokens must be a bool, got {type(value).__name__}")
         self.added_vocabulary.encode_special_tokens = value
+
+
+async def _in_thread(function: Any, *args: Any) -> Any:
+    """``function(*args)`` in a worker thread, awaited. asyncio is imported here, not with the module:
+    the event loop awaiting this has imported it already, and a process that only trains or encodes
+    need not take its memory (ssl and all)."""
+    import asyncio
+
+    return await asyncio.to_thread(function, *args)

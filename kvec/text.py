@@ -23,7 +23,6 @@ import warnings
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
-from hashlib import md5
 from itertools import chain, repeat
 from operator import is_not, itemgetter
 from typing import Any
@@ -228,7 +227,9 @@ def hashing_trick(
     if hash_function is None:
         hash_function = hash
     elif hash_function == "md5":
-        hash_function = _md5_hash
+        from hashlib import md5  # here, not with the module: OpenSSL's memory only where md5 hashes
+
+        hash_function = partial(_md5_hash, md5)
     elif not callable(hash_function):
         raise TypeError(f"hash_function must be None, 'md5' or a callable, got {hash_function!r}")
     if analyzer is not None and not callable(analyzer):
@@ -238,7 +239,7 @@ def hashing_trick(
     return [hash_function(w) % modulus + 1 for w in words]
 
 
-def _md5_hash(word):
+def _md5_hash(md5, word):
     return int(md5(word.encode()).hexdigest(), 16)
 
 

@@ -34,7 +34,7 @@ from kvec._native import (
     bpe_merge_loop,
     fill_padded,
 )
-from kvec._unigram import Lattice
+from kvec._unigram import Lattice, release_free_memory
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
 
@@ -597,6 +597,13 @@ def test_lattice_trains_and_segments_or_refuses(
         weight = sum(c * (len(w) + 1) for w, c in zip(words, counts))
         assert len(words) != len(counts) or any(c < 0 for c in counts) or weight > 2**37
         return
+    chars, char_weights = lattice.char_counts()
+    expected = {}
+    for word, count in zip(words, counts):
+        for c in word:
+            expected[c] = expected.get(c, 0) + count
+    assert list(chars) == sorted(expected)
+    assert dict(zip(chars, struct.unpack(f"<{len(chars)}q", char_weights))) == expected
     n, error = attempt(
         lattice.seed,
         chars,
@@ -631,6 +638,10 @@ def test_lattice_trains_and_segments_or_refuses(
     keep = [k for k in range(n_pieces) if k % 2 == 0]
     assert lattice.retain(int64_bytes(keep), struct.pack(f"<{len(keep)}d", *([-1.0] * len(keep)))) is None
     assert len(lattice.pieces()) == len(keep)
+
+
+def test_release_free_memory_answers_whether_memory_went_back():
+    assert release_free_memory() in (True, False)
 
 
 @FUZZ

@@ -47,7 +47,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import regex
 
-from kvec._unigram import Lattice
+from kvec._unigram import Lattice, release_free_memory
 from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.unigram import Unigram
@@ -257,9 +257,17 @@ class UnigramTrainer(Trainer):
             if word and count > 0:
                 words.append(word)
                 counts.append(count)
+        # the lattice holds the words from here: the lists go, and the caller's counts with them where the
+        # caller handed them over (a pipeline's training does), their memory back to the system before
+        # the peak of training, the seeds
+        lattice = Lattice(words, counts)
+        total = float(sum(counts))
+        del word_counts, pairs, words, counts
+        release_free_memory()
+        weight = _char_weights(lattice)
         if self.algorithm == "huggingface":
-            return self._train_hugging_face(words, counts, n_jobs)
-        required = self._required_chars(words, counts)
+            return self._train_hugging_face(lattice, weight, total, n_jobs)
+        required = self._required_chars(weight)
         fixed = self._fixed_tokens()
         if len(fixed) + len(required) > self.vocab_size:
             special = len(self._specials())
@@ -272,10 +280,7 @@ class UnigramTrainer(Trainer):
                 f"character_coverage={self.character_coverage} of the text (lower character_coverage or "
                 "raise vocab_size)"
             )
-        lattice = Lattice(words, counts)
-        classes = self._classes(words, required)
-        total = float(sum(counts))
-        del words, counts  # the lattice holds them
+        classes = self._classes(weight, required)
         seeded = [(c, n) for c, n in required if n > 0]  # an initial-alphabet character absent: finalize only
         lattice.seed(
             [c for c, _ in seeded],
@@ -297,12 +302,8 @@ class UnigramTrainer(Trainer):
         bar.close()
         return self._finalize(lattice.pieces(), scores, required)
 
-    def _train_hugging_face(self, words, counts, n_jobs):
+    def _train_hugging_face(self, lattice, weight, total, n_jobs):
         """Hugging Face's training (``algorithm="huggingface"``): see the class docstring."""
-        weight: dict[str, int] = {}
-        for word, count in zip(words, counts):
-            for c in word:
-                weight[c] = weight.get(c, 0) + count
         chars = sorted(weight.items(), key=lambda item: (item[1], item[0]), reverse=True)
         required = [c for c, _ in chars] + [c for c in self._initial_alphabet if c not in weight]
         if len(required) > self.vocab_size:
@@ -310,10 +311,7 @@ class UnigramTrainer(Trainer):
                 f"vocab_size {self.vocab_size} is too small: the corpus and initial_alphabet have "
                 f"{len(required)} characters"
             )
-        lattice = Lattice(words, counts)
         lattice.configure(0.0, -1, b"", 1)  # the best paths by Hugging Face's float64 sums
-        total = float(sum(counts))
-        del words, counts
         seed_size = max(self.seed_size, len(chars) + 1)  # Hugging Face stops once seed_size is reached
         lattice.seed([c for c, _ in chars], [n for _, n in chars], self.max_piece_length, {}, -1, seed_size, True)
         desired = self.vocab_size * 11 // 10
@@ -398,13 +396,9 @@ class UnigramTrainer(Trainer):
         """The tokens placed first: the special tokens, then the byte tokens of byte_fallback."""
         return self._specials() + ([f"<0x{b:02X}>" for b in range(256)] if self.byte_fallback else [])
 
-    def _required_chars(self, words, counts):
-        """The most frequent characters covering ``character_coverage`` of all occurrences, as
-        ``[(char, count)]`` by count then character."""
-        weight = {}
-        for word, count in zip(words, counts):
-            for c in word:
-                weight[c] = weight.get(c, 0) + count
+    def _required_chars(self, weight):
+        """The most frequent characters covering ``character_coverage`` of all occurrences (``weight``,
+        as :func:`_char_weights` gives them), as ``[(char, count)]`` by count then character."""
         ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
         total, covered, required = sum(weight.values()), 0, []
         for char, count in ranked:
@@ -419,11 +413,12 @@ class UnigramTrainer(Trainer):
         required += [(c, 0) for c in sorted(self._initial_alphabet) if c not in weight]
         return required
 
-    def _classes(self, words, required):
-        """``{code point: class}`` for the seed search: -1 keeps a rare character out of every seed."""
+    def _classes(self, weight, required):
+        """``{code point: class}`` of the corpus's characters (the keys of ``weight``) for the seed
+        search: -1 keeps a rare character out of every seed."""
         allowed = {c for c, _ in required}
         classes = {}
-        for char in {c for word in words for c in word}:
+        for char in weight:
             if char not in allowed:
                 classes[ord(char)] = -1
             elif self.split_by_unicode_script:
@@ -508,6 +503,13 @@ class UnigramTrainer(Trainer):
         vocab = [(token, 0.0) for token in fixed] + ranked
         unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
         return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
+
+
+def _char_weights(lattice):
+    """``{char: occurrences}`` of the characters of the lattice's words, each occurrence weighted by
+    its word's count, in code point order."""
+    chars, counts = lattice.char_counts()
+    return dict(zip(chars, np.frombuffer(counts, dtype=np.int64).tolist()))
 
 
 def _hf_digamma(x):
