@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import kvec._encoder
 import kvec._jieba
 import kvec._native
+import kvec._spec
 import kvec._unigram
 from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
@@ -34,6 +35,7 @@ from kvec._native import (
     bpe_merge_loop,
     fill_padded,
 )
+from kvec._spec import SpecEncoder
 from kvec._unigram import Lattice
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
@@ -805,6 +807,73 @@ def test_a_corrupt_jieba_dump_loads_clean_or_raises(lines, flips, cut, texts):
 
 
 # --------------------------------------------------------------------------------------------------
+# kvec._spec
+
+
+def spec_pipelines():
+    """Descriptions of a few pipeline kinds (each model kind, a normalizer, special and added tokens, a
+    template), for SpecEncoder; kvec/native_spec.py writes them."""
+    from kvec.models import Unigram, WordPiece
+    from kvec.native_spec import describe
+    from kvec.normalizers import BertNormalizer
+    from kvec.pipeline import Pipeline
+    from kvec.pretokenizers import BertPreTokenizer, Whitespace
+    from kvec.processors import TemplateProcessing
+    from tests.support import small_bpe
+
+    wordpiece = Pipeline(
+        WordPiece({"[UNK]": 0, "a": 1, "##b": 2, "é": 3, "中": 4}),
+        normalizer=BertNormalizer(),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=TemplateProcessing("[CLS] $A", special_tokens=[("[CLS]", 5)]),
+    )
+    wordpiece.add_special_tokens(["[PAD]"])
+    wordpiece.add_tokens(["ab!"])
+    bpe = Pipeline(small_bpe(unk_token="[UNK]", byte_fallback=True), pre_tokenizer=Whitespace())
+    unigram = Pipeline(Unigram([("<unk>", 0.0), ("a", -1.5), ("b", -2.0), ("ab", -2.5)], unk_id=0))
+    return [describe(p) for p in (wordpiece, bpe, unigram)], [wordpiece, bpe, unigram]
+
+
+SPEC_DESCRIPTIONS, SPEC_PIPELINES = spec_pipelines()
+
+
+@FUZZ
+@given(
+    which=st.integers(0, len(SPEC_DESCRIPTIONS) - 1),
+    flips=st.lists(st.tuples(st.integers(0, 2**20), st.integers(0, 255)), max_size=3),
+    cut=st.none() | st.integers(0, 2**20),
+    texts=st.lists(TEXT | st.binary(max_size=12) | st.sampled_from([1, None, b"\xff\xfe", "[PAD]ab!"]), max_size=5),
+    n_threads=st.integers(-1, 4),
+)
+def test_spec_encoder_encodes_any_description_or_refuses_it(which, flips, cut, texts, n_threads):
+    description = bytearray(SPEC_DESCRIPTIONS[which])
+    for at, value in flips:
+        description[at % len(description)] = value
+    if cut is not None:
+        description = description[: cut % (len(description) + 1)]
+    encoder, error = attempt(SpecEncoder, bytes(description))
+    if error is not None:
+        assert isinstance(error, (ValueError, MemoryError))
+        return
+    result, error = attempt(encoder.encode, texts, n_threads)
+    if error is not None:
+        assert isinstance(error, ARGUMENT_ERRORS + (MemoryError,))
+        return
+    values, lengths = result
+    lengths = struct.unpack(f"={len(texts)}q", lengths)
+    assert len(values) == 8 * sum(lengths) and min(lengths, default=0) >= 0
+    if not flips and cut is None:  # the description as written: the reference encoder's ids
+        ids = struct.unpack(f"={len(values) // 8}q", values)
+        reference = SPEC_PIPELINES[which]
+        at = 0
+        for text, length in zip(texts, lengths):
+            decoded, error = attempt(lambda t: t if isinstance(t, str) else t.decode(), text, errors=UnicodeError)
+            if error is None:  # bytes that are not UTF-8 the reference encoder cannot take
+                assert list(ids[at : at + length]) == reference.encode(decoded).ids
+            at += length
+
+
+# --------------------------------------------------------------------------------------------------
 # kvec._encoder
 
 
@@ -1079,6 +1148,7 @@ def blank(cls):
         lambda: blank(WordPieceTable).spans("a"),
         lambda: blank(WordEncoder).encode(["a"]),
         lambda: blank(CharRules).normalize("a"),
+        lambda: blank(SpecEncoder).encode(["a"]),
     ],
 )
 def test_a_native_object_whose_init_was_not_run_refuses_to_work(call):
@@ -1109,7 +1179,7 @@ def test_a_second_init_starts_afresh():
 
 def test_this_file_calls_every_native_entry_point():
     source = open(__file__, encoding="utf-8").read()
-    for module in (kvec._native, kvec._unigram, kvec._jieba, kvec._encoder):
+    for module in (kvec._native, kvec._unigram, kvec._jieba, kvec._encoder, kvec._spec):
         for name in dir(module):
             if name.startswith("_"):
                 continue
