@@ -71,6 +71,6 @@ setup(
             "core/jieba_cut",
         ),
         extension("_spec", "spec_module", *sorted(path[len("csrc/") : -len(".c")] for path in glob("csrc/core/*.c"))),
-        extension("_encoder", "word_encoder", "core/expressions", "char_rules", "id_rows", "piece_table"),
+        extension("_encoder", "encoder_module", "id_rows", "piece_table"),
     ],
 )
