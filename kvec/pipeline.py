@@ -269,7 +269,7 @@ class Pipeline(TransformersCalls, Conveniences):
         """Drop the native encoder when a stage was given a new setting since it was made
         (``tok.pre_tokenizer.replacement = "_"``): tokenizers reads its stages' settings at every call."""
         stages = (self.normalizer, self.pre_tokenizer, self.model, self.post_processor)
-        key = tuple(settings_key(stage) for stage in stages)
+        key = (*map(settings_key, stages), self.added_vocabulary.encode_special_tokens)
         if self.__dict__.get("_settings") != key:
             self.__dict__["_settings"] = key
             self._forget_native_encoder()

@@ -27,7 +27,8 @@
  *                is then mapped by the normalizer, which does not map the parts, and cut into class runs,
  *                as the Keras Tokenizer treats a Jieba analyzer's words);
  *                5 Hugging Face's merged_with_next over the classes (csrc/core/class_runs.h: class 1 a
- *                delimiter that starts a word, class 3 a word apart, all else text);
+ *                delimiter that starts a word, class 3 a word apart, all else text), 6 its
+ *                merged_with_previous (class 1 a delimiter that ends a word);
  *                u32 length, u32 code points[]: a prefix put before each piece between added tokens that
  *                does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
@@ -101,6 +102,7 @@ enum { /* expressions past csrc/core/expressions.h's */
     SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1, /* each piece is one word */
     SPEC_JIEBA,                                /* jieba's words */
     SPEC_MERGED_NEXT,                          /* merged_with_next over the classes */
+    SPEC_MERGED_PREVIOUS,                      /* merged_with_previous over the classes */
 };
 
 typedef struct {
