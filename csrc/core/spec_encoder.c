@@ -731,6 +731,27 @@ map_ids(const SpecEncoder *e, Int64s *out, ptrdiff_t first)
     out->length = kept;
 }
 
+/* The ids of the text in s->text[0 .. length). */
+static int
+encode_text(const SpecEncoder *e, ptrdiff_t length, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t first = out->length;
+    if (int64s_extend(out, &e->prefix) < 0) return -1;
+    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
+    if (status) return status;
+    if (int64s_extend(out, &e->suffix) < 0) return -1;
+    if (e->has_id_map) map_ids(e, out, first);
+    return 0;
+}
+
+int
+spec_encode_code_points(const SpecEncoder *e, const CodePoints *text, Int64s *out, SpecScratch *s)
+{
+    if (code_points_reserve(&s->text, &s->text_capacity, text->length) < 0) return -1;
+    for (ptrdiff_t i = 0; i < text->length; i++) s->text[i] = code_point_at(text->kind, text->data, i);
+    return encode_text(e, text->length, out, s);
+}
+
 int
 spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *out, SpecScratch *s)
 {
@@ -747,11 +768,5 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
         s->text[length++] = utf8_next(text, n, i, &size);
         i += (size_t)size;
     }
-    ptrdiff_t first = out->length;
-    if (int64s_extend(out, &e->prefix) < 0) return -1;
-    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
-    if (status) return status;
-    if (int64s_extend(out, &e->suffix) < 0) return -1;
-    if (e->has_id_map) map_ids(e, out, first);
-    return 0;
+    return encode_text(e, length, out, s);
 }

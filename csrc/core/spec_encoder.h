@@ -179,6 +179,8 @@ void spec_encoder_free(SpecEncoder *encoder);
  * points per code point, -1 when out of memory. A word splitter (model 4) appends each word's
  * UTF-8 (lone surrogates as three bytes) to scratch->utf8 instead, and its end there to `out`. */
 int spec_encode(const SpecEncoder *encoder, const unsigned char *text, size_t n, Int64s *out, SpecScratch *scratch);
+/* spec_encode of a text given as code points (a Python str's storage, which need not be decoded). */
+int spec_encode_code_points(const SpecEncoder *encoder, const CodePoints *text, Int64s *out, SpecScratch *scratch);
 void spec_scratch_free(SpecScratch *scratch);
 
 #ifdef __cplusplus
