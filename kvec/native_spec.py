@@ -110,15 +110,19 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normaliz
     if normalized:
         return _description(_normalizer(normalizer), pre_tokenizer, described, affixes=affixes, id_map=id_map)
     added = pipeline.added_vocabulary
-    special, normalized_ids = added.special, added.normalized_ids
+    for token in added.tokens.values():
+        if token.single_word or token.lstrip or token.rstrip:
+            raise NotNativeError(f"the added token {token.content!r} has single_word, lstrip or rstrip")
+    raw_ids, normalized_ids = added.raw_ids, added.normalized_ids
     if added.encode_special_tokens:  # special tokens are not matched: their text is encoded as any other
-        normalized_ids = {form: i for form, i in normalized_ids.items() if i not in set(special.values())}
-        special = {}
+        special_ids = set(added.special.values())
+        raw_ids = {content: i for content, i in raw_ids.items() if i not in special_ids}
+        normalized_ids = {form: i for form, i in normalized_ids.items() if i not in special_ids}
     return _description(
         _normalizer(normalizer),
         pre_tokenizer,
         described,
-        special=special,
+        special=raw_ids,
         added=normalized_ids,
         affixes=affixes,
         id_map=id_map,
