@@ -70,6 +70,7 @@ setup(
             "core/jieba_hmm",
             "core/jieba_cut",
         ),
-        extension("_encoder", "word_encoder", "core/expressions", "char_rules", "id_rows", "piece_table"),
+        extension("_spec", "spec_module", *sorted(path[len("csrc/") : -len(".c")] for path in glob("csrc/core/*.c"))),
+        extension("_encoder", "encoder_module", "id_rows", "piece_table"),
     ],
 )

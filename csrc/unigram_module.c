@@ -15,8 +15,6 @@
  *       .configure(unk_score, unk_id, byte_ids, rule), .ids(word), .spans(word), .resolve(word, edges)
  *           the encoding model's best segmentation of one word by sentencepiece's or Hugging Face's rule
  *           (csrc/core/unigram_path.h), its unknown characters resolved
- *       .encode_texts(texts, prefix, suffix, words)   whole texts (or their merged words) to ids, without
- *           the GIL (unigram_encoder.c)
  *       .word_model()   ids(word) as a capsule for the word encoder (csrc/word_model.h); the lattice is
  *           then frozen: set_pieces and configure refuse
  *
@@ -649,9 +647,6 @@ static PyMethodDef lattice_methods[] = {
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
     {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
      "word_model() -> ids(word) as a capsule for the word encoder (csrc/word_model.h); freezes the lattice"},
-    {"encode_texts", (PyCFunction)(void (*)(void))lattice_encode_texts, METH_VARARGS | METH_KEYWORDS,
-     "encode_texts(texts, prefix=(), suffix=(), words=None) -> (values, row_lengths): each whole text's "
-     "(or with a class table, each merged word's) best segmentation, resolved, as int64 bytes"},
     {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
      "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "

@@ -15,6 +15,7 @@ its format from its contents (see :mod:`kvec.interop.detection`). The core impor
 TensorFlow or Keras.
 """
 
+import kvec.native_spec  # noqa: F401  (fills kvec.contracts.NATIVE_DESCRIBERS)
 from kvec.added_vocabulary import AddedToken
 from kvec.custom_stages import NormalizedString, PreTokenizedString
 from kvec.errors import FormatError, KvecError

@@ -188,6 +188,12 @@ class Decomposition:
 # kvec.interop.hf_repr, a higher layer, when it is imported; until then a stage prints its config.
 PRINTERS: dict[str, Callable[[Any], str]] = {}
 
+# How a pipeline is described for kvec's native encoder (csrc/core/spec_encoder.h): filled in by
+# kvec.native_spec, a higher layer, which kvec's package imports: "pipeline" describes the whole of a
+# pipeline, "normalized_pipeline" its stages after the normalizer, for normalized texts without added
+# tokens. Each raises NotNativeError naming what it cannot describe.
+NATIVE_DESCRIBERS: dict[str, Callable[[Any], bytes]] = {}
+
 
 class _Shown:
     """``repr()`` and ``str()`` as ``tokenizers`` prints its stages (:mod:`kvec.interop.hf_repr`)."""
@@ -458,9 +464,9 @@ class PreTokenizer(Stage, _Settings, ABC):
         cannot (the pipeline then calls :meth:`split_words`)."""
         return None
 
-    #: True when the words only shape training: a model with a :meth:`Model.texts_function` whose
-    #: meaning is sentencepiece's (:attr:`Model.segments_across_words`) then segments each (normalized)
-    #: text whole, as sentencepiece does; any other model segments the words.
+    #: True when the words only shape training: a model whose meaning is sentencepiece's
+    #: (:attr:`Model.segments_across_words`, without sampling) then segments each (normalized) text
+    #: whole, as sentencepiece does; any other model segments the words.
     whole_text_models: bool = False
 
     def pre_tokenize_str(self, text: str) -> list[tuple[str, Span]]:
@@ -544,16 +550,6 @@ class Model(Stage, _Settings, ABC):
         model where the native encoder has no such model (the default)."""
         described = [name for name, cls in STAGE_TYPES["model"].items() if _describes_itself(cls)]
         raise NotNativeError(f"the model is {type(self).__name__}; described: {', '.join(described)}")
-
-    def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
-        """A native encoder of whole texts for models that segment a text as one (Unigram, as
-        sentencepiece does): ``(texts, prefix, suffix, words=None) -> (values, row_lengths)``, int64
-        bytes of every text's ids (``prefix`` and ``suffix`` ids around each) and their counts; with
-        ``words``, a class table of words merged with the delimiter before them
-        (:attr:`WordTable.merge` ``"next"``), each word segmented apart. It runs without the GIL, so
-        the pipeline calls it on parts of a batch from several threads. None (the default): the model
-        is given words one by one."""
-        return None
 
     @property
     def sampling(self) -> bool:

@@ -50,7 +50,7 @@ from typing import cast
 
 from kvec import hf_unicode, serialization
 from kvec.chinese import Jieba, JiebaState
-from kvec.contracts import Decomposition, Model, Normalizer, PreTokenizer, WordTable
+from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import NotNativeError
 from kvec.normalizers import Prepend
 from kvec.normalizers import Sequence as NormalizerSequence
@@ -58,7 +58,7 @@ from kvec.pipeline import Pipeline
 from kvec.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.text import Tokenizer, _word_rule
 
-__all__ = ["NotNativeError", "describe", "describe_splitter"]
+__all__ = ["NotNativeError", "describe", "describe_normalized", "describe_splitter"]
 
 VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
@@ -78,7 +78,15 @@ def describe(tokenizer: Pipeline | Tokenizer) -> bytes:
     return _describe_pipeline(tokenizer)
 
 
-def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes:
+def describe_normalized(pipeline: Pipeline) -> bytes:
+    """The description of ``pipeline``'s stages after its normalizer, for texts normalized already
+    that hold no added token (its special and added tokens are left out): what the pipeline encodes
+    natively when C cannot describe its normalizer (:meth:`kvec.pipeline.Pipeline.encode_ragged`).
+    :class:`NotNativeError` naming the stage it cannot describe."""
+    return _describe_pipeline(pipeline, normalized=True)
+
+
+def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normalized: bool = False) -> bytes:
     if not isinstance(pipeline.model, Model) or type(pipeline.model).native_model is Model.native_model:
         Model.native_model(cast(Model, pipeline.model))  # raises, naming the model
     model = cast(Model, pipeline.model)
@@ -95,6 +103,8 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None) -> bytes
         table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
         pre_tokenizer, byte_spelling = _pre_tokenizer(table), table.byte_spelling
     described = model.native_model(byte_spelling)
+    if normalized:
+        return _description(_normalizer(None), pre_tokenizer, described, affixes=affixes, id_map=id_map)
     added = pipeline.added_vocabulary
     return _description(
         _normalizer(pipeline.normalizer),
@@ -414,3 +424,6 @@ def _character_map(rule, name: str) -> bytes:
         [u32(len(page_index)), struct.pack(f"<{PAGES}I", *page_of), *page_index, u32(len(pool))]
         + [struct.pack(f"<{len(pool)}I", *pool)]
     )
+
+
+NATIVE_DESCRIBERS.update(pipeline=_describe_pipeline, normalized_pipeline=describe_normalized)

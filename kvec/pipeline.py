@@ -8,22 +8,22 @@ offsets into the original text. The decoder turns tokens back into text.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from itertools import chain
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from kvec import serialization
-from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings
+from kvec._encoder import PieceTable, encodings
+from kvec._spec import SpecEncoder
 from kvec.added_vocabulary import AddedToken, AddedVocabulary
 from kvec.collector import collector_paused
 from kvec.contracts import (
+    NATIVE_DESCRIBERS,
     PRINTERS,
     Decoder,
     Model,
@@ -34,7 +34,6 @@ from kvec.contracts import (
     PostProcessor,
     PreTokenizer,
     Trainer,
-    WordTable,
     settings_key,
 )
 from kvec.encoding import (
@@ -46,19 +45,14 @@ from kvec.encoding import (
     pad_encodings,
     truncate_encodings,
 )
-from kvec.errors import FormatError, check_json_depth
+from kvec.errors import FormatError, NotNativeError, check_json_depth
 from kvec.models.base import MAX_ID
 from kvec.pipeline_conveniences import Conveniences
-from kvec.pretokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 from kvec.transformers_calls import TransformersCalls
 
 __all__ = ["Encoding", "Pipeline", "Tokenizer", "TrainingWords"]
-
-
-_WORD_CACHE_SIZE = 1 << 18
-_LONGEST_CACHED_WORD = 255  # longer words are encoded afresh: the cache stays bounded in memory
 
 
 class TrainingWords:
@@ -264,27 +258,30 @@ class Pipeline(TransformersCalls, Conveniences):
         return printer(self) if printer else object.__repr__(self)
 
     def __setattr__(self, name, value):
-        if name in ("model", "pre_tokenizer", "normalizer"):
-            # the caches of word -> ids hold only while these stages stay the same
-            self.__dict__["_word_ids"] = {}
-            self.__dict__["_word_encoder"] = None
+        if name in ("model", "pre_tokenizer", "normalizer", "post_processor"):
+            self._forget_native_encoder()  # it holds only while these stages stay the same
         self.__dict__["_decode_table"] = None  # the ids' bytes, made again on first use
         object.__setattr__(self, name, value)
         if name == "normalizer" and "added_vocabulary" in self.__dict__:
             self.added_vocabulary.refresh(value)  # added tokens match in their normalized form
 
     def _check_settings(self):
-        """Drop the encoder and the word cache when a stage was given a new setting since they were made
+        """Drop the native encoder when a stage was given a new setting since it was made
         (``tok.pre_tokenizer.replacement = "_"``): tokenizers reads its stages' settings at every call."""
-        key = (settings_key(self.normalizer), settings_key(self.pre_tokenizer), settings_key(self.model))
+        stages = (self.normalizer, self.pre_tokenizer, self.model, self.post_processor)
+        key = tuple(settings_key(stage) for stage in stages)
         if self.__dict__.get("_settings") != key:
             self.__dict__["_settings"] = key
-            self.__dict__["_word_ids"] = {}
-            self.__dict__["_word_encoder"] = None
+            self._forget_native_encoder()
+
+    def _forget_native_encoder(self):
+        """Drop the native encoder: a stage or the added tokens changed, so its description is made again
+        on first use."""
+        self.__dict__["_native"] = None
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state["_word_encoder"] = state["_decode_table"] = None  # C objects: rebuilt on first use
+        state["_native"] = state["_decode_table"] = None  # C objects: rebuilt on first use
         return state
 
     # ---- vocabulary ----
@@ -351,8 +348,8 @@ class Pipeline(TransformersCalls, Conveniences):
 
     def _register(self, tokens, special):
         registered = self.added_vocabulary.add(tokens, special, self.model, self.normalizer)
-        self._word_ids = {}
-        self._word_encoder = self._decode_table = None
+        self._forget_native_encoder()
+        self._decode_table = None
         return registered
 
     # ---- encoding ----
@@ -643,7 +640,8 @@ class Pipeline(TransformersCalls, Conveniences):
         add_special_tokens: bool = True,
     ) -> list[Encoding]:
         """Encode a list of texts, or of pairs ``(text, pair)``, as :meth:`encode` does each; ids come
-        from a per-word cache, tokens and offsets on demand. With padding enabled (see
+        from the native encoder where the pipeline has one (see :meth:`encode_ragged`), tokens and
+        offsets on demand. With padding enabled (see
         :meth:`enable_padding`) the batch is padded to its longest encoding.
 
         Args:
@@ -655,8 +653,7 @@ class Pipeline(TransformersCalls, Conveniences):
             is_pretokenized: see :meth:`encode`.
             add_special_tokens: let the post-processor add its special tokens.
         """
-        model = self._check_model()
-        self._check_settings()
+        self._check_model()
         texts = _batch(texts, "encode_batch", "texts")
         n_threads = _threads(n_threads)
         # pairs, or items that are wrong (encode names them), take the full path
@@ -664,53 +661,19 @@ class Pipeline(TransformersCalls, Conveniences):
         parts = self._native_parts(texts, n_threads) if plain else None
         if parts is not None and (self.truncation is not None or self.padding is not None):
             return self._shaped_batch(texts, parts)
-        if not plain or self.truncation is not None or self.padding is not None:
+        if parts is None:  # the reference encoder, text by text (stages C cannot describe, pairs...)
             batch = [self._encode_input(item, i, is_pretokenized, add_special_tokens) for i, item in enumerate(texts)]
             if self.padding is not None:
                 pad_encodings(batch, **self.padding)
             return batch
-        # from here every text is a str
-        if parts is not None:  # see encode_ragged
-            encoded: list[Encoding] = []
-            with collector_paused():  # many new objects, no cycle among them
-                for start, values, row_lengths, again in parts:
-                    # as Encoding(row, source=(self, text)) for each row
-                    part = encodings(Encoding, values, row_lengths, self, texts[start : start + len(row_lengths) // 8])
-                    for position in again:
-                        part[position] = self.encode(texts[start + position])
-                    encoded += part
-            return encoded
-        # the word cache holds plain texts only: special tokens and templates take the full path
-        plain = not self.added_vocabulary and self.post_processor is None and not self._segments_whole_texts()
-        # words alone cannot say where a normalizer moved the start of the text (Metaspace's "first")
-        plain = plain and not (self.normalizer is not None and prepends_at_first_only(self.pre_tokenizer))
-        words_of = self.training_words()
-        spell, tokenize_ids = words_of.spell, model.tokenize_ids
-        # sampled segmentations (BPE dropout, Unigram sampling) are drawn afresh for every word
-        cache = None if model.sampling else self._word_ids
-        encoded = []
-        for text in texts:
-            if not plain:
-                encoded.append(self.encode(text))
-                continue
-            words = words_of.split_words(text)
-            if cache is None:
-                ids = [i for word in words for i in tokenize_ids(spell(word))]
-            else:
-                try:
-                    ids = list(chain.from_iterable(map(cache.__getitem__, words)))
-                except KeyError:
-                    if len(cache) > _WORD_CACHE_SIZE:
-                        cache.clear()
-                    ids = []
-                    for word in words:
-                        word_ids = cache.get(word)
-                        if word_ids is None:
-                            word_ids = tokenize_ids(spell(word))
-                            if len(word) <= _LONGEST_CACHED_WORD:
-                                cache[word] = word_ids
-                        ids.extend(word_ids)
-            encoded.append(Encoding(ids, source=(self, text)))
+        encoded: list[Encoding] = []
+        with collector_paused():  # many new objects, no cycle among them
+            for start, values, row_lengths, again in parts:
+                # as Encoding(row, source=(self, text)) for each row
+                part = encodings(Encoding, values, row_lengths, self, texts[start : start + len(row_lengths) // 8])
+                for position in again:
+                    part[position] = self.encode(texts[start + position])
+                encoded += part
         return encoded
 
     def _shaped_batch(self, texts, parts):
@@ -778,20 +741,15 @@ class Pipeline(TransformersCalls, Conveniences):
         are). The ids equal ``[e.ids for e in encode_batch(texts)]``, truncated and padded as there; texts
         may also be UTF-8 ``bytes``.
 
-        Pipelines whose pre-tokenizer cuts by character class (``BertPreTokenizer``, ``Whitespace``,
-        ``WhitespaceSplit``, ``KerasFilters``, ``Digits``, ``Punctuation``, ``Metaspace``, a ``Sequence``
-        of class cuts, or none) or by GPT-2's expression (``ByteLevel``) are
-        encoded in C through a cache of word ids, without a regular expression and without holding the
-        GIL, on ``n_threads`` threads. A normalizer that works character by character (BERT's,
-        lowercasing, accents, Unicode forms, ``Sequence`` of them; see
-        :meth:`kvec.contracts.Normalizer.character_rule`) runs there too, and a post-processor that
-        only adds special tokens around the text (``TemplateProcessing`` such as ``"[CLS] $A [SEP]"``)
-        adds its ids there. Texts holding an added token, or a character whose normalization depends
-        on its neighbours, take the :meth:`encode` path. A Unigram model without a pre-tokenizer, or
-        with sentencepiece's rule (``viterbi="sentencepiece"``) behind one that only shapes training
-        (:class:`kvec.pretokenizers.SentencePiece`), segments each normalized text whole, in C, as
-        sentencepiece does; with Hugging Face's rule it segments each word. ``n_threads``: as in
-        :meth:`encode_batch`.
+        A pipeline that :mod:`kvec.native_spec` describes is encoded by kvec's one native encoder
+        (``csrc/core/spec_encoder.h``, the one the TensorFlow op runs), through a cache of word ids,
+        without holding the GIL, on ``n_threads`` threads: its normalizer, special and added tokens,
+        pre-tokenizer, model and a post-processor that only puts ids around the text
+        (``TemplateProcessing`` such as ``"[CLS] $A [SEP]"``). A normalizer C cannot describe (such as
+        sentencepiece's precompiled character map) runs in Python first, and texts holding an added
+        token then take :meth:`encode`. What C cannot describe at all (a ``Split`` by a user's regular
+        expression, a custom stage, sampling) is encoded by :meth:`encode`, text by text.
+        ``n_threads``: as in :meth:`encode_batch`.
 
         Example:
             >>> from kvec.models import WordPiece
@@ -826,159 +784,77 @@ class Pipeline(TransformersCalls, Conveniences):
         return np.concatenate(pieces), np.concatenate(lengths)
 
     def _native_parts(self, texts, n_threads):
-        """The native path over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start, values,
-        row_lengths, again)``, the int64 bytes of the ids of texts ``start, start + 1, ...`` and their
-        counts, and the positions in the part of the texts the full path (:meth:`encode`) must encode
-        instead: those the native path leaves (a contextual character) or cannot be sure of (an added
-        token). None when the pipeline has no native path."""
-        texts_encoder = self._texts_encoder()
-        if texts_encoder is not None:
-            return self._whole_text_parts(texts_encoder, texts, n_threads)
-        encoder = self._fast_encoder()
-        return None if encoder is None else self._word_parts(encoder, texts, n_threads)
-
-    def _word_parts(self, encoder, texts, n_threads):
-        """_native_parts through the C word encoder."""
-        table = self._word_table
-        python_normalizer = self.normalizer is not None and not self._native_normalizer
-        if (python_normalizer or table.prefix or table.replace) and any(isinstance(t, bytes) for t in texts):
-            texts = [_as_str(t) for t in texts]
-        # str, or UTF-8 bytes where nothing needs them decoded here
-        normalized = list(texts)
-        if python_normalizer:
-            normalized = cast(Normalizer, self.normalizer).normalize_batch(cast(list[str], texts))
-        spelled = normalized  # what the encoder cuts
-        if table.replace:  # Metaspace's spaces, as the pre-tokenizer writes them
-            old, new = table.replace
-            spelled = [one.replace(old, new) for one in spelled]
-        if table.prefix:  # GPT-2's space or Metaspace's, as the pre-tokenizer's split_words adds it
-            prefix = table.prefix
-            spelled = [prefix + one if one and not one.startswith(prefix) else one for one in spelled]
-        if self.model.sampling:  # the words draw from one generator, in order
-            n_threads = 1
-        for start, (values, row_lengths, flagged, redo) in _encoded_parts(encoder.encode, spelled, n_threads):
-            again = set(np.frombuffer(redo, dtype=np.int64).tolist())
-            if self.added_vocabulary:
-                if self._triggers_hold:
-                    candidates = [i for i in np.frombuffer(flagged, dtype=np.int64).tolist() if i not in again]
-                else:
-                    candidates = [i for i in range(len(row_lengths) // 8) if i not in again]
-                raw = [_as_str(texts[start + i]) for i in candidates]
-                if not self.added_vocabulary.normalized_forms:
-                    forms = raw  # special tokens only: matched in the raw text
-                elif python_normalizer:
-                    forms = [_as_str(normalized[start + i]) for i in candidates]
-                else:
-                    forms = [one if self.normalizer is None else self.normalizer.normalize_str(one) for one in raw]
-                again.update(candidates[position] for position in self.added_vocabulary.matching_texts(raw, forms))
-            yield start, values, row_lengths, sorted(again)
-
-    def _whole_text_parts(self, texts_encoder, texts, n_threads):
-        """_native_parts through the model's encoder of whole texts: each part is normalized, then
-        segmented without the GIL, while the other threads do the same with the next parts. Texts
-        holding an added token are left to the full path (encoded as empty texts here)."""
-        strs = [_as_str(t) for t in texts]
-        _check_strs(strs)
-        normalize = self.normalizer.normalize_batch if self.normalizer is not None else None
-        prefix, suffix = cast(tuple[list[int], list[int]], self._affixes())
+        """The native encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start,
+        values, row_lengths, again)``, the int64 bytes of the ids of texts ``start, start + 1, ...`` and
+        their counts, and the positions in the part of the texts the reference encoder (:meth:`encode`)
+        must encode instead: where the description leaves the normalizer to Python, those holding an
+        added token; and the texts of a part the native encoder refuses (a word without a piece, a lone
+        surrogate), whose error, if any, is then the reference encoder's. None when the pipeline has no
+        native description."""
+        native = self._fast_encoder()
+        if native is None:
+            return None
+        encoder, normalizer = native
         added = self.added_vocabulary
+        if normalizer is not None:
+            texts = [_as_str(t) for t in texts]
 
         def encode(part):
-            normalized = part if normalize is None else normalize(part)
             again = []
-            if added:
-                again = added.matching_texts(part, normalized if added.normalized_forms else part)
-                if again:
+            if normalizer is not None:  # the description takes normalized texts without added tokens
+                normalized = normalizer.normalize_batch(part)
+                if added:
+                    again = added.matching_texts(part, normalized if added.normalized_forms else part)
                     left = set(again)
                     normalized = ["" if i in left else text for i, text in enumerate(normalized)]
-            return again, *texts_encoder(normalized, prefix, suffix)
+                part = normalized
+            try:
+                values, row_lengths = encoder.encode(part)
+            except ValueError:
+                return b"", bytes(8 * len(part)), list(range(len(part)))
+            return values, row_lengths, again
 
-        for start, (again, values, row_lengths) in _encoded_parts(encode, strs, n_threads):
-            yield start, values, row_lengths, again
+        return ((start, *encoded) for start, encoded in _encoded_parts(encode, texts, n_threads))
 
     def _segments_whole_texts(self):
-        """True when the model segments each normalized text whole: it has a
-        :meth:`Model.texts_function`, and there is no pre-tokenizer (the text is one word), or one that
-        only shapes training in front of a model whose meaning is sentencepiece's (a lattice per text;
-        Hugging Face's meaning is a lattice per word)."""
-        if self.model is None:
+        """True when the model segments each normalized text whole: its meaning is sentencepiece's (a
+        lattice per text; Hugging Face's meaning is a lattice per word) and it does not sample, and
+        there is no pre-tokenizer (the text is one word) or one that only shapes training."""
+        model, pre_tokenizer = self.model, self.pre_tokenizer
+        if model is None or not model.segments_across_words or model.sampling:
             return False
-        pre_tokenizer = self.pre_tokenizer
-        if pre_tokenizer is not None and not (pre_tokenizer.whole_text_models and self.model.segments_across_words):
-            return False
-        return self.model.texts_function() is not None
+        return pre_tokenizer is None or pre_tokenizer.whole_text_models
 
-    def _texts_encoder(self):
-        """The model's native encoder of whole texts when the pipeline segments texts whole, or when
-        its pre-tokenizer only shapes training and cuts merged words (a lattice per word, the table
-        given to the encoder: faster than the word cache for words rarely seen twice), and its
-        post-processor (if any) only puts ids around the text; else None."""
-        if self._affixes() is None:
-            return None
-        if self._segments_whole_texts():
-            return self.model.texts_function()
-        pre_tokenizer, model = self.pre_tokenizer, self.model
-        if model is None or pre_tokenizer is None or not pre_tokenizer.whole_text_models:
-            return None
-        texts_function, table = model.texts_function(), pre_tokenizer.word_table()
-        if texts_function is None or table is None or table.merge != "next" or table.replace or table.prefix:
-            return None
-        return functools.partial(texts_function, words=table.classes)
+    def _fast_encoder(self):
+        """``(encoder, normalizer)``: the native encoder (:class:`kvec._spec.SpecEncoder`) of this
+        pipeline's description, made once (again when a stage's settings or the added tokens change),
+        and the normalizer Python runs before it where the description leaves the normalizer out (one C
+        cannot describe, such as sentencepiece's precompiled character map), else None. None when C
+        cannot describe the rest either (a ``Split`` by a user's regular expression, a custom stage,
+        sampling): then the reference encoder, :meth:`encode`, serves every text."""
+        self._check_settings()
+        native = self.__dict__.get("_native")
+        if native is None:
+            native = self.__dict__["_native"] = self._described() or False
+        return native or None
+
+    def _described(self):
+        """:meth:`_fast_encoder`'s pair, or None (see there)."""
+        describers = [("pipeline", None)]
+        if self.normalizer is not None:
+            describers.append(("normalized_pipeline", self.normalizer))
+        for kind, normalizer in describers:
+            describe = NATIVE_DESCRIBERS.get(kind)
+            try:
+                return None if describe is None else (SpecEncoder(describe(self)), normalizer)
+            except NotNativeError:
+                continue
+        return None
 
     def _affixes(self):
         """``(prefix, suffix)``: the ids the post-processor puts around one text (none without one), or
         None when it does more than that (then only :meth:`encode` applies it)."""
         return ([], []) if self.post_processor is None else self.post_processor.single_affixes()
-
-    def _fast_encoder(self):
-        """The C encoder of this pipeline's words, or None when a stage cannot run natively."""
-        if self._segments_whole_texts() or self._affixes() is None:
-            return None
-        self._check_settings()
-        if self._word_encoder is not None:
-            return self._word_encoder
-        table = WordTable(b"") if self.pre_tokenizer is None else self.pre_tokenizer.word_table()
-        if table is None or (self.normalizer is not None and prepends_at_first_only(self.pre_tokenizer)):
-            return None  # (the normalizer may move the start of a text off its first character)
-        word_model = None if table.spelled and not table.byte_spelling else self.model.word_model(table.byte_spelling)
-        if self.model.sampling and word_model is None:  # a sample for every word: only a word model draws it
-            return None
-        # a text can hold an added token only if it holds the token's first character, in the raw text
-        # (unnormalized tokens) or in the normalized text (normalized ones); the encoder sees normalized
-        # text, where the first character of a raw token survives if the normalizer keeps it
-        added = self.added_vocabulary
-        triggers = {token[0] for token in added.raw_forms} | {form[0] for form in added.normalized_forms}
-        self._triggers_hold = self.normalizer is None or all(self.normalizer.keeps(c) for c in triggers)
-        if table.replace and table.replace[0] in triggers:  # the encoder sees it written otherwise
-            self._triggers_hold = False
-        # the model takes the words (never empty) straight, through its C function where it has one;
-        # respelled words (byte-level) are spelled first
-        tokenize_ids = self.model.ids_function()
-        if table.spelled:  # the table's byte spelling (a Sequence's last stage may be the one that spells)
-            ids_of, spelling = tokenize_ids, str.maketrans(dict(enumerate(table.byte_spelling)))
-
-            def tokenize_ids(word):
-                return ids_of(word.encode("utf-8", "surrogatepass").decode("latin-1").translate(spelling))
-
-        # a normalizer working character by character runs in the encoder (a prefix and replaced
-        # characters come after normalizing, so then the normalizer runs first, here)
-        rule = None if self.normalizer is None or table.prefix or table.replace else self.normalizer.character_rule()
-        self._native_normalizer = rule is not None
-        self._word_table = table
-        prefix, suffix = self._affixes()
-        self._word_encoder = WordEncoder(
-            table.classes,
-            tokenize_ids,
-            triggers="".join(sorted(triggers)),
-            expression=table.expression,
-            merge={"": 0, "previous": 1, "next": 2}[table.merge],
-            rules=None if rule is None else CharRules(rule),
-            prefix=prefix,
-            suffix=suffix,
-            word_model=word_model,
-            cache=not self.model.sampling,
-        )
-        return self._word_encoder
 
     def decode(
         self, ids: Iterable[int], skip_special_tokens: bool = True, clean_up_tokenization_spaces: bool | None = None

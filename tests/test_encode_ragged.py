@@ -1,5 +1,8 @@
-"""``Tokenizer.encode_ragged`` and its C encoder: the same words as the pre-tokenizers' regular
-expressions over every code point, the same ids as ``encode_batch``, and safe from many threads."""
+"""``Tokenizer.encode_ragged`` and its C encoder (kvec's one native encoder, ``kvec._spec``): the same
+words as the pre-tokenizers' regular expressions over every code point, the same ids as
+``encode_batch``, and safe from many threads."""
+
+from itertools import chain
 
 import numpy as np
 import pytest
@@ -8,10 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import normalizers
-from kvec._encoder import WordEncoder
+from kvec._spec import SpecEncoder
 from kvec.models import BPE, WordPiece
+from kvec.native_spec import describe
 from kvec.pipeline import Tokenizer
 from kvec.pretokenizers import (
+    _GPT2_PATTERN,
     CL100K_PATTERN,
     BertPreTokenizer,
     ByteLevel,
@@ -32,60 +37,45 @@ CLASS_SPLITTERS = [
 ]
 
 
-def words_of(encoder, texts, names):
-    """The words the encoder cuts ``texts`` into: its tokenize numbers every new word."""
-    values, row_lengths, _, _ = encoder.encode(texts)
+# every code point but the surrogates: the native encoder takes UTF-8, which cannot carry a lone
+# surrogate (encode_batch gives a text holding one to the reference encoder, Pipeline.encode)
+EVERY = "".join(map(chr, chain(range(0xD800), range(0xE000, 0x110000))))
+
+
+def words_of(pre_tokenizer, texts, expected):
+    """The words the native encoder cuts ``texts`` into with ``pre_tokenizer``: a WordPiece whose
+    vocabulary is exactly the words of ``expected`` numbers them (any other word is its [UNK])."""
+    names = ["[UNK]", *sorted({word for row in expected for word in row} - {"[UNK]"})]
+    model = WordPiece({name: i for i, name in enumerate(names)}, max_input_chars_per_word=1 << 20)
+    encoder = SpecEncoder(describe(Tokenizer(model, pre_tokenizer=pre_tokenizer)))
+    values, row_lengths = encoder.encode(texts)
     values = np.frombuffer(values, dtype=np.int64)
     rows = np.split(values, np.cumsum(np.frombuffer(row_lengths, dtype=np.int64))[:-1])
     return [[names[i] for i in row] for row in rows]
 
 
-def numbering_encoder(classes, max_words=1 << 20):
-    names = []
-
-    def tokenize(word):
-        names.append(word)
-        return [len(names) - 1]
-
-    return WordEncoder(classes, tokenize, max_words=max_words), names
-
-
 @pytest.mark.parametrize("splitter", CLASS_SPLITTERS, ids=lambda s: type(s).__name__)
 def test_character_tables_cut_every_code_point_as_the_regex_does(splitter):
-    every = "".join(map(chr, range(0x110000)))
     # chunks of consecutive code points, each mixed with separators and letters
-    texts = [every[i : i + 997] + " a,b\u3000" + every[i + 500 : i + 520] for i in range(0, len(every), 997)]
-    encoder, names = numbering_encoder(splitter.char_classes())
-    assert words_of(encoder, texts, names) == [splitter.split_words(t) for t in texts]
+    texts = [EVERY[i : i + 997] + " a,b\u3000" + EVERY[i + 500 : i + 520] for i in range(0, len(EVERY), 997)]
+    expected = [splitter.split_words(t) for t in texts]
+    assert words_of(splitter, texts, expected) == expected
+
+
+GPT2_SPLIT = Split(Regex(_GPT2_PATTERN.pattern), "isolated")  # ByteLevel's words, not spelled in bytes
 
 
 def test_gpt2_words_are_the_expression_s_words_over_every_code_point():
-    from kvec.pretokenizers import _GPT2_PATTERN
-
-    names = []
-
-    def tokenize(word):
-        names.append(word)
-        return [len(names) - 1]
-
-    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, expression="gpt2")
-    every = "".join(map(chr, range(0x110000)))
-    texts = [every[i : i + 499] + " x  y\n\n z 's'll'ret'" for i in range(0, len(every), 499)]
-    assert words_of(encoder, texts, names) == [_GPT2_PATTERN.findall(t) for t in texts]
+    assert GPT2_SPLIT.word_table().expression == ByteLevel().word_table().expression == "gpt2"
+    texts = [EVERY[i : i + 499] + " x  y\n\n z 's'll'ret'" for i in range(0, len(EVERY), 499)]
+    expected = [_GPT2_PATTERN.findall(t) for t in texts]
+    assert words_of(GPT2_SPLIT, texts, expected) == expected
 
 
 @given(st.text(st.sampled_from(list(" \t\n\r'sdtrevlmx1é!,.-\u3000a中😀")), max_size=30))
 def test_gpt2_words_on_generated_text(text):
-    from kvec.pretokenizers import _GPT2_PATTERN
-
-    names = []
-
-    def tokenize(word):
-        names.append(word)
-        return [len(names) - 1]
-
-    encoder = WordEncoder(ByteLevel.char_classes(), tokenize, expression="gpt2")
-    assert words_of(encoder, [text], names) == [_GPT2_PATTERN.findall(text)]
+    expected = [_GPT2_PATTERN.findall(text)]
+    assert words_of(GPT2_SPLIT, [text], expected) == expected
 
 
 TEXT = st.lists(
@@ -150,25 +140,6 @@ def test_encode_ragged_truncates_and_pads_as_encode_batch(texts, max_length, pad
     assert values.tolist() == [i for ids in expected for i in ids]
 
 
-def test_a_full_cache_starts_again_with_the_same_ids():
-    calls = []
-
-    def tokenize(word):
-        calls.append(word)
-        return [len(word), ord(word[0])]
-
-    encoder = WordEncoder(BertPreTokenizer.char_classes(), tokenize, max_words=3)
-    batches = [["a bb", "ccc"], ["dddd eeeee"], ["a bb ccc"], ["a bb ccc"]]
-    for texts in batches:
-        values, row_lengths, _, _ = encoder.encode(texts)
-        words = [w for t in texts for w in t.split()]
-        assert np.frombuffer(values, dtype=np.int64).tolist() == [x for w in words for x in (len(w), ord(w[0]))]
-        assert np.frombuffer(row_lengths, dtype=np.int64).tolist() == [2 * len(t.split()) for t in texts]
-        assert encoder.cached_words <= 3
-    # the second batch emptied the full cache, so the third asked for its words again; the fourth did not
-    assert calls == ["a", "bb", "ccc", "dddd", "eeeee", "a", "bb", "ccc"]
-
-
 def test_eight_threads_give_the_serial_ids():
     vocab = {"[UNK]": 0, **{chr(c): c - 96 for c in range(97, 123)}, **{"##" + chr(c): c - 70 for c in range(97, 123)}}
     tok = Tokenizer(WordPiece(vocab), pre_tokenizer=BertPreTokenizer())
@@ -186,15 +157,11 @@ def test_eight_threads_give_the_serial_ids():
 
 
 def test_encoder_errors_name_what_is_wrong():
-    encoder = WordEncoder(b"", lambda word: [1])
-    with pytest.raises(TypeError, match=r"texts\[1\] must be a str, got int"):
+    encoder = SpecEncoder(describe(Tokenizer(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace())))
+    with pytest.raises(TypeError, match=r"texts\[1\] must be a str or bytes, got int"):
         encoder.encode(["a", 3])
-    with pytest.raises(UnicodeDecodeError):
-        encoder.encode([b"\xff"])
-    with pytest.raises(ValueError, match="negative id -2"):
-        WordEncoder(b"", lambda word: [-2]).encode(["x"])
-    with pytest.raises(TypeError, match="tokenize must be a callable"):
-        WordEncoder(b"", None)
+    with pytest.raises(ValueError, match="the pipeline description is wrong"):
+        SpecEncoder(describe(Tokenizer(WordPiece({"[UNK]": 0})))[:-1])
     tok = Tokenizer(BPE({"a": 0}, []), pre_tokenizer=BertPreTokenizer())
     with pytest.raises(TypeError, match=r"texts\[0\] must be a str, got float"):
         tok.encode_ragged([1.5])
@@ -208,30 +175,18 @@ def test_lowercase_normalize_str_is_the_character_by_character_mapping(text):
     )
 
 
-CL100K_CLASSES = Split(Regex(CL100K_PATTERN)).word_table().classes
+CL100K_SPLIT = Split(Regex(CL100K_PATTERN), "isolated")
 
 
 def test_cl100k_words_are_the_expression_s_words_over_every_code_point():
-    names = []
-
-    def tokenize(word):
-        names.append(word)
-        return [len(names) - 1]
-
-    encoder = WordEncoder(CL100K_CLASSES, tokenize, expression="cl100k")
+    assert CL100K_SPLIT.word_table().expression == "cl100k"
     pattern = regex.compile(CL100K_PATTERN)
-    every = "".join(map(chr, range(0x110000)))
-    texts = [every[i : i + 499] + " x  y\n\n z 'S'll'reT' 1234 \r\n\t(a $$b\n " for i in range(0, len(every), 499)]
-    assert words_of(encoder, texts, names) == [pattern.findall(t) for t in texts]
+    texts = [EVERY[i : i + 499] + " x  y\n\n z 'S'll'reT' 1234 \r\n\t(a $$b\n " for i in range(0, len(EVERY), 499)]
+    expected = [pattern.findall(t) for t in texts]
+    assert words_of(CL100K_SPLIT, texts, expected) == expected
 
 
 @given(st.text(st.sampled_from(list(" \t\n\r'sSdtrREvlLmx1234é!,.-(\u3000\u00a0a中😀\u017f")), max_size=30))
 def test_cl100k_words_on_generated_text(text):
-    names = []
-
-    def tokenize(word):
-        names.append(word)
-        return [len(names) - 1]
-
-    encoder = WordEncoder(CL100K_CLASSES, tokenize, expression="cl100k")
-    assert words_of(encoder, [text], names) == [regex.compile(CL100K_PATTERN).findall(text)]
+    expected = [regex.compile(CL100K_PATTERN).findall(text)]
+    assert words_of(CL100K_SPLIT, [text], expected) == expected

@@ -19,8 +19,9 @@ from hypothesis import strategies as st
 import kvec._encoder
 import kvec._jieba
 import kvec._native
+import kvec._spec
 import kvec._unigram
-from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings, id_rows
+from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
 from kvec._native import (
     BottomUpLearner,
@@ -35,6 +36,7 @@ from kvec._native import (
     fill_padded,
     fill_rows,
 )
+from kvec._spec import SpecEncoder
 from kvec._unigram import Lattice
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
@@ -338,11 +340,9 @@ def test_bpe_symbols_segment_words_for_the_encoder_or_refuse(merges, arguments, 
     symbols, error = attempt(BpeSymbols, ranks, **arguments, dropout=dropout)
     if error is not None:
         return
-    model = symbols.word_model()
+    assert symbols.word_model() is not None
     with pytest.raises(RuntimeError, match="initialized once"):
         symbols.__init__(ranks, **arguments)
-    encoder = WordEncoder(bytes([0] + [2] * 255), lambda word: [7] * len(word), word_model=model, cache=dropout == 0.0)
-    check_encoded(encoder, texts)
 
 
 def bpe_trainer_words():
@@ -465,12 +465,8 @@ def test_wordpiece_table_matches_greedy_longest_first(vocab, prefix, unk_token, 
             continue
         assert table.spans(word) == expected
         assert table.ids(word) == [i for i, _, _ in expected]
-    model = table.word_model()
-    if model is None:
+    if table.word_model() is None:
         assert any(not 0 <= i < 2**63 for i in vocab.values())
-        return
-    encoder = WordEncoder(bytes([0] + [2] * 255), lambda word: [3] * len(word), word_model=model)
-    check_encoded(encoder, words)
 
 
 def test_wordpiece_table_names_its_bad_vocabulary():
@@ -714,11 +710,9 @@ def test_lattice_encodes_with_any_vocabulary(
     for text in texts:
         resolved, error = attempt(lattice.resolve, text, list(edges))
         assert error is not None or all(isinstance(i, int) and 0 <= s <= e <= len(text) for i, s, e in resolved)
-    model = lattice.word_model()
+    assert lattice.word_model() is not None
     with pytest.raises(RuntimeError, match="frozen"):
         lattice.set_pieces([], [])
-    encoder = WordEncoder(bytes([0] + [2] * 255), lambda word: [1] * len(word), word_model=model)
-    check_encoded(encoder, texts)
 
 
 @FUZZ
@@ -841,149 +835,74 @@ def test_a_corrupt_jieba_dump_loads_clean_or_raises(lines, flips, cut, texts):
 
 
 # --------------------------------------------------------------------------------------------------
-# kvec._encoder
+# kvec._spec
 
 
-def class_runs(text, classes):
-    """The oracle of WordEncoder's class runs: class 0 separates, 1 is a word alone, 2.. form runs."""
-    words, k = [], 0
-    cls = [classes[ord(c)] if ord(c) < len(classes) else 2 for c in text]
-    while k < len(text):
-        if cls[k] == 0:
-            k += 1
-            continue
-        start, k = k, k + 1
-        if cls[start] > 1:
-            while k < len(text) and cls[k] == cls[start]:
-                k += 1
-        words.append(text[start:k])
-    return words
+def spec_pipelines():
+    """Descriptions of a few pipeline kinds (each model kind, a normalizer, special and added tokens, a
+    template), for SpecEncoder; kvec/native_spec.py writes them."""
+    from kvec.models import Unigram, WordPiece
+    from kvec.native_spec import describe
+    from kvec.normalizers import BertNormalizer
+    from kvec.pipeline import Pipeline
+    from kvec.pretokenizers import BertPreTokenizer, Whitespace
+    from kvec.processors import TemplateProcessing
+    from tests.support import small_bpe
+
+    wordpiece = Pipeline(
+        WordPiece({"[UNK]": 0, "a": 1, "##b": 2, "é": 3, "中": 4}),
+        normalizer=BertNormalizer(),
+        pre_tokenizer=BertPreTokenizer(),
+        post_processor=TemplateProcessing("[CLS] $A", special_tokens=[("[CLS]", 5)]),
+    )
+    wordpiece.add_special_tokens(["[PAD]"])
+    wordpiece.add_tokens(["ab!"])
+    bpe = Pipeline(small_bpe(unk_token="[UNK]", byte_fallback=True), pre_tokenizer=Whitespace())
+    unigram = Pipeline(Unigram([("<unk>", 0.0), ("a", -1.5), ("b", -2.0), ("ab", -2.5)], unk_id=0))
+    return [describe(p) for p in (wordpiece, bpe, unigram)], [wordpiece, bpe, unigram]
 
 
-def check_encoded(encoder, texts, oracle=None):
-    """Encodes texts; checks the layout of the answer and, with an oracle (text -> ids), the ids."""
-    values, lengths, flagged, redo = encoder.encode(list(texts))
-    lengths = struct.unpack(f"<{len(texts)}q", lengths)
-    values = struct.unpack(f"<{len(values) // 8}q", values)
-    assert len(values) == sum(lengths) and all(v >= 0 for v in values)
-    redo = struct.unpack(f"<{len(redo) // 8}q", redo)
-    assert all(0 <= t < len(texts) for t in redo + struct.unpack(f"<{len(flagged) // 8}q", flagged))
-    if oracle is not None:
+SPEC_DESCRIPTIONS, SPEC_PIPELINES = spec_pipelines()
+
+
+@FUZZ
+@given(
+    which=st.integers(0, len(SPEC_DESCRIPTIONS) - 1),
+    flips=st.lists(st.tuples(st.integers(0, 2**20), st.integers(0, 255)), max_size=3),
+    cut=st.none() | st.integers(0, 2**20),
+    texts=st.lists(TEXT | st.binary(max_size=12) | st.sampled_from([1, None, b"\xff\xfe", "[PAD]ab!"]), max_size=5),
+    n_threads=st.integers(-1, 4),
+)
+def test_spec_encoder_encodes_any_description_or_refuses_it(which, flips, cut, texts, n_threads):
+    description = bytearray(SPEC_DESCRIPTIONS[which])
+    for at, value in flips:
+        description[at % len(description)] = value
+    if cut is not None:
+        description = description[: cut % (len(description) + 1)]
+    encoder, error = attempt(SpecEncoder, bytes(description))
+    if error is not None:
+        assert isinstance(error, (ValueError, MemoryError))
+        return
+    result, error = attempt(encoder.encode, texts, n_threads)
+    if error is not None:
+        assert isinstance(error, ARGUMENT_ERRORS + (MemoryError,))
+        return
+    values, lengths = result
+    lengths = struct.unpack(f"={len(texts)}q", lengths)
+    assert len(values) == 8 * sum(lengths) and min(lengths, default=0) >= 0
+    if not flips and cut is None:  # the description as written: the reference encoder's ids
+        ids = struct.unpack(f"={len(values) // 8}q", values)
+        reference = SPEC_PIPELINES[which]
         at = 0
-        for t, text in enumerate(texts):
-            if t not in redo:
-                assert list(values[at : at + lengths[t]]) == oracle(text)
-            at += lengths[t]
+        for text, length in zip(texts, lengths):
+            decoded, error = attempt(lambda t: t if isinstance(t, str) else t.decode(), text, errors=UnicodeError)
+            if error is None:  # bytes that are not UTF-8 the reference encoder cannot take
+                assert list(ids[at : at + length]) == reference.encode(decoded).ids
+            at += length
 
 
-@FUZZ
-@given(
-    classes=st.binary(max_size=300),
-    texts=st.lists(TEXT | st.binary(max_size=12), max_size=5),
-    triggers=TEXT,
-    prefix=st.lists(st.integers(0, 2**63 - 1), max_size=2),
-    suffix=st.lists(st.integers(0, 9), max_size=2),
-    max_words=st.integers(1, 4) | st.just(2**62),
-)
-def test_word_encoder_cuts_class_runs_and_asks_tokenize_once(classes, texts, triggers, prefix, suffix, max_words):
-    def tokenize(word):
-        return [len(word), ord(word[0]), 2**63 - 1] if len(word) % 3 else []
-
-    encoder = WordEncoder(classes, tokenize, max_words, triggers, prefix=prefix, suffix=suffix)
-
-    def oracle(text):
-        return prefix + [i for w in class_runs(text, classes) for i in tokenize(w)] + suffix
-
-    decoded, error = attempt(lambda: [t if isinstance(t, str) else t.decode() for t in texts])
-    if error is not None:
-        with pytest.raises(UnicodeDecodeError):
-            encoder.encode(texts)
-        return
-    for _ in range(2):  # the second time from the cache
-        check_encoded(encoder, decoded, oracle)
-        values, lengths, flagged, redo = encoder.encode(texts)
-        assert values == encoder.encode(decoded)[0]
-    flagged = set(struct.unpack(f"<{len(flagged) // 8}q", flagged))
-    assert flagged == {t for t, text in enumerate(decoded) if set(text) & set(triggers)}
-
-
-@FUZZ
-@given(
-    classes=st.binary(max_size=300),
-    tokenize_answer=st.sampled_from([[1], [], [-1], [2**64], ["a"], None, 5, (1, 2)]),
-    expression=st.sampled_from(["", "gpt2", "cl100k", "gpt3"]),
-    merge=st.integers(-1, 3),
-    cache=st.booleans(),
-    rules=st.booleans(),
-    prefix=st.sampled_from([None, [], [1], [-1], 3, [2**64]]),
-    texts=st.lists(TEXT | st.binary(max_size=12), max_size=4),
-    max_words=LENGTH,
-)
-def test_word_encoder_refuses_bad_settings_and_answers(
-    classes, tokenize_answer, expression, merge, cache, rules, prefix, texts, max_words
-):
-    def tokenize(word):
-        return tokenize_answer
-
-    wordpiece = WordPieceTable({"a": 1, "b": 2, "[UNK]": 0}, "##", "[UNK]", 100).word_model()
-    arguments = {"expression": expression, "merge": merge, "cache": cache, "prefix": prefix}
-    arguments["rules"] = CharRules(lambda c: c.upper()) if rules else None
-    arguments["word_model"] = wordpiece if max_words % 2 else None
-    encoder, error = attempt(WordEncoder, classes, tokenize, max_words, **arguments)
-    if error is not None:
-        return
-    result, error = attempt(encoder.encode, texts)
-    if error is None:
-        values, lengths, flagged, redo = result
-        assert len(values) == 8 * sum(struct.unpack(f"<{len(texts)}q", lengths))
-        assert all(v >= 0 for v in struct.unpack(f"<{len(values) // 8}q", values))
-    assert isinstance(encoder.cached_words, int)
-
-
-def test_word_encoder_names_its_bad_arguments():
-    with pytest.raises(ValueError, match="max_words must be >= 1"):
-        WordEncoder(b"", list, 0)
-    with pytest.raises(ValueError, match="expression must be"):
-        WordEncoder(b"", list, expression="perl")
-    with pytest.raises(ValueError, match="cache=False needs a word_model"):
-        WordEncoder(b"", list, cache=False)
-    with pytest.raises(ValueError, match="an expression needs a class table"):
-        WordEncoder(b"\x02" * 10, list, expression="gpt2")
-    with pytest.raises(TypeError, match="rules must be a CharRules"):
-        WordEncoder(b"", list, rules=5)
-    with pytest.raises(ValueError, match=r"prefix\[0\] is the negative id"):
-        WordEncoder(b"", list, prefix=[-3])
-    with pytest.raises(ValueError, match=r"tokenize\(word\)\[0\] is the negative id"):
-        WordEncoder(b"\x00 ", lambda word: [-1]).encode(["a"])
-    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
-        WordEncoder(b"", list).encode(["a", 3])
-
-
-@FUZZ
-@given(
-    table=st.dictionaries(CHAR, st.none() | st.text(CHAR, max_size=3) | st.just(1), max_size=20),
-    texts=st.lists(st.text(st.sampled_from("aé中 \ud800\x00\U0010ffffZ"), max_size=15) | TEXT, max_size=4),
-)
-def test_char_rules_normalize_character_by_character(table, texts):
-    def rule(c):
-        return table.get(c, c.upper())
-
-    rules, error = attempt(CharRules, rule)
-    if error is not None:
-        assert "must return a str or None" in str(error)
-        assert any(v == 1 for c, v in table.items() if ord(c) < 256)
-        return
-    with pytest.raises(RuntimeError, match="initialized once"):
-        rules.__init__(rule)
-    for text in texts:
-        answers = [rule(c) for c in text]
-        if any(a == 1 for a in answers):
-            with pytest.raises(TypeError, match="must return a str or None"):
-                rules.normalize(text)
-        elif any(a is None for a in answers):
-            assert rules.normalize(text) is None
-        else:
-            assert rules.normalize(text) == "".join(answers)
+# --------------------------------------------------------------------------------------------------
+# kvec._encoder
 
 
 PIECE = (
@@ -1113,8 +1032,7 @@ def blank(cls):
         lambda: BpeSymbols(blank(BpeRanks), {}, None, None, -1, False, b"", b""),
         lambda: blank(BpeSymbols).word_model(),
         lambda: blank(WordPieceTable).spans("a"),
-        lambda: blank(WordEncoder).encode(["a"]),
-        lambda: blank(CharRules).normalize("a"),
+        lambda: blank(SpecEncoder).encode(["a"]),
     ],
 )
 def test_a_native_object_whose_init_was_not_run_refuses_to_work(call):
@@ -1145,7 +1063,7 @@ def test_a_second_init_starts_afresh():
 
 def test_this_file_calls_every_native_entry_point():
     source = open(__file__, encoding="utf-8").read()
-    for module in (kvec._native, kvec._unigram, kvec._jieba, kvec._encoder):
+    for module in (kvec._native, kvec._unigram, kvec._jieba, kvec._encoder, kvec._spec):
         for name in dir(module):
             if name.startswith("_"):
                 continue

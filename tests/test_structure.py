@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
 
 LAYERS = {
-    0: ["kvec._native", "kvec._unigram", "kvec._encoder", "kvec._jieba"],
+    0: ["kvec._native", "kvec._unigram", "kvec._encoder", "kvec._jieba", "kvec._spec"],
     1: [
         "kvec.errors",
         "kvec.encoding",

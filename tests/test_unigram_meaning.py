@@ -13,10 +13,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kvec._spec import SpecEncoder
 from kvec.errors import MeaningError
 from kvec.interop import load_sentencepiece_model, load_tokenizer_json, save_tokenizer_json
 from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
 from kvec.models import Unigram
+from kvec.native_spec import describe
+from kvec.pipeline import Pipeline
 from kvec.presets import sentencepiece_style
 from kvec.pretokenizers import SentencePiece
 from tests.support import NEAR_TIED_VOCAB, RUN_TEXT, SHAPES, Oracle, hf_sentencepiece_shaped
@@ -225,13 +228,10 @@ def test_split_digits_are_written_as_the_ascii_digits_they_are(tmp_path):
     assert [e.ids for e in again.encode_batch(texts)] == expected
 
 
-def test_the_texts_encoder_names_a_word_table_of_the_wrong_type():
+def test_the_native_encoder_segments_each_merged_word_apart_by_hugging_faces_rule():
     model = Unigram([("<unk>", 0.0), ("▁", -1.0), ("a", -2.0)], unk_id=0)
-    encode = model.texts_function()
-    table = SentencePiece().word_table().classes
-    values, lengths = encode(["▁a▁aa", "a▁"], words=table)
+    encoder = SpecEncoder(describe(Pipeline(model, pre_tokenizer=SentencePiece())))
+    values, lengths = encoder.encode(["▁a▁aa", "a▁"])
     words = [["▁a", "▁aa"], ["a", "▁"]]
     assert array("q", values).tolist() == [i for text in words for word in text for i in model.tokenize_ids(word)]
     assert array("q", lengths).tolist() == [sum(len(model.tokenize_ids(word)) for word in text) for text in words]
-    with pytest.raises(TypeError, match="words must be bytes or None, got str"):
-        encode(["▁a"], words="▁")

@@ -24,6 +24,7 @@ OUT=$ROOT/build/sanitize
 # already).
 TESTS=(
     tests/test_native_fuzz.py
+    tests/test_spec_encoder.py
     tests/test_fuzz_loaders.py
     tests/test_pad_sequences.py
     tests/test_counting.py

@@ -486,8 +486,7 @@ class _Reader:
             options["normalized"] = entry.flag("normalized", not special)
             tokens.append((AddedToken(content, special=special, **options), token_id))
         tokenizer.added_vocabulary.restore(tokens, tokenizer.normalizer)
-        tokenizer._word_ids = {}
-        tokenizer._word_encoder = None
+        tokenizer._forget_native_encoder()
 
 
 # ---- writing ---------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def load_tiktoken(
         tokenizer.added_vocabulary.restore(
             [(AddedToken(token, special=True), token_id) for token, token_id in special.items()], None
         )
-        tokenizer._word_ids = {}
+        tokenizer._forget_native_encoder()
     return tokenizer
 
 

@@ -238,12 +238,6 @@ class Unigram(SubwordModel):
         for byte-spelled words."""
         return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
 
-    def texts_function(self):
-        """The C encoder of whole texts (one lattice over each, as sentencepiece, or one over each of
-        their merged words, as Hugging Face segments sentencepiece's words), run without the GIL; None
-        when sampling."""
-        return self._lattice.encode_texts if self.nbest_size is None else None
-
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
         can spell the same tokens when unknown characters fuse into one unk token)."""
