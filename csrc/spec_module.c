@@ -93,12 +93,21 @@ SpecEncoder_dealloc(SpecEncoderObject *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* SpecEncoder.encode's failure for a str holding a lone surrogate, past spec_encode's */
+#define LONE_SURROGATE (SPEC_GROWS + 1)
+
+/* A text of a call: a str's storage (kind 1, 2 or 4), or UTF-8 bytes (kind 0). */
+typedef struct {
+    int kind;
+    const void *data;
+    Py_ssize_t length;
+} Item;
+
 /* One thread's share of a call: texts [first, last), their ids appended to `values`, each text's id
  * count in lengths[i]. */
 typedef struct {
     const SpecEncoder *encoder;
-    const unsigned char **text;
-    const Py_ssize_t *size;
+    const Item *items;
     int64_t *lengths;
     Py_ssize_t first, last;
     SpecScratch *scratch;
@@ -109,13 +118,36 @@ typedef struct {
     int started;
 } Part;
 
+/* Whether a str's code points hold a surrogate, which UTF-8 cannot carry (the TensorFlow op's texts,
+ * the encoder's input, never do). */
+static int
+holds_surrogate(const Item *item)
+{
+    if (item->kind == 1) return 0;
+    for (Py_ssize_t k = 0; k < item->length; k++) {
+        uint32_t c = code_point_at(item->kind, item->data, k);
+        if (c >= 0xD800 && c < 0xE000) return 1;
+    }
+    return 0;
+}
+
+static int
+encode_item(const Part *part, const Item *item, Int64s *values)
+{
+    if (item->kind == 0)
+        return spec_encode(part->encoder, item->data, (size_t)item->length, values, part->scratch);
+    if (holds_surrogate(item)) return LONE_SURROGATE;
+    CodePoints text = {item->kind, item->data, item->length};
+    return spec_encode_code_points(part->encoder, &text, values, part->scratch);
+}
+
 static void *
 encode_part(void *arg)
 {
     Part *part = arg;
     for (Py_ssize_t i = part->first; i < part->last; i++) {
         ptrdiff_t before = part->values.length;
-        part->status = spec_encode(part->encoder, part->text[i], (size_t)part->size[i], &part->values, part->scratch);
+        part->status = encode_item(part, &part->items[i], &part->values);
         if (part->status != 0) {
             part->failed = i;
             break;
@@ -125,29 +157,21 @@ encode_part(void *arg)
     return NULL;
 }
 
-/* The UTF-8 of texts[i] (a str or bytes), held by `item`; -1 with an exception when it is neither, or
- * a str UTF-8 cannot carry. */
+/* texts[i] (a str or bytes) as an Item over the object's own storage; -1 with a TypeError when it is
+ * neither. */
 static int
-utf8_of_item(PyObject *item, Py_ssize_t i, const unsigned char **text, Py_ssize_t *size)
+item_of(PyObject *object, Py_ssize_t i, Item *item)
 {
-    if (PyBytes_Check(item)) {
-        *text = (const unsigned char *)PyBytes_AS_STRING(item);
-        *size = PyBytes_GET_SIZE(item);
+    if (PyBytes_Check(object)) {
+        *item = (Item){0, PyBytes_AS_STRING(object), PyBytes_GET_SIZE(object)};
         return 0;
     }
-    if (!PyUnicode_Check(item)) {
-        PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str or bytes, got %.100s", i, Py_TYPE(item)->tp_name);
+    if (!PyUnicode_Check(object)) {
+        PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str or bytes, got %.100s", i, Py_TYPE(object)->tp_name);
         return -1;
     }
-    const char *utf8 = PyUnicode_AsUTF8AndSize(item, size);
-    if (utf8) {
-        *text = (const unsigned char *)utf8;
-        return 0;
-    }
-    if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) return -1;
-    PyErr_Clear();
-    PyErr_Format(PyExc_ValueError, "texts[%zd] holds a lone surrogate, which UTF-8 cannot carry", i);
-    return -1;
+    *item = (Item){PyUnicode_KIND(object), PyUnicode_DATA(object), PyUnicode_GET_LENGTH(object)};
+    return 0;
 }
 
 static SpecScratch *
@@ -179,6 +203,8 @@ raise_failure(const Part *parts, Py_ssize_t n_parts)
         const Part *part = &parts[p];
         if (part->status == 0) continue;
         if (part->status < 0) PyErr_NoMemory();
+        else if (part->status == LONE_SURROGATE)
+            PyErr_Format(PyExc_ValueError, "texts[%zd] holds a lone surrogate, which UTF-8 cannot carry", part->failed);
         else if (part->status == SPEC_GROWS)
             PyErr_Format(PyExc_ValueError, "texts[%zd] would grow past %d code points per code point when normalized",
                          part->failed, SPEC_GROWTH);
@@ -212,23 +238,21 @@ SpecEncoder_encode(SpecEncoderObject *self, PyObject *args, PyObject *kwds)
     Py_ssize_t n = PyTuple_GET_SIZE(texts);
     Py_ssize_t n_parts = n_threads < n ? n_threads : (n ? n : 1);
     PyObject *result = NULL, *values = NULL, *lengths = NULL;
-    const unsigned char **text = PyMem_Calloc((size_t)n + 1, sizeof(*text));
-    Py_ssize_t *size = PyMem_Calloc((size_t)n + 1, sizeof(*size));
+    Item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
     Part *parts = PyMem_Calloc((size_t)n_parts, sizeof(*parts));
     lengths = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * n);
-    if (!text || !size || !parts) {
+    if (!items || !parts) {
         PyErr_NoMemory();
         goto done;
     }
     if (!lengths) goto done;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (utf8_of_item(PyTuple_GET_ITEM(texts, i), i, &text[i], &size[i]) < 0) goto done;
+        if (item_of(PyTuple_GET_ITEM(texts, i), i, &items[i]) < 0) goto done;
     int64_t *row_lengths = (int64_t *)PyBytes_AS_STRING(lengths);
     for (Py_ssize_t p = 0; p < n_parts; p++) {
         Part *part = &parts[p];
         part->encoder = &self->encoder;
-        part->text = text;
-        part->size = size;
+        part->items = items;
         part->lengths = row_lengths;
         part->first = n * p / n_parts;
         part->last = n * (p + 1) / n_parts;
@@ -267,8 +291,7 @@ done:
         }
     }
     PyMem_Free(parts);
-    PyMem_Free(text);
-    PyMem_Free(size);
+    PyMem_Free(items);
     Py_XDECREF(values);
     Py_XDECREF(lengths);
     Py_DECREF(texts);

@@ -246,6 +246,11 @@ class AddedVocabulary:
         return list(self._raw_ids)
 
     @property
+    def raw_ids(self):
+        """``{content: id}`` of the tokens matched in the raw text."""
+        return dict(self._raw_ids)
+
+    @property
     def normalized_forms(self):
         """The normalized forms the tokens matched in the normalized text are matched by."""
         return list(self._normalized_ids)

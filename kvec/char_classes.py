@@ -2,7 +2,7 @@
 
 Many pre-tokenizers only look at one character at a time: whitespace separates words, punctuation is a
 word of its own, and the other characters form words of maximal runs. Such a pre-tokenizer is a table
-with one class per code point, and the C encoder (``kvec._encoder.WordEncoder``) splits texts with it
+with one class per code point, and the native encoder (``csrc/core/spec_encoder.h``) splits texts with it
 without any regular expression. The tables are built from the pre-tokenizers' own patterns, so both
 ways give the same words.
 """

@@ -134,7 +134,8 @@ class Piece:
 
 @dataclass(frozen=True)
 class WordTable:
-    """How the C encoder (``kvec._encoder.WordEncoder``) cuts a pre-tokenizer's words by itself.
+    """How the native encoder (``csrc/core/spec_encoder.h``, described by :mod:`kvec.native_spec`) cuts a
+    pre-tokenizer's words by itself.
 
     Attributes:
         classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole

@@ -110,10 +110,11 @@ class Encoding:
         value = getattr(self, name)
         if value is None:
             tokenizer = self._tokenizer
-            # tokens alone need no encoding, unless one is the text it covers (Model.text_token_id)
-            if tokenizer is not None and name == "_tokens" and tokenizer.model.text_token_id not in self.ids:
-                self._tokens = [tokenizer.id_to_token(i) for i in self.ids]
-                return self._tokens
+            # tokens alone need no encoding, unless one is the text it covers (see _tokens_of_ids)
+            tokens = tokenizer._tokens_of_ids(self.ids) if tokenizer is not None and name == "_tokens" else None
+            if tokens is not None:
+                self._tokens = tokens
+                return tokens
             self._fill()
             value = getattr(self, name)
         return value

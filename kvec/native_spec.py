@@ -52,9 +52,10 @@ from kvec import hf_unicode, serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import NotNativeError
-from kvec.normalizers import Prepend
+from kvec.normalizers import Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
+from kvec.pretokenizers import prepends_at_first_only
 from kvec.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.text import Tokenizer, _word_rule
 
@@ -95,26 +96,50 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normaliz
         name = type(pipeline.post_processor).__name__
         raise NotNativeError(f"the post-processor {name} does more than put ids around a text")
     byte_spelling = ""
+    normalizer = None if normalized else pipeline.normalizer
     if pipeline._segments_whole_texts():  # the model segments each piece between added tokens whole
         pre_tokenizer = _classes(b"", RUNS, "whole")
     elif isinstance(pipeline.pre_tokenizer, Jieba):
         pre_tokenizer = _classes(b"", RUNS, "jieba", jieba=_jieba(pipeline.pre_tokenizer.native_state()))
     else:
-        table = _word_table(pipeline.pre_tokenizer, spelled_for=model)
+        table = _word_table(pipeline.pre_tokenizer, spelled_for=model, replaces=True)
         pre_tokenizer, byte_spelling = _pre_tokenizer(table), table.byte_spelling
+        if table.replace:
+            normalizer = _replacing(pipeline, normalizer, table.replace)
     described = model.native_model(byte_spelling)
     if normalized:
-        return _description(_normalizer(None), pre_tokenizer, described, affixes=affixes, id_map=id_map)
+        return _description(_normalizer(normalizer), pre_tokenizer, described, affixes=affixes, id_map=id_map)
     added = pipeline.added_vocabulary
+    for token in added.tokens.values():
+        if token.single_word or token.lstrip or token.rstrip:
+            raise NotNativeError(f"the added token {token.content!r} has single_word, lstrip or rstrip")
+    raw_ids, normalized_ids = added.raw_ids, added.normalized_ids
+    if added.encode_special_tokens:  # special tokens are not matched: their text is encoded as any other
+        special_ids = set(added.special.values())
+        raw_ids = {content: i for content, i in raw_ids.items() if i not in special_ids}
+        normalized_ids = {form: i for form, i in normalized_ids.items() if i not in special_ids}
     return _description(
-        _normalizer(pipeline.normalizer),
+        _normalizer(normalizer),
         pre_tokenizer,
         described,
-        special=added.special,
-        added=added.normalized_ids,
+        special=raw_ids,
+        added=normalized_ids,
         affixes=affixes,
         id_map=id_map,
     )
+
+
+def _replacing(pipeline: Pipeline, normalizer: Normalizer | None, replace: tuple[str, str]) -> Normalizer:
+    """``normalizer`` followed by the pre-tokenizer's replacement of one character by another
+    (Metaspace's spaces): the same text wherever no token is matched between the two, so where the
+    pipeline has no added token; and where the pre-tokenizer's prefix goes before every piece, so not
+    ``prepend_scheme="first"`` behind a normalizer or a token, which may move the text's start."""
+    if pipeline.added_vocabulary.normalized_ids:
+        raise NotNativeError("the pre-tokenizer replaces characters after the added tokens are matched")
+    if prepends_at_first_only(pipeline.pre_tokenizer) and (normalizer is not None or pipeline.added_vocabulary):
+        raise NotNativeError('the pre-tokenizer puts its prefix before the first piece only ("first")')
+    replaced = Replace(*replace)
+    return replaced if normalizer is None else NormalizerSequence([normalizer, replaced])
 
 
 def _description(
@@ -141,14 +166,16 @@ def describe_splitter(splitter: PreTokenizer) -> bytes:
     return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), u32(SPLIT))
 
 
-def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None) -> WordTable:
+def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None, replaces: bool = False) -> WordTable:
     """The pre-tokenizer's word table where the native encoder cuts the same words; ``spelled_for``:
-    the model that takes byte-spelled words (None: words are not spelled, as for a splitter)."""
+    the model that takes byte-spelled words (None: words are not spelled, as for a splitter);
+    ``replaces``: the caller writes the table's replaced character into the normalizer (Metaspace's
+    spaces), and its prefix is then the pieces'."""
     table = WordTable(b"") if pre_tokenizer is None else pre_tokenizer.word_table()
     name = type(pre_tokenizer).__name__
-    if table is None or table.merge == "previous" or table.replace:
+    if table is None or (table.replace and not replaces):
         raise NotNativeError(f"the pre-tokenizer {name} cuts words by neither character classes nor an expression")
-    if table.prefix and not table.spelled:
+    if table.prefix and not table.spelled and not table.replace:
         raise NotNativeError(f"the pre-tokenizer {name} puts a prefix before the text")
     if spelled_for is not None and table.spelled and not (table.byte_spelling and spelled_for.spells_bytes):
         raise NotNativeError(f"the pre-tokenizer {name} spells words byte by byte for a model other than BPE")
@@ -252,7 +279,7 @@ def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: 
 def _classes(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
     """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
     after it), its prefix."""
-    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4, "merged_next": 5}
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4, "merged_next": 5, "merged_previous": 6}
     return u32(len(table)) + table + u32(default) + u32(expressions[expression]) + jieba + string(prefix)
 
 
@@ -273,7 +300,7 @@ def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
 
 def _pre_tokenizer(table: WordTable) -> bytes:
     """A word table's section: code points past it are class 2 (EXPR_OTHER for expressions)."""
-    expression = "merged_next" if table.merge else table.expression  # (a merged table has no expression)
+    expression = f"merged_{table.merge}" if table.merge else table.expression  # (a merged table has no expression)
     return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, expression, table.prefix)
 
 

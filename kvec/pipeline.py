@@ -269,7 +269,7 @@ class Pipeline(TransformersCalls, Conveniences):
         """Drop the native encoder when a stage was given a new setting since it was made
         (``tok.pre_tokenizer.replacement = "_"``): tokenizers reads its stages' settings at every call."""
         stages = (self.normalizer, self.pre_tokenizer, self.model, self.post_processor)
-        key = tuple(settings_key(stage) for stage in stages)
+        key = (*map(settings_key, stages), self.added_vocabulary.encode_special_tokens)
         if self.__dict__.get("_settings") != key:
             self.__dict__["_settings"] = key
             self._forget_native_encoder()
@@ -676,6 +676,15 @@ class Pipeline(TransformersCalls, Conveniences):
                 encoded += part
         return encoded
 
+    def _tokens_of_ids(self, ids):
+        """The tokens of ``ids`` read from the vocabulary, or None where one may be the text it covers
+        instead: the model's text token (:attr:`Model.text_token_id`), or an added token, matched by
+        another form than its content."""
+        added = self.added_vocabulary.tokens
+        if cast(Model, self.model).text_token_id in ids or (added and not added.keys().isdisjoint(ids)):
+            return None
+        return [self.id_to_token(i) for i in ids]
+
     def _shaped_batch(self, texts, parts):
         """encode_batch's native path with truncation or padding: the ids rows are cut and padded here
         as :meth:`encode` would (the row is the post-processor's prefix, the text's ids, its suffix), and
@@ -787,22 +796,22 @@ class Pipeline(TransformersCalls, Conveniences):
         """The native encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start,
         values, row_lengths, again)``, the int64 bytes of the ids of texts ``start, start + 1, ...`` and
         their counts, and the positions in the part of the texts the reference encoder (:meth:`encode`)
-        must encode instead: where the description leaves the normalizer to Python, those holding an
-        added token; and the texts of a part the native encoder refuses (a word without a piece, a lone
-        surrogate), whose error, if any, is then the reference encoder's. None when the pipeline has no
-        native description."""
+        must encode instead: where the description leaves the normalizer and the added tokens to
+        Python, those holding an added token; and the texts of a part the native encoder refuses (a
+        word without a piece, a lone surrogate), whose error, if any, is then the reference encoder's.
+        None when the pipeline has no native description."""
         native = self._fast_encoder()
         if native is None:
             return None
-        encoder, normalizer = native
-        added = self.added_vocabulary
-        if normalizer is not None:
+        encoder, python_first = native
+        normalizer, added = self.normalizer, self.added_vocabulary
+        if python_first:
             texts = [_as_str(t) for t in texts]
 
         def encode(part):
             again = []
-            if normalizer is not None:  # the description takes normalized texts without added tokens
-                normalized = normalizer.normalize_batch(part)
+            if python_first:  # the description takes normalized texts without added tokens
+                normalized = part if normalizer is None else normalizer.normalize_batch(part)
                 if added:
                     again = added.matching_texts(part, normalized if added.normalized_forms else part)
                     left = set(again)
@@ -826,12 +835,13 @@ class Pipeline(TransformersCalls, Conveniences):
         return pre_tokenizer is None or pre_tokenizer.whole_text_models
 
     def _fast_encoder(self):
-        """``(encoder, normalizer)``: the native encoder (:class:`kvec._spec.SpecEncoder`) of this
+        """``(encoder, python_first)``: the native encoder (:class:`kvec._spec.SpecEncoder`) of this
         pipeline's description, made once (again when a stage's settings or the added tokens change),
-        and the normalizer Python runs before it where the description leaves the normalizer out (one C
-        cannot describe, such as sentencepiece's precompiled character map), else None. None when C
-        cannot describe the rest either (a ``Split`` by a user's regular expression, a custom stage,
-        sampling): then the reference encoder, :meth:`encode`, serves every text."""
+        and whether Python runs the normalizer and matches the added tokens before it: where the
+        description leaves them out, C describing neither a normalizer such as sentencepiece's
+        precompiled character map nor an added token's ``single_word``, ``lstrip`` or ``rstrip``. None
+        when C cannot describe the rest either (a ``Split`` by a user's regular expression, a custom
+        stage, sampling): then the reference encoder, :meth:`encode`, serves every text."""
         self._check_settings()
         native = self.__dict__.get("_native")
         if native is None:
@@ -840,13 +850,10 @@ class Pipeline(TransformersCalls, Conveniences):
 
     def _described(self):
         """:meth:`_fast_encoder`'s pair, or None (see there)."""
-        describers = [("pipeline", None)]
-        if self.normalizer is not None:
-            describers.append(("normalized_pipeline", self.normalizer))
-        for kind, normalizer in describers:
+        for kind, python_first in (("pipeline", False), ("normalized_pipeline", True)):
             describe = NATIVE_DESCRIBERS.get(kind)
             try:
-                return None if describe is None else (SpecEncoder(describe(self)), normalizer)
+                return None if describe is None else (SpecEncoder(describe(self)), python_first)
             except NotNativeError:
                 continue
         return None

@@ -676,13 +676,9 @@ def test_lattice_trains_and_segments_or_refuses(
     ),
     rule=st.integers(0, 1),
     texts=st.lists(st.text(st.sampled_from("abé中\ud800\x00z"), max_size=10), max_size=4),
-    prefix=st.lists(INT64, max_size=3),
-    suffix=st.lists(INT64, max_size=3),
     edges=st.lists(st.tuples(st.integers(-2, 9), st.integers(-1, 12), st.integers(-1, 12)), max_size=5),
 )
-def test_lattice_encodes_with_any_vocabulary(
-    pieces, scores, unk_score, unk_id, byte_ids, rule, texts, prefix, suffix, edges
-):
+def test_lattice_encodes_with_any_vocabulary(pieces, scores, unk_score, unk_id, byte_ids, rule, texts, edges):
     lattice = Lattice([], [])
     _, error = attempt(lattice.set_pieces, pieces, scores)
     if error is not None:
@@ -697,13 +693,6 @@ def test_lattice_encodes_with_any_vocabulary(
         check_path(lattice.segment(text, unk_score), text, len(pieces))
         result, error = attempt(lattice.spans, text)
         assert error is None or "not in the vocabulary" in str(error)
-    encoded, error = attempt(lattice.encode_texts, list(texts), prefix, suffix)
-    if error is not None:
-        assert "not in the vocabulary" in str(error) or any(i < 0 for i in prefix + suffix)
-    else:
-        values, lengths = encoded
-        lengths = struct.unpack(f"<{len(texts)}q", lengths)
-        assert len(values) == 8 * sum(lengths) and all(n >= len(prefix) + len(suffix) for n in lengths)
     for edge in [(len(pieces), 0, 1), (0, 1, 0), (0, -1, 1), (0, 0, 3), (0, 0, 2**31)]:
         _, error = attempt(lattice.resolve, "ab", [edge])
         assert error is not None

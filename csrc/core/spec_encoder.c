@@ -353,7 +353,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     if (!r.error && default_class > 255) r.error = "a character class is out of range";
     e->classes.default_class = (int)default_class;
     uint32_t expression = read_u32(&r);
-    if (!r.error && expression > SPEC_MERGED_NEXT) r.error = "an unknown expression";
+    if (!r.error && expression > SPEC_MERGED_PREVIOUS) r.error = "an unknown expression";
     e->expression = (int)expression;
     if (!r.error && expression == SPEC_JIEBA) read_jieba(&r, e);
     if (!r.error && e->map_words && e->part_prefix) r.error = "a prefix is put before parts that are not mapped";
@@ -676,8 +676,9 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
     if (e->expression) {
         ExpressionText view = {e->classes.classes, e->classes.n_classes, 4, cps, n};
         for (ptrdiff_t i = 0; i < n;) {
-            ptrdiff_t end = e->expression == SPEC_MERGED_NEXT ? class_merged_word_end(&e->classes, &text, i, CLASS_MERGE_NEXT)
-                                                               : expression_word_end(e->expression, &view, i);
+            ptrdiff_t end = e->expression == SPEC_MERGED_NEXT       ? class_merged_word_end(&e->classes, &text, i, CLASS_MERGE_NEXT)
+                            : e->expression == SPEC_MERGED_PREVIOUS ? class_merged_word_end(&e->classes, &text, i, CLASS_MERGE_PREVIOUS)
+                                                                    : expression_word_end(e->expression, &view, i);
             CodePoints word = code_points_slice(&text, i, end - i);
             int status = encode_word(e, &word, out, s);
             if (status) return status;
@@ -730,6 +731,27 @@ map_ids(const SpecEncoder *e, Int64s *out, ptrdiff_t first)
     out->length = kept;
 }
 
+/* The ids of the text in s->text[0 .. length). */
+static int
+encode_text(const SpecEncoder *e, ptrdiff_t length, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t first = out->length;
+    if (int64s_extend(out, &e->prefix) < 0) return -1;
+    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
+    if (status) return status;
+    if (int64s_extend(out, &e->suffix) < 0) return -1;
+    if (e->has_id_map) map_ids(e, out, first);
+    return 0;
+}
+
+int
+spec_encode_code_points(const SpecEncoder *e, const CodePoints *text, Int64s *out, SpecScratch *s)
+{
+    if (code_points_reserve(&s->text, &s->text_capacity, text->length) < 0) return -1;
+    for (ptrdiff_t i = 0; i < text->length; i++) s->text[i] = code_point_at(text->kind, text->data, i);
+    return encode_text(e, text->length, out, s);
+}
+
 int
 spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *out, SpecScratch *s)
 {
@@ -746,11 +768,5 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
         s->text[length++] = utf8_next(text, n, i, &size);
         i += (size_t)size;
     }
-    ptrdiff_t first = out->length;
-    if (int64s_extend(out, &e->prefix) < 0) return -1;
-    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
-    if (status) return status;
-    if (int64s_extend(out, &e->suffix) < 0) return -1;
-    if (e->has_id_map) map_ids(e, out, first);
-    return 0;
+    return encode_text(e, length, out, s);
 }

@@ -27,7 +27,8 @@
  *                is then mapped by the normalizer, which does not map the parts, and cut into class runs,
  *                as the Keras Tokenizer treats a Jieba analyzer's words);
  *                5 Hugging Face's merged_with_next over the classes (csrc/core/class_runs.h: class 1 a
- *                delimiter that starts a word, class 3 a word apart, all else text);
+ *                delimiter that starts a word, class 3 a word apart, all else text), 6 its
+ *                merged_with_previous (class 1 a delimiter that ends a word);
  *                u32 length, u32 code points[]: a prefix put before each piece between added tokens that
  *                does not start with it (ByteLevel's space)
  *   model        u32 kind: 1 WordPiece: i64 max_chars, i64 unk id (-1: none), u32 prefix length,
@@ -101,6 +102,7 @@ enum { /* expressions past csrc/core/expressions.h's */
     SPEC_WHOLE_PIECES = EXPRESSION_CL100K + 1, /* each piece is one word */
     SPEC_JIEBA,                                /* jieba's words */
     SPEC_MERGED_NEXT,                          /* merged_with_next over the classes */
+    SPEC_MERGED_PREVIOUS,                      /* merged_with_previous over the classes */
 };
 
 typedef struct {
@@ -177,6 +179,8 @@ void spec_encoder_free(SpecEncoder *encoder);
  * points per code point, -1 when out of memory. A word splitter (model 4) appends each word's
  * UTF-8 (lone surrogates as three bytes) to scratch->utf8 instead, and its end there to `out`. */
 int spec_encode(const SpecEncoder *encoder, const unsigned char *text, size_t n, Int64s *out, SpecScratch *scratch);
+/* spec_encode of a text given as code points (a Python str's storage, which need not be decoded). */
+int spec_encode_code_points(const SpecEncoder *encoder, const CodePoints *text, Int64s *out, SpecScratch *scratch);
 void spec_scratch_free(SpecScratch *scratch);
 
 #ifdef __cplusplus
