@@ -24,8 +24,9 @@ Two more lines run kvec's side in another process, on JAX in a venv without Tens
 without a tokenizer, given the vocabulary ``keras.layers.TextVectorization`` learnt from the lines,
 against that Keras layer in ``tf.data`` (both pad each batch to its longest text); and the layer with
 the WordPiece pipeline against keras_hub's tokenizer in ``tf.data`` (its ragged batches padded with 0 for
-the comparison, not while timed). The ids of every batch must be identical. The two processes cannot
-interleave their passes: each side's median of ``--runs`` passes is taken in turn.
+the comparison, not while timed). The ids of every batch must be identical. The other process stays up
+and times one pass each time it is asked, so its passes interleave with the anchor's as in this
+process (each kvec time is the pass as that process measures it).
 
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
@@ -148,10 +149,7 @@ def backend_lines(lines, pipeline, keras_hub_dataset, args):
     keras_dataset = dataset(lines, keras_layer, args.batch_size)
     anchors = {"keras": keras_dataset, "wordpiece": keras_hub_dataset}
     anchor_ids = {name: padded_batches(ds) for name, ds in anchors.items()}
-    anchor_times = {
-        "keras": [timed(lambda: run_dense(keras_dataset))[1] for _ in range(args.runs)],
-        "wordpiece": [timed(lambda: run(keras_hub_dataset))[1] for _ in range(args.runs)],
-    }
+    anchor_passes = {"keras": lambda: run_dense(keras_dataset), "wordpiece": lambda: run(keras_hub_dataset)}
     with tempfile.TemporaryDirectory() as folder:
         for name, value in (
             ("lines.json", lines),
@@ -165,10 +163,25 @@ def backend_lines(lines, pipeline, keras_hub_dataset, args):
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env.update(KERAS_BACKEND="jax", PYTHONPATH=os.pathsep.join([root, os.path.join(root, "bench")]))
-        command = [args.backends_python, os.path.join(root, "bench", "layers_backend.py"), folder, str(args.runs)]
-        subprocess.run(command, env=env, check=True)
-        with open(os.path.join(folder, "times.json"), encoding="utf-8") as f:
-            kvec_times = json.load(f)
+        command = [args.backends_python, os.path.join(root, "bench", "layers_backend.py"), folder]
+        with subprocess.Popen(command, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as child:
+            backend = child.stdout.readline().strip()
+            if not backend:
+                raise SystemExit(f"{command[1]} failed (exit status {child.wait()})")
+
+            def kvec_pass(name):
+                child.stdin.write(name + "\n")
+                child.stdin.flush()
+                return float(child.stdout.readline())
+
+            kvec_times, anchor_times = {}, {}
+            for name in anchors:
+                kvec_times[name], anchor_times[name] = [], []
+                for _ in range(args.runs):  # interleaved: noise hits both sides alike
+                    kvec_times[name].append(kvec_pass(name))
+                    anchor_times[name].append(timed(anchor_passes[name])[1])
+            child.stdin.write("\n")
+            child.stdin.flush()
         for name in anchors:
             with np.load(os.path.join(folder, f"{name}_ids.npz")) as saved:
                 ours = [saved[f"arr_{i}"] for i in range(len(saved.files))]
@@ -176,8 +189,8 @@ def backend_lines(lines, pipeline, keras_hub_dataset, args):
                 a.shape == b.shape and np.array_equal(a, b) for a, b in zip(ours, anchor_ids[name])
             )
             if not same:
-                mismatch(f"{name} ids on {kvec_times['backend']}", "a batch differs from the tf.data anchor's")
-    print(f"ids identical on {kvec_times['backend']} without TensorFlow, two processes")
+                mismatch(f"{name} ids on {backend}", "a batch differs from the tf.data anchor's")
+    print(f"ids identical on {backend} without TensorFlow, two processes")
     report("no tokenizer, on JAX", "keras TextVectorization", kvec_times["keras"], anchor_times["keras"])
     report("WordPiece, on JAX", "keras_hub", kvec_times["wordpiece"], anchor_times["wordpiece"])
 

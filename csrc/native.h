@@ -11,6 +11,7 @@ int keras_words_init(void);
 
 /* padding.c (kvec/sequence.py) */
 PyObject *fill_padded(PyObject *module, PyObject *args);
+PyObject *fill_rows(PyObject *module, PyObject *args);
 
 /* bpe_trainer.c (kvec/trainers/bpe.py) */
 PyObject *bpe_merge_loop(PyObject *module, PyObject *args);

@@ -14,6 +14,9 @@ static PyMethodDef module_methods[] = {
     {"fill_padded", fill_padded, METH_VARARGS,
      "fill_padded(out, sequences, pre_padding, pre_truncating) -> bool: copy int/float lists into a "
      "padded 2-D buffer; False when an element needs NumPy's conversion rules"},
+    {"fill_rows", fill_rows, METH_VARARGS,
+     "fill_rows(out, values, row_lengths) -> None: ragged int64 ids into a 2-D int32/int64 buffer, each row "
+     "cut at its width and padded with zeros"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

@@ -4,6 +4,11 @@
  *       copies a list of int/float lists into a 2-D C-contiguous int32/int64/float32/float64 buffer;
  *       returns False without promising anything about `out` when an element needs NumPy's own
  *       conversion rules (the caller then takes the general path).
+ *   fill_rows(out, values, row_lengths) -> None
+ *       writes ragged int64 ids (values: every row's ids back to back; row_lengths: one int64 count per
+ *       row of `out`) into a 2-D C-contiguous int32/int64 buffer: each row's first ids, cut at its
+ *       width, then zeros. ValueError when a count is negative, the counts need more values than there
+ *       are, or an id does not fit the buffer's type; the GIL is released while it copies.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -108,4 +113,104 @@ fill_padded(PyObject *Py_UNUSED(module), PyObject *args)
     }
     PyBuffer_Release(&view);
     return PyBool_FromLong(ok);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* fill_rows                                                                                         */
+
+/* A buffer of int64s (any C-contiguous layout of 8-byte signed ints), its count in *n. */
+static int
+int64_buffer(PyObject *object, Py_buffer *view, const char *name, Py_ssize_t *n)
+{
+    if (PyObject_GetBuffer(object, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) return -1;
+    enum target t;
+    if (target_of(view, &t) < 0 || t != T_INT64) {
+        PyErr_Format(PyExc_TypeError, "%s must be a buffer of int64, got format %s with itemsize %zd", name,
+                     view->format ? view->format : "B", view->itemsize);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    *n = view->len / 8;
+    return 0;
+}
+
+/* Rows of `width` items of `size` bytes at out; returns the first bad id's place, or -1. */
+static Py_ssize_t
+copy_rows(char *out, Py_ssize_t rows, Py_ssize_t width, Py_ssize_t size, const char *values, const char *lengths)
+{
+    Py_ssize_t start = 0;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        int64_t n;
+        memcpy(&n, lengths + 8 * r, 8);
+        Py_ssize_t kept = n < width ? (Py_ssize_t)n : width;
+        char *row = out + r * width * size;
+        if (size == 8) {
+            if (kept) memcpy(row, values + 8 * start, (size_t)(8 * kept));
+        } else {
+            for (Py_ssize_t k = 0; k < kept; k++) {
+                int64_t id;
+                memcpy(&id, values + 8 * (start + k), 8);
+                if (id < INT32_MIN || id > INT32_MAX) return start + k;
+                int32_t narrow = (int32_t)id;
+                memcpy(row + 4 * k, &narrow, 4);
+            }
+        }
+        memset(row + kept * size, 0, (size_t)((width - kept) * size));
+        start += (Py_ssize_t)n;
+    }
+    return -1;
+}
+
+PyObject *
+fill_rows(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *out_object, *values_object, *lengths_object;
+    if (!PyArg_ParseTuple(args, "OOO", &out_object, &values_object, &lengths_object)) return NULL;
+    Py_buffer out, values, lengths;
+    Py_ssize_t n_values, n_rows;
+    if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
+    if (int64_buffer(values_object, &values, "values", &n_values) < 0) {
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    if (int64_buffer(lengths_object, &lengths, "row_lengths", &n_rows) < 0) {
+        PyBuffer_Release(&values);
+        PyBuffer_Release(&out);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    enum target t;
+    if (out.ndim != 2 || target_of(&out, &t) < 0 || (t != T_INT32 && t != T_INT64)) {
+        PyErr_SetString(PyExc_TypeError, "out must be a 2-D buffer of int32 or int64");
+        goto done;
+    }
+    if (out.shape[0] != n_rows) {
+        PyErr_Format(PyExc_ValueError, "out has %zd rows for %zd row lengths", out.shape[0], n_rows);
+        goto done;
+    }
+    Py_ssize_t needed = 0;
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        int64_t n;
+        memcpy(&n, (const char *)lengths.buf + 8 * r, 8);
+        if (n < 0 || n > n_values - needed) {
+            PyErr_Format(PyExc_ValueError, "row_lengths[%zd] is %lld: negative, or past the %zd values", r,
+                         (long long)n, n_values);
+            goto done;
+        }
+        needed += (Py_ssize_t)n;
+    }
+    Py_ssize_t bad;
+    Py_BEGIN_ALLOW_THREADS
+    bad = copy_rows(out.buf, n_rows, out.shape[1], out.itemsize, values.buf, lengths.buf);
+    Py_END_ALLOW_THREADS
+    if (bad >= 0) {
+        PyErr_Format(PyExc_ValueError, "values[%zd] does not fit an int32", bad);
+        goto done;
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&lengths);
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&out);
+    return result;
 }

@@ -44,7 +44,7 @@ import struct
 import sys
 import unicodedata
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import cast
 
@@ -59,7 +59,7 @@ from kvec.pretokenizers import prepends_at_first_only
 from kvec.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.text import Tokenizer, _word_rule
 
-__all__ = ["NotNativeError", "describe", "describe_normalized", "describe_splitter"]
+__all__ = ["NotNativeError", "describe", "describe_normalized", "describe_splitter", "describe_word_lookup"]
 
 VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
@@ -211,11 +211,36 @@ def _keras_word_classes(filters: Iterable[str], split: str, jieba: bytes = b"") 
     """Keras' word rule: words are the runs between the characters of ``filters`` and ``split``."""
     if _word_rule(filters, split).native is None:
         raise NotNativeError(f"the split {split!r} is longer than one character")
-    separators = sorted({ord(c) for c in filters} | {ord(split)})
-    table = bytearray([RUNS]) * (separators[-1] + 1)
-    for c in separators:
+    return _separated_classes({*filters, split}, jieba)
+
+
+def _separated_classes(separators: Iterable[str], jieba: bytes = b"") -> bytes:
+    """Words are the runs between the characters of ``separators`` (then cut by jieba when given)."""
+    codes = sorted(map(ord, separators))
+    table = bytearray([RUNS]) * (codes[-1] + 1)
+    for c in codes:
         table[c] = 0
     return _classes(bytes(table), RUNS, "jieba" if jieba else "", jieba=jieba)
+
+
+def describe_word_lookup(
+    lookup: dict[str, int],
+    unknown: int,
+    character_rule: Callable[[str], str] | None,
+    separators: str | None,
+    rule_ends: int = 0x110000,
+) -> bytes:
+    """Texts mapped character by character by ``character_rule`` (None: left as they are; code points
+    from ``rule_ends`` on stay themselves), cut into words at runs of the characters of ``separators``
+    (None: every character is a word), each word's id looked up in ``lookup``, ``unknown`` for any
+    other word: the rules of Keras' ``TextVectorization`` without a tokenizer
+    (:mod:`kvec.layers.keras_rules` states them)."""
+    if character_rule is None:
+        normalizer = _normalizer(None)
+    else:
+        normalizer = u32(CHARACTER_MAP) + _character_map(character_rule, "standardize", rule_ends) + string("")
+    classes = _classes(b"", ALONE) if separators is None else _separated_classes(separators)
+    return _description(normalizer, classes, _word_lookup(lookup, unknown))
 
 
 def _word_lookup(lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -420,16 +445,16 @@ def _ranges(flags: list[bool]) -> bytes:
     return u32(len(pairs) // 2) + struct.pack(f"<{len(pairs)}I", *pairs)
 
 
-def _character_map(rule, name: str) -> bytes:
-    """What ``rule`` makes of every code point, one character at a time (pages of 256 that are equal
-    are stored once)."""
+def _character_map(rule, name: str, rule_ends: int = 0x110000) -> bytes:
+    """What ``rule`` makes of every code point below ``rule_ends`` (the others stay themselves), one
+    character at a time (pages of 256 that are equal are stored once)."""
     page_index: dict[bytes, int] = {}
     page_of: list[int] = []
     pool: list[int] = []  # each replacement: its length, then its code points
     replacements: dict[str, int] = {}  # a replacement -> its place in the pool
     for page in range(PAGES):
         entries = []
-        for c in range(page * 256, page * 256 + 256):
+        for c in range(page * 256, min(page * 256 + 256, rule_ends)):
             form = rule(chr(c))
             if form is None:
                 raise NotNativeError(f"the normalizer {name} changes U+{c:04X} by its neighbours")
@@ -445,6 +470,7 @@ def _character_map(rule, name: str) -> bytes:
                 replacements[form] = len(pool)
                 pool += [len(form), *map(ord, form)]
             entries.append(replacements[form])
+        entries += [SAME] * (256 - len(entries))
         packed = struct.pack("<256I", *entries)
         page_of.append(page_index.setdefault(packed, len(page_index)))
     return b"".join(

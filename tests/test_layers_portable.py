@@ -84,3 +84,45 @@ def test_bad_inputs_name_the_item(backend):
         """,
     )
     assert "item 1 is a int" in out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_str_texts_in_one_native_call_give_the_outputs_of_the_rules_in_python(backend):
+    """A list of str runs through kvec's native encoder (texts to ids in one call); the same texts as
+    UTF-8 bytes take the rules of kvec.layers.keras_rules in Python, or the tokenizer's own encoder:
+    the outputs, their dtype (the backend's for int64) and the layer after pickling are the same."""
+    out = run(
+        backend,
+        """
+        import pickle, random, keras, numpy as np, kvec.layers
+        from kvec.presets import keras_subword
+        random.seed(7)
+        alphabet = list("abcAB  \\t\\n\\r!.,'-_~é中ÄΣσ\\x0b\\x0c\\x1c\\x85\\u00a0\\u3000\\U0001F600x")
+        texts = ["".join(random.choice(alphabet) for _ in range(random.randint(0, 30))) for _ in range(600)]
+        as_bytes = np.array([t.encode() for t in texts], dtype=object)
+        expected = keras.ops.convert_to_tensor(np.zeros(1, np.int64)).dtype
+        layers = [
+            dict(standardize=standardize, split=split, output_mode=mode, max_tokens=30, output_sequence_length=length)
+            for standardize in (None, "lower", "strip_punctuation", "lower_and_strip_punctuation")
+            for split in ("whitespace", "character")
+            for mode, length in (("int", None), ("int", 5), ("multi_hot", None), ("count", None))
+        ] + [dict(tokenizer=keras_subword("wordpiece", 80), output_mode=m) for m in ("int", "count")]
+        for arguments in layers:
+            layer = kvec.layers.TextVectorization(**arguments)
+            layer.adapt(texts[:300])
+            native, rules = layer(texts), layer(as_bytes)
+            if arguments["output_mode"] == "int":
+                assert native.dtype == expected, (native.dtype, expected)
+            native, rules = keras.ops.convert_to_numpy(native), keras.ops.convert_to_numpy(rules)
+            assert native.shape == rules.shape and np.array_equal(native, rules), arguments
+        for tokenizer in (None, keras_subword("wordpiece", 80)):  # pickled after a native call
+            layer = kvec.layers.TextVectorization(tokenizer=tokenizer)
+            layer.adapt(["a good film", "a dull film", "good acting"])
+            native = keras.ops.convert_to_numpy(layer(texts))
+            copy = pickle.loads(pickle.dumps(layer))
+            assert np.array_equal(keras.ops.convert_to_numpy(copy(texts)), native)
+        layer = kvec.layers.TextVectorization(vocabulary=["a\\udce9", "b"])  # a lone surrogate: the bytes path
+        print(keras.ops.convert_to_numpy(layer(["a\\udce9 b c", "b"])).tolist(), len(layers))
+        """,
+    )
+    assert out.split("\n")[0] == "[[2, 3, 1], [3, 0, 0]] 34"

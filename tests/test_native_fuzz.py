@@ -34,6 +34,7 @@ from kvec._native import (
     WordSplitter,
     bpe_merge_loop,
     fill_padded,
+    fill_rows,
 )
 from kvec._spec import SpecEncoder
 from kvec._unigram import Lattice, release_free_memory
@@ -116,6 +117,41 @@ def test_fill_padded_refuses_what_is_not_a_writable_buffer():
     assert isinstance(
         attempt(fill_padded, strided, [[1], [2]], True, True, errors=(ValueError, BufferError))[1], ValueError
     )
+
+
+@FUZZ
+@given(
+    values=st.lists(INT64, max_size=12),
+    row_lengths=st.lists(LENGTH.filter(lambda n: -(2**63) <= n < 2**63), max_size=5),
+    width=st.integers(0, 7),
+    dtype=st.sampled_from(["int32", "int64", "int8", "float64"]),
+)
+def test_fill_rows_writes_each_row_cut_and_padded_or_refuses(values, row_lengths, width, dtype):
+    out = np.full((len(row_lengths), width), 9, dtype=dtype)
+    ragged = np.array(values, dtype=np.int64)
+    _, error = attempt(fill_rows, out, misaligned(ragged.tobytes()).cast("q"), np.array(row_lengths, dtype=np.int64))
+    if dtype not in ("int32", "int64"):
+        assert isinstance(error, TypeError)
+        return
+    if any(n < 0 for n in row_lengths) or sum(row_lengths) > len(values):
+        assert isinstance(error, ValueError) and "row_lengths[" in str(error)
+        return
+    starts = np.cumsum([0] + row_lengths[:-1]).tolist()
+    rows = [values[start : start + n] for start, n in zip(starts, row_lengths)]
+    kept = [row[:width] for row in rows]
+    if dtype == "int32" and any(not -(2**31) <= v < 2**31 for row in kept for v in row):
+        assert isinstance(error, ValueError) and "does not fit an int32" in str(error)
+        return
+    assert error is None, error
+    assert out.tolist() == [row + [0] * (width - len(row)) for row in kept]
+
+
+def test_fill_rows_refuses_what_is_not_int64_ids_or_a_writable_matrix():
+    lengths = np.array([1], dtype=np.int64)
+    assert isinstance(attempt(fill_rows, np.zeros((1, 1), "int64"), b"\x00" * 8, lengths)[1], TypeError)
+    assert isinstance(attempt(fill_rows, np.zeros(1, "int64"), lengths, lengths)[1], TypeError)
+    assert isinstance(attempt(fill_rows, b"\x00" * 8, lengths, lengths, errors=BufferError)[1], BufferError)
+    assert isinstance(attempt(fill_rows, np.zeros((2, 1), "int64"), lengths, lengths)[1], ValueError)
 
 
 def keras_words(text, separators, lower):

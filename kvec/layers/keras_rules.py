@@ -16,18 +16,25 @@ on JAX, PyTorch and NumPy:
   ``log(1 + documents / (1 + document count))`` for ``tf_idf``;
 * :func:`encode_ids`: the output modes over ragged ids.
 
+Texts given as ``str`` with a built-in ``standardize``, a whitespace or character split and no n-grams
+run in one call of kvec's native encoder (:func:`kvec.native_spec.describe_word_lookup` states these
+rules for it), the GIL released and the texts shared between threads.
+
 Nothing here imports Keras or TensorFlow.
 """
 
 from __future__ import annotations
 
 import collections
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from kvec._native import WordLookup, WordSplitter
+from kvec._native import WordLookup, WordSplitter, fill_rows
+from kvec._spec import SpecEncoder
+from kvec.native_spec import describe_word_lookup
 
 __all__ = ["KerasText", "KerasVocabulary", "MASK_TOKEN", "OOV_TOKEN", "as_bytes", "encode_ids"]
 
@@ -37,6 +44,7 @@ _PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 _STRIP_TABLE = str.maketrans("", "", _PUNCTUATION.decode("ascii"))
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
+_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def as_bytes(inputs: Any, encoding: str) -> np.ndarray:
@@ -59,6 +67,28 @@ def _decode(token: bytes, encoding: str) -> str:
     return token.decode(encoding, "surrogateescape")
 
 
+def _standardized(text: bytes, how: Any) -> bytes:
+    """One text standardized by a built-in ``standardize``."""
+    if how in ("lower", "lower_and_strip_punctuation"):
+        text = text.lower()
+    if how in ("strip_punctuation", "lower_and_strip_punctuation"):
+        text = text.translate(None, _PUNCTUATION)
+    return text
+
+
+def is_utf8(encoding: str) -> bool:
+    return encoding.lower().replace("-", "").replace("_", "") == "utf8"
+
+
+def native_ragged(encoder: SpecEncoder, texts: list[str | bytes]) -> tuple[np.ndarray, np.ndarray]:
+    """``(values, row_lengths)``: the ids of ``texts`` from one call of the native encoder, over as many
+    threads as there are cores for the texts (at least 256 texts each); ValueError where a text holds a
+    lone surrogate (UTF-8 cannot carry it), or the encoder refuses a text."""
+    threads = max(1, min(2 * _CORES, len(texts) // 256))
+    values, row_lengths = encoder.encode(texts, threads)
+    return np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+
+
 class KerasText:
     """Keras' ``standardize``, ``split`` and ``ngrams`` over texts as bytes."""
 
@@ -73,6 +103,7 @@ class KerasText:
         self.ngrams = tuple(ngrams) if ngrams is not None else None
         self.encoding = encoding
         self._splitter: WordSplitter | None = None
+        self._encoder: tuple[int, SpecEncoder] | None = None  # the vocabulary's generation, its encoder
 
     def standardized(self, texts: np.ndarray) -> np.ndarray:
         """``texts`` (an object array of bytes) standardized as Keras does, same shape."""
@@ -83,13 +114,8 @@ class KerasText:
             # as Keras on backends other than TensorFlow: the callable gets a NumPy array of str
             result = np.asarray(how(np.vectorize(lambda t: _decode(t, self.encoding), otypes=[str])(texts)))
             return as_bytes(result, self.encoding)
-        flat = texts.reshape(-1).tolist()
-        if how in ("lower", "lower_and_strip_punctuation"):
-            flat = [t.lower() for t in flat]
-        if how in ("strip_punctuation", "lower_and_strip_punctuation"):
-            flat = [t.translate(None, _PUNCTUATION) for t in flat]
-        out = np.empty(len(flat), dtype=object)
-        out[:] = flat
+        out = np.empty(texts.size, dtype=object)
+        out[:] = [_standardized(t, how) for t in texts.reshape(-1).tolist()]
         return out.reshape(texts.shape)
 
     def rows(self, texts: list[bytes]) -> list[list[bytes]]:
@@ -109,26 +135,27 @@ class KerasText:
         """Whether the native word splitter does the split (whitespace, no n-grams, a built-in standardize)."""
         return self.split == "whitespace" and not self.ngrams and not callable(self.standardize)
 
-    def standardized_strings(self, texts: list[str]) -> list[str]:
-        """``standardized`` for a list of str: an ASCII text is changed as str (for ASCII, ``str.lower``
-        is ``bytes.lower``), any other goes through its bytes."""
-        how = self.standardize
-        lower = how in ("lower", "lower_and_strip_punctuation")
-        strip = how in ("strip_punctuation", "lower_and_strip_punctuation")
-        if not (lower or strip):
-            return texts
-        out = []
-        for text in texts:
-            if text.isascii():
-                text = text.lower() if lower else text
-                text = text.translate(_STRIP_TABLE) if strip else text
-            else:
-                data = text.encode(self.encoding, "surrogateescape")
-                data = data.lower() if lower else data
-                data = data.translate(None, _PUNCTUATION) if strip else data
-                text = data.decode(self.encoding, "surrogateescape")
-            out.append(text)
-        return out
+    @property
+    def runs_natively(self) -> bool:
+        """Whether the native encoder runs these rules (:meth:`encoder`): a built-in standardize, a
+        whitespace or character split, no n-grams, UTF-8."""
+        return (
+            self.split in ("whitespace", "character")
+            and not self.ngrams
+            and not callable(self.standardize)
+            and is_utf8(self.encoding)
+        )
+
+    def encoder(self, vocabulary: KerasVocabulary) -> SpecEncoder:
+        """The native encoder of these rules and ``vocabulary`` (:attr:`runs_natively`), made again
+        when the vocabulary changes: standardizing changes ASCII characters only, each alone."""
+        if self._encoder is None or self._encoder[0] != vocabulary.generation:
+            how = self.standardize
+            rule = None if how is None else (lambda c: _standardized(c.encode("ascii"), how).decode("ascii"))
+            separators = _ASCII_WHITESPACE if self.split == "whitespace" else None
+            description = describe_word_lookup(vocabulary.str_ids(), vocabulary.oov_id, rule, separators, 0x80)
+            self._encoder = (vocabulary.generation, SpecEncoder(description))
+        return self._encoder[1]
 
     def ragged_ids(self, texts: list[bytes], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
         """``(values, row_lengths)``: the ids of the tokens of every standardized text."""
@@ -162,6 +189,7 @@ class KerasVocabulary:
         self.ids: dict[bytes, int] = {}
         self.idf_weights: np.ndarray | None = None  # float32, special tokens included
         self._word_lookup: WordLookup | None = None
+        self.generation = 0  # counts the tables set
         self._set_tokens([])
         self.ready = False  # Keras' table is empty until a vocabulary is set or adapt finds a token
         self.reset_counts()
@@ -174,11 +202,16 @@ class KerasVocabulary:
         self.ids = {MASK_TOKEN.encode(): 0 if self.start == 2 else -1, OOV_TOKEN.encode(): self.oov_id}
         self.ids.update((token, i + self.start) for i, token in enumerate(tokens))
         self._word_lookup = None
+        self.generation += 1
+
+    def str_ids(self) -> dict[str, int]:
+        """The ids of the tokens as str, the mask token left out (no word is empty)."""
+        return {_decode(t, self.encoding): i for t, i in self.ids.items() if t}
 
     def word_lookup(self) -> WordLookup:
         """The table as the native splitter probes it (str keys)."""
         if self._word_lookup is None:
-            self._word_lookup = WordLookup({_decode(t, self.encoding): i for t, i in self.ids.items()})
+            self._word_lookup = WordLookup(self.str_ids())
         return self._word_lookup
 
     def size(self) -> int:
@@ -295,17 +328,13 @@ class KerasVocabulary:
         self.reset_counts()
 
 
-def ragged_to_dense(values: np.ndarray, row_lengths: np.ndarray, length: int | None) -> np.ndarray:
-    """Rows padded with 0 (or cut) to ``length``, or to the longest row."""
-    n = len(row_lengths)
+def ragged_to_dense(
+    values: np.ndarray, row_lengths: np.ndarray, length: int | None, dtype: Any = np.int64
+) -> np.ndarray:
+    """Rows padded with 0 (or cut) to ``length``, or to the longest row, as ``dtype`` (int64 or int32)."""
     width = int(row_lengths.max(initial=0)) if length is None else length
-    out = np.zeros((n, width), dtype=np.int64)
-    if n and width:
-        starts = np.concatenate([[0], np.cumsum(row_lengths)[:-1]])
-        kept = np.minimum(row_lengths, width)
-        rows = np.repeat(np.arange(n), kept)
-        columns = np.arange(int(kept.sum())) - np.repeat(np.cumsum(kept) - kept, kept)
-        out[rows, columns] = values[np.repeat(starts, kept) + columns]
+    out = np.empty((len(row_lengths), width), dtype=dtype)
+    fill_rows(out, np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(row_lengths, dtype=np.int64))
     return out
 
 
@@ -331,14 +360,16 @@ def encode_ids(
     idf_weights: np.ndarray | None,
     ragged: bool = False,
     counts_dtype: Any = np.int64,
+    ids_dtype: Any = np.int64,
 ) -> Any:
-    """The layer's output for ragged ids: a padded int64 matrix (a list of lists when ``ragged``), or
-    ``multi_hot``/``count`` rows of ``counts_dtype`` (int64 in Keras' layer), or float32 ``tf_idf`` rows."""
+    """The layer's output for ragged ids: a padded matrix of ``ids_dtype`` (int64 in Keras' layer; a
+    list of lists when ``ragged``), or ``multi_hot``/``count`` rows of ``counts_dtype`` (int64 in Keras'
+    layer), or float32 ``tf_idf`` rows."""
     if output_mode == "int":
         if ragged:
             ends = np.cumsum(row_lengths)
             return [values[end - length : end].tolist() for end, length in zip(ends, row_lengths)]
-        return ragged_to_dense(values, row_lengths, sequence_length)
+        return ragged_to_dense(values, row_lengths, sequence_length, ids_dtype)
     counts = bincount_rows(values, row_lengths, depth, output_mode == "multi_hot", counts_dtype)
     if output_mode == "tf_idf":
         if idf_weights is None:

@@ -19,7 +19,16 @@ from typing import Any
 import keras
 import numpy as np
 
-from kvec.layers.keras_rules import OUTPUT_MODES, KerasText, KerasVocabulary, as_bytes, encode_ids, one_hot
+from kvec.layers.keras_rules import (
+    OUTPUT_MODES,
+    KerasText,
+    KerasVocabulary,
+    as_bytes,
+    encode_ids,
+    is_utf8,
+    native_ragged,
+    one_hot,
+)
 from kvec.layers.options import (
     IDS_PLACEHOLDER,
     KERAS_DEFAULT,
@@ -220,7 +229,7 @@ class TextVectorization(keras.layers.Layer):
         flat = self._rows_of(texts)
         if self._kvec_kind == "ids":
             source = self._source()
-            if self._encoding.lower().replace("-", "") == "utf8":
+            if is_utf8(self._encoding):
                 return source.ids_of_utf8(flat)
             return source.ids([t.decode(self._encoding, "surrogateescape") for t in flat])
         if self._kvec_kind == "words":
@@ -317,10 +326,10 @@ class TextVectorization(keras.layers.Layer):
                 f"layer {self.name!r} has no vocabulary: adapt() found no token or was not called; call adapt() "
                 "on texts with tokens, or set_vocabulary()"
             )
-        strings = _str_list(inputs) if self._kvec_kind is None and self._text.splits_words_natively else None
-        if strings is not None:  # str texts, Keras' whitespace split: no arrays of bytes on the way
-            values, row_lengths = self._text.native_ids(self._text.standardized_strings(strings), self._vocabulary)
-            return self._ids_output(values, row_lengths, False)
+        strings = _str_list(inputs) if self._takes_str_lists() else None
+        ragged = self._str_ids(strings) if strings is not None else None
+        if ragged is not None:  # str texts: no arrays of bytes on the way
+            return self._ids_output(*ragged, False)
         texts = self._strings(inputs)
         scalar = texts.ndim == 0
         if scalar:
@@ -334,22 +343,45 @@ class TextVectorization(keras.layers.Layer):
             outputs = outputs[0]
         return keras.ops.convert_to_tensor(outputs)
 
+    def _takes_str_lists(self):
+        """Whether a list of str goes to kvec's native encoder in one call: Keras' rules where
+        :attr:`KerasText.runs_natively`, or a tokenizer with ids that gets its texts as they are (no
+        ``standardize``; its ``encode_ragged`` runs the same encoder where it is described)."""
+        if self._kvec_kind is None:
+            return self._text.runs_natively
+        return self._kvec_kind == "ids" and self._text.standardize is None and is_utf8(self._encoding)
+
+    def _str_ids(self, strings):
+        """``(values, row_lengths)`` of a list of str (:meth:`_takes_str_lists`), or None for a text
+        UTF-8 cannot carry (a lone surrogate), which then goes as bytes."""
+        if self._kvec_kind == "ids":
+            return self._source().ids(strings)
+        try:
+            return native_ragged(self._text.encoder(self._vocabulary), strings)
+        except ValueError:
+            return None
+
     def _ids_output(self, values, row_lengths, scalar):
         """The output of ragged ids as the backend's array (lists of ids when ``ragged``)."""
         ids = self._kvec_kind == "ids"
+        if self._output_mode == "int":
+            depth = 0  # (not read)
+        else:
+            depth = self._ids_depth() if ids else self._vocabulary.depth()
         outputs = encode_ids(
             values,
             row_lengths,
             self._output_mode,
-            self._ids_depth() if ids else self._vocabulary.depth(),
+            depth,
             self._output_sequence_length,
             self._idf_weights(),
             ragged=self._ragged,
             counts_dtype=np.float32 if ids else np.int64,  # as the TensorFlow host gives them
+            ids_dtype=_backend_ids_dtype(),
         )
         if scalar:
             outputs = outputs[0]
-        return outputs if isinstance(outputs, list) else keras.ops.convert_to_tensor(outputs)
+        return outputs if isinstance(outputs, list) else _backend_array(outputs)
 
     def _idf_weights(self):
         if self._output_mode != "tf_idf":
@@ -436,13 +468,34 @@ class TextVectorization(keras.layers.Layer):
         self._kvec_source, self._ids_idf = load_tokenizer_assets(dir_path, self._kvec_kind)
 
 
+def _backend_ids_dtype():
+    """The dtype the backend keeps int64 ids in, written straight by the padding: JAX's canonical
+    int64 (int32 unless x64 is enabled), int64 elsewhere."""
+    if keras.backend.backend() != "jax":
+        return np.int64
+    from jax import dtypes
+
+    return dtypes.canonicalize_dtype(np.int64)
+
+
+def _backend_array(array):
+    """``array`` as the backend's own, as ``keras.ops.convert_to_tensor`` makes it; on JAX, an array
+    whose dtype JAX keeps goes to the device as it is (``jax.device_put``: no conversion on the way)."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        if jax.dtypes.canonicalize_dtype(array.dtype) == array.dtype:
+            return jax.device_put(array)
+    return keras.ops.convert_to_tensor(array)
+
+
 def _str_list(inputs):
     """``inputs`` as a list of str when it is a list or a 1-D NumPy array of str, else None."""
     if isinstance(inputs, np.ndarray):
         if inputs.ndim != 1 or inputs.dtype.kind not in "UO":
             return None
         inputs = inputs.tolist()
-    if isinstance(inputs, list) and all(type(text) is str for text in inputs):
+    if isinstance(inputs, list) and set(map(type, inputs)) <= {str}:
         return inputs
     return None
 
