@@ -120,7 +120,8 @@ class TokenBatches:
     def _make_plan(self):
         """The batches of the current epoch, each an array of sequence positions."""
         count = len(self.lengths)
-        rng = np.random.default_rng([self.seed, self.epoch]) if self.shuffle else None
+        entropy = None if self.seed is None else [self.seed, self.epoch]  # None: a fresh order every run
+        rng = np.random.default_rng(entropy) if self.shuffle else None
         order = rng.permutation(count) if rng is not None else np.arange(count)
         if self.bucket:
             window = self.batch_size * self.bucket_window

@@ -25,7 +25,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from kvec._jieba import Cutter, Dictionary
 from kvec.atomic import atomic_write
@@ -122,7 +122,7 @@ class Jieba(PreTokenizer):
         self._pending = _user_words(user_dict)  # user_dict's words, added when the dictionary loads
         self._whole: Any = None  # with whole_words: the expression of the user words jieba splits
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"mode": self.mode, "hmm": self.hmm, "user_dict": list(map(list, self.user_words))}
         if self.dictionary is not None:
             config["dictionary"] = self.dictionary
@@ -139,7 +139,8 @@ class Jieba(PreTokenizer):
                 MODES.index(self.mode), self.hmm, dictionary, _hmm_tables(), list(self._words), self._whole_list()
             )
 
-    def __getstate__(self):  # the native segmenter is rebuilt in the other process, the words replayed
+    # the native segmenter is rebuilt in the other process, the words replayed
+    def __getstate__(self) -> dict[str, Any]:
         with self._lock:
             state = dict(self.__dict__)
             if self.dictionary is not None and self._carried is None:  # the file may be missing there
@@ -156,7 +157,7 @@ class Jieba(PreTokenizer):
             )
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -446,16 +447,16 @@ class Jieba(PreTokenizer):
             position = match.end()
         return spans + [(word, start + position) for word, start in cutter.spans(text[position:])]
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(word, start) for word, start in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         cutter = self._native()
         if self.whole_words and self._whole_words() is not None:
             return [word for word, _ in self._spans(text)]
         return cutter.words(text)
 
-    def __call__(self, text):
+    def __call__(self, text: str) -> list[str]:
         """The words of ``text``: a Jieba is an ``analyzer`` for :class:`kvec.Tokenizer`."""
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -527,7 +528,7 @@ def _user_dict_entries(f, name):
             except UnicodeDecodeError:
                 raise FormatError(name, f"a user dictionary must be UTF-8; line {number} is not") from None
         if line:
-            word, count, tag = _USER_DICT_LINE.match(line).groups()
+            word, count, tag = cast(re.Match[str], _USER_DICT_LINE.match(line)).groups()  # every line matches
             entries.append((word, int(count) if count else None, tag and tag.strip()))
     return entries
 

@@ -251,6 +251,7 @@ def pipeline_for(args, specials):
     model, show_progress = args.model, not args.quiet
     lowering = normalizers.Lowercase() if args.lowercase else None
     min_frequency = args.min_frequency or 0
+    trainer: BpeTrainer | WordPieceTrainer | UnigramTrainer
     if model in ("bpe", "bytelevel-bpe"):
         byte_level = model == "bytelevel-bpe"
         trainer = BpeTrainer(

@@ -24,7 +24,7 @@ import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 from kvec.encoding import Encoding
 from kvec.errors import NotNativeError
@@ -175,7 +175,7 @@ class Decomposition:
     """
 
     before: Callable[[str], str]
-    form: str
+    form: Literal["NFD", "NFKD"]
     after: Callable[[str], str]
     compose: bool = False
 

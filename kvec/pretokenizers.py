@@ -11,7 +11,7 @@ from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import cache, lru_cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import regex
 
@@ -110,14 +110,14 @@ class ByteLevel(JsonState, PreTokenizer):
         self.trim_offsets = trim_offsets
         self.use_regex = use_regex
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "add_prefix_space": self.add_prefix_space,
             "trim_offsets": self.trim_offsets,
             "use_regex": self.use_regex,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {
             "type": "ByteLevel",
             "add_prefix_space": self.add_prefix_space,
@@ -126,11 +126,11 @@ class ByteLevel(JsonState, PreTokenizer):
         }
 
     @staticmethod
-    def char_classes():
+    def char_classes() -> bytes:
         """The classes of GPT-2's expression for the C encoder: other, whitespace, letters, numbers."""
         return char_classes.table(runs=(r"\s", r"\p{L}", r"\p{N}"))
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         classes = self.char_classes() if self.use_regex else b""  # without the expression: one word
         prefix = " " if self.add_prefix_space else ""
         spelling = "".join(_BYTE_TO_CHAR[b] for b in range(256))
@@ -138,11 +138,11 @@ class ByteLevel(JsonState, PreTokenizer):
         return WordTable(classes, expression=expression, prefix=prefix, spelled=True, byte_spelling=spelling)
 
     @staticmethod
-    def alphabet():
+    def alphabet() -> list[str]:
         """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
         return sorted(_BYTE_TO_CHAR.values())
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         prefix = self.add_prefix_space and text and not text.startswith(" ")
         source = " " + text if prefix else text
         shift = 1 if prefix else 0
@@ -160,7 +160,7 @@ class ByteLevel(JsonState, PreTokenizer):
             pieces.append(Piece(spelled, start - shift, spans))
         return pieces
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         """The words without offsets and before spelling; ``spell`` turns each into what the model
         sees. Training counts these and spells only the distinct ones."""
         if self.add_prefix_space and text and not text.startswith(" "):
@@ -170,7 +170,7 @@ class ByteLevel(JsonState, PreTokenizer):
         return _GPT2_PATTERN.findall(text)
 
     @staticmethod
-    def spell(word):
+    def spell(word: str) -> str:
         return _spell(word)
 
     def _matches(self, text):
@@ -193,15 +193,15 @@ def _spell(chunk):
 class _RegexWords(PreTokenizer):
     """A pre-tokenizer whose words are the matches of one regular expression (``_pattern``)."""
 
-    _pattern = None
+    _pattern: Any = None  # a compiled expression: set by each kind
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {}
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return self._pattern.findall(text)
 
 
@@ -210,10 +210,10 @@ class _CharClassWords(_RegexWords):
     (:meth:`char_classes`, built from the same patterns) gives the C encoder the same words."""
 
     @abstractmethod
-    def char_classes(self):
+    def char_classes(self) -> bytes:
         """The class of every code point as ``bytes`` (see :func:`kvec.char_classes.table`)."""
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         return WordTable(self.char_classes())
 
 
@@ -221,10 +221,10 @@ class _ClassLetterWords(_CharClassWords):
     """A pre-tokenizer whose ``_pattern`` runs over the text's class letters (:func:`char_classes.letters`),
     not the text: fast however many ranges its classes have. Its classes depend on its type alone."""
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
     def _spans(self, text):
@@ -249,11 +249,11 @@ class Whitespace(_ClassLetterWords):
 
     _pattern = regex.compile("2+|3+")  # over the text's class letters: word characters, other non-spaces
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
     @staticmethod
-    def char_classes():
+    def char_classes() -> bytes:
         return char_classes.table(
             dropped=f"[{hf_unicode.WHITE_SPACE}]", runs=(f"[^{hf_unicode.WORD}{hf_unicode.WHITE_SPACE}]",)
         )
@@ -270,11 +270,11 @@ class WhitespaceSplit(_CharClassWords):
 
     _pattern = regex.compile(r"\S+")
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
     @staticmethod
-    def char_classes():
+    def char_classes() -> bytes:
         return char_classes.table(dropped=r"\s")
 
 
@@ -291,11 +291,11 @@ class BertPreTokenizer(_ClassLetterWords):
 
     _pattern = regex.compile("2+|1")  # over the text's class letters: runs of other characters, punctuation
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
     @staticmethod
-    def char_classes():
+    def char_classes() -> bytes:
         return char_classes.table(dropped=f"[{hf_unicode.WHITE_SPACE}]", alone=f"[{hf_unicode.PUNCTUATION}]")
 
 
@@ -327,7 +327,7 @@ def _split_spans(text, pattern, behavior, invert=False):
         return [(a, b) for a, b, match in segments if not match and b > a]
     if behavior == "isolated":
         return [(a, b) for a, b, _ in segments if b > a]  # as tokenizers, no empty word
-    merged = []
+    merged: list[tuple[int, int, bool]] = []
     if behavior == "contiguous":  # neighbours of one kind join (inverted, the stretches between matches)
         for a, b, match in segments:
             if merged and merged[-1][2] == match:
@@ -357,9 +357,9 @@ def _split_spans(text, pattern, behavior, invert=False):
 class _DelimiterSplit(PreTokenizer):
     """Split at single characters matched by ``_pattern``, with a Hugging Face delimiter behavior."""
 
-    _pattern = None
+    _pattern: Any = None  # a compiled expression: set by each kind
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         pattern = self._pattern.pattern
         if self.behavior == "removed":
             return WordTable(char_classes.table(dropped=pattern))
@@ -373,13 +373,13 @@ class _DelimiterSplit(PreTokenizer):
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
         self.behavior = behavior
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"behavior": self.behavior}
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
 
 
@@ -396,7 +396,7 @@ class Punctuation(_DelimiterSplit):
 
     _pattern = _PUNCTUATION
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Punctuation", "behavior": hf_behavior(self.behavior)}
 
     def _spans(self, text):
@@ -404,10 +404,10 @@ class Punctuation(_DelimiterSplit):
         letters = char_classes.letters(char_classes.table(alone=self._pattern.pattern))
         return _split_spans(text.translate(letters), _ALONE, self.behavior)
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -438,10 +438,10 @@ class CharDelimiterSplit(_DelimiterSplit):
         self._pattern = compile_pattern(delimiter, "delimiter")
         self._delimiter = delimiter
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"delimiter": self.delimiter}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
 
@@ -462,16 +462,16 @@ class FixedLength(PreTokenizer):
             raise ValueError(f"length must be >= 1, got {length}")
         self.length = length
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"length": self.length}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a : a + self.length], a) for a in range(0, len(text), self.length)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a : a + self.length] for a in range(0, len(text), self.length)]
 
 
@@ -486,7 +486,7 @@ class UnicodeScripts(PreTokenizer):
         ['どこ ', 'Where ', '漢字', '123']
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
     def _spans(self, text):
@@ -501,10 +501,10 @@ class UnicodeScripts(PreTokenizer):
             last = script
         return list(zip(starts, starts[1:] + [len(text)]))
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -521,10 +521,10 @@ class Digits(PreTokenizer):
     def __init__(self, individual_digits: bool = False) -> None:
         self.individual_digits = individual_digits
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"individual_digits": self.individual_digits}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
     def _spans(self, text):
@@ -532,15 +532,15 @@ class Digits(PreTokenizer):
         letters = char_classes.letters(char_classes.table(alone=_DIGIT.pattern))
         return _split_spans(text.translate(letters), _ALONE, "isolated" if self.individual_digits else "contiguous")
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         if self.individual_digits:
             return WordTable(char_classes.table(alone=_DIGIT.pattern))
         return WordTable(char_classes.table(runs=(_DIGIT.pattern,)))
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -564,7 +564,7 @@ class KerasFilters(_CharClassWords):
         self.filters = filters
         self.split = split
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if name in ("filters", "split") and "filters" in self.__dict__ and "split" in self.__dict__:
             self._compile()  # set after construction too: the words follow the new separators
@@ -574,28 +574,28 @@ class KerasFilters(_CharClassWords):
         self._pattern = regex.compile("[^" + "".join(regex.escape(c) for c in separators) + "]+")  # offsets
         self._splitter = WordSplitter("".join(separators))  # the words: the Keras rule's one implementation
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {"filters": self.filters, "split": self.split}  # the C splitter is made again
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._compile()
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"filters": self.filters, "split": self.split}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         """The Keras rule as a ``Split``: every filter character and the split character separate words,
         and vanish."""
         separators = "".join(sorted(set(self.filters) | {self.split}))
         pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
         return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return self._splitter.split(text, False)
 
-    def char_classes(self):
-        return char_classes.separators(self.filters + self.split)
+    def char_classes(self) -> bytes:
+        return char_classes.separators((*self.filters, self.split))
 
 
 PREPEND_SCHEMES = ("always", "first", "never")
@@ -648,7 +648,7 @@ class MetaspaceOptions:
     def prepend_scheme(self, prepend_scheme: str) -> None:
         self._prepend_scheme = metaspace_prepend_scheme(prepend_scheme)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"replacement": self.replacement, "prepend_scheme": self.prepend_scheme, "split": self.split}
 
 
@@ -663,7 +663,7 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
         ['▁Hey', '▁', '▁my', '▁friend']
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
     def _spelled(self, text, first):
@@ -675,7 +675,7 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
         )
         return (self.replacement + spelled, -1) if prepend else (spelled, 0)
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         # with split, the replacement is the one delimiter, each joining the text after it
         classes = bytearray([char_classes.RUN]) * (ord(self.replacement) + 1) if self.split else bytearray()
         if self.split:
@@ -693,11 +693,11 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
             return [(0, len(spelled))] if spelled else []
         return _split_spans(spelled, _literal(self.replacement), "merged_with_next")
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         spelled, base = self._spelled(text, first)
         return [Piece(spelled[a:b], a + base) for a, b in self._spans(spelled)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         spelled, _ = self._spelled(text, first)
         return [spelled[a:b] for a, b in self._spans(spelled)]
 
@@ -729,10 +729,10 @@ class SentencePiece(_RegexWords):
         self._split_digits = split_digits
         self._pattern = regex.compile("[0-9]|▁[^▁0-9]*|[^▁0-9]+" if split_digits else "▁[^▁]*|[^▁]+")
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"split_digits": self.split_digits}
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         # merged_with_next at each ▁ (a delimiter, ALONE), and with split_digits each digit a word apart
         classes = bytearray([char_classes.RUN]) * (ord("▁") + 1)
         classes[ord("▁")] = char_classes.ALONE
@@ -756,7 +756,7 @@ class SentencePiece(_RegexWords):
         "invert": False,
     }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         if not self.split_digits:
             return dict(self.WORDS_JSON)
         return {"type": "Sequence", "pretokenizers": [dict(self.WORDS_JSON), dict(self.DIGITS_JSON)]}
@@ -806,10 +806,10 @@ class Split(PreTokenizer):
             raise ValueError(f"behavior must be one of {BEHAVIORS}, got {behavior!r}")
         self._behavior = behavior
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"pattern": self._pattern_value, "behavior": self.behavior, "invert": self.invert}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {
             "type": "Split",
             "pattern": pattern_json(self.get_config()["pattern"]),
@@ -817,7 +817,7 @@ class Split(PreTokenizer):
             "invert": self.invert,
         }
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         # the expressions of byte-level tokenizers cut in C; each matches every character, so with
         # "isolated" the words are its matches
         pattern = self._pattern_value
@@ -831,10 +831,10 @@ class Split(PreTokenizer):
     def _spans(self, text):
         return _split_spans(text, self._pattern, self.behavior, self.invert)
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -854,13 +854,13 @@ class Sequence(StageList, PreTokenizer):
     _stages_attribute = "pretokenizers"
     _stage_type = PreTokenizer
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "pretokenizers": [p.to_tokenizer_json() for p in self.pretokenizers]}
 
     def __init__(self, pretokenizers: Iterable[PreTokenizer]) -> None:
         self.pretokenizers = list(pretokenizers)
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         pieces = [Piece(text, 0)]
         for stage in self.pretokenizers:
             cut = []
@@ -872,7 +872,7 @@ class Sequence(StageList, PreTokenizer):
             pieces = cut
         return pieces
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         words, leading = [text], first  # leading: the first word starts at the text's first character
         for stage in self.pretokenizers:
             cut = [
@@ -886,23 +886,24 @@ class Sequence(StageList, PreTokenizer):
             words = cut
         return words
 
-    def word_table(self):
+    def word_table(self) -> WordTable | None:
         # stages that only cut by class make one table; a stage that does more leaves it to Python
         tables = [stage.word_table() for stage in self.pretokenizers]
         if len(tables) == 2 and tables[0] is not None and not tables[0].spelled and _spells_only(tables[1]):
-            return replace(tables[0], spelled=True, byte_spelling=tables[1].byte_spelling)  # e.g. Llama 3's
-        if any(t is None or t.expression or t.replace or t.prefix or t.spelled for t in tables):
+            return replace(tables[0], spelled=True, byte_spelling=cast(WordTable, tables[1]).byte_spelling)  # Llama 3
+        known = [t for t in tables if t is not None]
+        if len(known) < len(tables) or any(t.expression or t.replace or t.prefix or t.spelled for t in known):
             return None
-        if len(tables) == 2 and tables[0].merge and not tables[1].merge:  # merged words, then digits apart
-            classes = char_classes.apart_in_merged(tables[0].classes, tables[1].classes)
-            return None if classes is None else WordTable(classes, merge=tables[0].merge)
-        if any(t.merge for t in tables):
+        if len(known) == 2 and known[0].merge and not known[1].merge:  # merged words, then digits apart
+            classes = char_classes.apart_in_merged(known[0].classes, known[1].classes)
+            return None if classes is None else WordTable(classes, merge=known[0].merge)
+        if any(t.merge for t in known):
             return None
-        classes = char_classes.in_turn(*(t.classes for t in tables))
+        classes = char_classes.in_turn(*(t.classes for t in known))
         return None if classes is None else WordTable(classes)
 
     @staticmethod
-    def spell(word):
+    def spell(word: str) -> str:
         return word  # every stage has spelled its words already
 
 

@@ -12,6 +12,7 @@ the old file or the new one, never a partial one.
 """
 
 import json
+from typing import Any
 
 # the stage modules register their stages (kvec.contracts.registered) as they are imported
 from kvec import chinese, decoders, models, normalizers, pretokenizers, processors  # noqa: F401
@@ -28,7 +29,7 @@ FORMAT_VERSION = 1
 
 def to_document(tokenizer):
     """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
-    document = {"kvec_format": FORMAT_VERSION}
+    document: dict[str, Any] = {"kvec_format": FORMAT_VERSION}
     for stage in STAGE_TYPES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else component_document(stage, component)
@@ -90,7 +91,7 @@ def from_document(document, source):
         )
     if version != FORMAT_VERSION or isinstance(version, bool):  # (true == 1 in Python, not in JSON)
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
-    stages = {}
+    stages: dict[str, Any] = {}
     for stage in STAGE_TYPES:
         entry = document.get(stage)
         if entry is None:

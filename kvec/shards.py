@@ -457,7 +457,7 @@ def _tfrecord_chunks(file, columns):
             problem = e.message.splitlines()[0]
             problem = problem[problem.find("Key: ") :] if "Key: " in problem else problem.split("}} ")[-1]
             raise FormatError(file, f"not a readable TFRecord file of kvec shards ({problem})") from None
-        found = {}
+        found: dict[str, Any] = {}
         for column in columns:
             tensor = chunk[column.name]
             if column.is_list:

@@ -44,7 +44,7 @@ def count_words(
     texts = text_rdd(data, column, spark)
 
     def count_partition(rows):
-        found = {}  # word -> [count, (line, position) of its first occurrence]
+        found: dict[str, list[Any]] = {}  # word -> [count, (line, position) of its first occurrence]
         for text, line in rows:
             if not isinstance(text, str):
                 raise TypeError(f"texts[{line}] must be a str, got {type(text).__name__}")

@@ -9,7 +9,7 @@ file is written under a temporary name and renamed when complete, so a retried t
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -63,7 +63,7 @@ def write_shards(df: Any, path: str | os.PathLike[str], format: str = "tfrecord"
     _prepare_folder(folder, bool(overwrite))
 
     def write_partition(batches):
-        context = TaskContext.get()
+        context = cast(TaskContext, TaskContext.get())  # set in every task
         partition = context.partitionId()
         name = shard_file_name(partition, format)
         final = os.path.join(folder, name)

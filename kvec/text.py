@@ -26,7 +26,7 @@ from functools import lru_cache, partial
 from hashlib import md5
 from itertools import chain, repeat
 from operator import is_not, itemgetter
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import numpy as np
 
@@ -128,7 +128,7 @@ class _WordRule:
 
     def __init__(self, filters, split):
         if len(split) == 1 and all(len(c) == 1 for c in filters):
-            self.native = WordSplitter("".join(sorted(set(filters) | {split})))
+            self.native: WordSplitter | None = WordSplitter("".join(sorted(set(filters) | {split})))
         else:
             self.native = None
             self._translation = str.maketrans({c: split for c in filters})
@@ -152,6 +152,7 @@ def _word_rule(filters, split):
         raise TypeError(f"split must be a str, got {_type_name(split)}")
     if not split:
         raise ValueError("split must be a non-empty string")
+    key: str | tuple[str, ...]
     if isinstance(filters, str):
         key = filters
     else:
@@ -395,7 +396,8 @@ class Tokenizer:
 
     def _use_model_vocabulary(self):
         self.uses_model_vocabulary = True
-        self.word_index = {t: i for t, i in sorted(self.analyzer.get_vocab().items(), key=itemgetter(1)) if i != 0}
+        vocab = cast(Pipeline, self.analyzer).get_vocab()  # a model's vocabulary: the analyzer is its pipeline
+        self.word_index = {t: i for t, i in sorted(vocab.items(), key=itemgetter(1)) if i != 0}
         self.index_word = {i: t for t, i in self.word_index.items()}
 
     # ---- turning one text into tokens ------------------------------------------------------------
@@ -490,13 +492,14 @@ class Tokenizer:
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
+        subword = cast(dict[str, Any], self.subword)  # set whenever the subword model trains
         pipeline, trainer = keras_subword(
-            self.subword["kind"],
-            self.subword["vocab_size"],
+            subword["kind"],
+            subword["vocab_size"],
             self.lower,
             self.filters,
             self.split,
-            **self.subword["options"],
+            **subword["options"],
         )
         pipeline.train_from_iterator(texts, trainer)
         self.analyzer = SubwordAnalyzer._taking_over(pipeline)
@@ -598,7 +601,7 @@ class Tokenizer:
         """
         num_words = self.num_words
         word_index = self.word_index
-        oov_index = word_index.get(self.oov_token)
+        oov_index = None if self.oov_token is None else word_index.get(self.oov_token)
         if num_words:
             lookup = {w: i for w, i in word_index.items() if not i >= num_words}
         else:
@@ -644,7 +647,7 @@ class Tokenizer:
     def _words_function(self):
         num_words = self.num_words
         index_word = self.index_word
-        oov_index = self.word_index.get(self.oov_token)
+        oov_index = None if self.oov_token is None else self.word_index.get(self.oov_token)
         if num_words:
             lookup = {i: w for i, w in index_word.items() if not i >= num_words}
         else:
@@ -820,7 +823,7 @@ def _subword_sequences(pipeline, texts, lookup, oov_index):
         return id_rows(np.ascontiguousarray(indices), np.ascontiguousarray(row_lengths))
 
 
-def _all_str(texts):
+def _all_str(texts: object) -> TypeGuard[list[str]]:
     """True for a list of str only (what the native batch calls take)."""
     return type(texts) is list and not set(map(type, texts)) - {str}
 

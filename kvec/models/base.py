@@ -31,11 +31,11 @@ MAX_ID = 2**31 - 1
 class SubwordModel(Model):
     """A :class:`kvec.contracts.Model` that pickles through its configuration and is an analyzer."""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # native tables do not pickle: a copy (for worker processes) is rebuilt from the configuration
         return (_from_config, (type(self), self.get_config()))
 
-    def __call__(self, text):
+    def __call__(self, text: str) -> list[str]:
         """The tokens of a text split on whitespace: a bare model is an ``analyzer`` for
         :class:`kvec.Tokenizer` too (a pipeline adds normalization and a decoder)."""
         # the vocabulary's tokens, as a pipeline analyzer gives them (an unknown one is the unk token)

@@ -30,7 +30,8 @@ import heapq
 import math
 import struct
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -76,16 +77,16 @@ class Unigram(SubwordModel):
 
     def __init__(
         self,
-        vocab=None,
-        unk_id=None,
-        byte_fallback=False,
-        alpha=0.1,
-        nbest_size=None,
-        seed=None,
-        unmatchable=(),
-        unk_score=None,
-        viterbi=None,
-    ):
+        vocab: Iterable[tuple[str, float]] | None = None,
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int | None = None,
+        seed: int | None = None,
+        unmatchable: Iterable[int] = (),
+        unk_score: float | None = None,
+        viterbi: str | None = None,
+    ) -> None:
         self.viterbi_given = viterbi is not None
         viterbi = "huggingface" if viterbi is None else viterbi
         if not isinstance(viterbi, str) or viterbi not in VITERBI_RULES:
@@ -157,14 +158,14 @@ class Unigram(SubwordModel):
         return pieces, scores, byte_ids
 
     @property
-    def sampling(self):
+    def sampling(self) -> bool:
         return self.nbest_size is not None  # each call draws a segmentation
 
     @property
     def segments_across_words(self) -> bool:  # type: ignore[override]
         return self.viterbi == "sentencepiece"
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "vocab": [list(entry) for entry in self.pieces],
             "unk_id": self.unk_id,
@@ -176,7 +177,7 @@ class Unigram(SubwordModel):
             "viterbi": self.viterbi,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         if self.nbest_size is not None:
             raise ValueError("model Unigram with sampling (nbest_size) has no tokenizer.json form")
         return {
@@ -186,7 +187,7 @@ class Unigram(SubwordModel):
             "byte_fallback": self.byte_fallback,
         }
 
-    def native_model(self, byte_spelling=""):
+    def native_model(self, byte_spelling: str = "") -> bytes:
         """Kind 5 (``csrc/core/unigram_path.h``): what the best path runs on (:meth:`lattice_inputs`),
         the unknown score and id, the byte pieces and the Viterbi rule."""
         if self.sampling:
@@ -201,7 +202,7 @@ class Unigram(SubwordModel):
 
     # ---- segmentation ----
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, start, end), ...]`` for one word: the best segmentation, or a sampled one when
         ``nbest_size`` is set."""
         if not word:
@@ -229,16 +230,16 @@ class Unigram(SubwordModel):
             return self._lattice.ids(word)
         return [i for i, _, _ in self.tokenize_spans(word)]
 
-    def ids_function(self):
+    def ids_function(self) -> Callable[[str], list[int]]:
         """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
-    def word_model(self, byte_spelling=""):
+    def word_model(self, byte_spelling: str = "") -> object | None:
         """:meth:`ids_function` as a capsule for the encoder's threads (no GIL); None when sampling or
         for byte-spelled words."""
         return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
 
-    def texts_function(self):
+    def texts_function(self) -> Callable[..., tuple[bytes, bytes]] | None:
         """The C encoder of whole texts (one lattice over each, as sentencepiece, or one over each of
         their merged words, as Hugging Face segments sentencepiece's words), run without the GIL; None
         when sampling."""
@@ -263,7 +264,7 @@ class Unigram(SubwordModel):
 
     def _edges(self, word):
         """Lattice edges ``(start, end, piece, score)`` grouped by end position."""
-        incoming = [[] for _ in range(len(word) + 1)]
+        incoming: list[list[tuple[int, Any, float]]] = [[] for _ in range(len(word) + 1)]
         for start, end, piece, score in self._lattice.lattice(word, self.unk_score):
             incoming[end].append((start, piece, score))
         return incoming
@@ -276,7 +277,7 @@ class Unigram(SubwordModel):
         if not word:
             return [(0.0, [])]
         incoming = self._edges(word)
-        best = [[(0.0, None)]] + [None] * len(word)  # position -> [(score, (edge, previous rank))]
+        best: list[Any] = [[(0.0, None)]] + [None] * len(word)  # position -> [(score, (edge, previous rank))]
         for end in range(1, len(word) + 1):
             candidates = []
             for order, (start, piece, score) in enumerate(incoming[end]):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from kvec.contracts import registered
 from kvec.models.base import SubwordModel, check_token, checked_vocab
@@ -50,17 +51,17 @@ class WordLevel(SubwordModel):
         """A WordLevel model from a ``vocab.json``."""
         return cls(cls.read_file(vocab), unk_token=unk_token)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"vocab": self.vocab, "unk_token": self.unk_token}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "WordLevel", **self.get_config()}
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, 0, len(word))]``: the word's id, or the unknown token's."""
         return [(self._id(word), 0, len(word))]
 
-    def tokenize_ids(self, word):
+    def tokenize_ids(self, word: str) -> list[int]:
         return [self._id(word)]
 
     def _id(self, word):

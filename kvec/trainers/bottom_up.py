@@ -29,19 +29,19 @@ __all__ = ["BottomUpWordPieceTrainer", "learn_vocabulary"]
 
 
 def learn_vocabulary(
-    word_counts,
-    vocab_size,
-    reserved_tokens=(),
-    upper_thresh=10_000_000,
-    lower_thresh=10,
-    num_iterations=4,
-    max_input_tokens=5_000_000,
-    max_token_length=50,
-    max_unique_chars=1000,
-    slack_ratio=0.05,
-    include_joiner_token=True,
-    joiner="##",
-):
+    word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+    vocab_size: int,
+    reserved_tokens: Iterable[str] = (),
+    upper_thresh: int = 10_000_000,
+    lower_thresh: int = 10,
+    num_iterations: int = 4,
+    max_input_tokens: int | None = 5_000_000,
+    max_token_length: int = 50,
+    max_unique_chars: int = 1000,
+    slack_ratio: float = 0.05,
+    include_joiner_token: bool = True,
+    joiner: str = "##",
+) -> list[str]:
     """The vocabulary list for ``word_counts`` (a ``{word: count}`` mapping or ``(word, count)`` pairs).
 
     Arguments and defaults are those of tensorflow_text's ``learn``; ``max_input_tokens`` of ``None``
@@ -71,7 +71,7 @@ def learn_vocabulary(
     candidates = [(w, c) for w, c in items if len(w) <= max_token_length and w not in reserved]
     allowed = _allowed_chars(candidates, max_unique_chars)
     limit = -1 if max_input_tokens is None else max_input_tokens
-    words = []
+    words: list[tuple[str, int]] = []
     for word, count in sorted(candidates, key=lambda item: item[1], reverse=True):
         if limit != -1 and len(words) >= limit:
             break
@@ -93,7 +93,7 @@ def learn_vocabulary(
 
 
 def _allowed_chars(word_counts, max_unique_chars):
-    weight = {}
+    weight: dict[str, int] = {}
     for word, count in word_counts:
         for c in word:
             weight[c] = weight.get(c, 0) + count
@@ -148,7 +148,7 @@ class _ThresholdLearner:
     def _count_substrings(self, tokens):
         """``table[length][token] = count`` of substrings starting at wordpiece starts."""
         joiner = self.joiner
-        table = [{} for _ in range(self.max_token_length + 1)]
+        table: list[dict[str, int]] = [{} for _ in range(self.max_token_length + 1)]
         for word, count in self.words:
             if tokens is None:
                 starts = range(len(word))
@@ -229,8 +229,9 @@ class BottomUpWordPieceTrainer(Trainer):
         self.joiner = joiner
         self.options = options
 
+    # Trainer's attribute, read-only here: the reserved tokens are its one copy
     @property
-    def special_tokens(self):
+    def special_tokens(self) -> list[str]:  # type: ignore[override]
         return self.reserved_tokens
 
     def train_from_counts(

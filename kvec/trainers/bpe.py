@@ -24,7 +24,8 @@ import heapq
 import sys
 import warnings
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
 from kvec._native import bpe_merge_loop
 from kvec.added_vocabulary import AddedToken
@@ -76,18 +77,18 @@ class BpeTrainer(Trainer):
 
     def __init__(
         self,
-        vocab_size=30000,
-        min_frequency=0,
-        special_tokens=(),
-        limit_alphabet=None,
-        initial_alphabet=(),
-        continuing_subword_prefix=None,
-        end_of_word_suffix=None,
-        max_token_length=None,
-        tie_break="ids",
-        byte_fallback=False,
-        show_progress=True,
-    ):
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        special_tokens: Iterable[str | AddedToken] = (),
+        limit_alphabet: int | None = None,
+        initial_alphabet: Iterable[str] = (),
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        max_token_length: int | None = None,
+        tie_break: str = "ids",
+        byte_fallback: bool = False,
+        show_progress: bool = True,
+    ) -> None:
         _check_int("vocab_size", vocab_size, 0)
         _check_int("min_frequency", min_frequency, 0)
         if limit_alphabet is not None:
@@ -187,7 +188,7 @@ class BpeTrainer(Trainer):
 
     def _alphabet(self, items):
         """Characters weighted by word count; the rarest dropped past ``limit_alphabet``; in code point order."""
-        weight = {}
+        weight: dict[str, int] = {}
         for word, count in items:
             for c in word:
                 weight[c] = weight.get(c, 0) + count
@@ -268,7 +269,8 @@ class _Word:
 
 
 def _count_pairs(words, counts):
-    pair_counts, where = {}, {}
+    pair_counts: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}  # pair -> the words it occurs in
     for w, (word, count) in enumerate(zip(words, counts)):
         for pair in word.pairs():
             pair_counts[pair] = pair_counts.get(pair, 0) + count
@@ -276,7 +278,16 @@ def _count_pairs(words, counts):
     return pair_counts, where
 
 
-def merge_everywhere(words, counts, where, pair_counts, a, b, new, max_length):
+def merge_everywhere(
+    words: list[_Word],
+    counts: list[int],
+    where: dict[tuple[int, int], set[int]],
+    pair_counts: dict[tuple[int, int], int],
+    a: int,
+    b: int,
+    new: int,
+    max_length: float,  # inf: no limit
+) -> tuple[set[tuple[int, int]], int]:
     """Merge ``(a, b)`` into ``new`` in every word ``where`` lists for it, applying the count deltas.
 
     Returns the pairs whose count changed and the number of occurrences merged (weighted by count).
@@ -354,7 +365,8 @@ def _merge_first_in_corpus(trainer, ids, sizes, counts, vocab, tokens, add):
 
 def _pop_best_first(heap, pair_counts, words):
     """Pop every current entry of the top count; return the one occurring first, push the others back."""
-    tied, top = [], None
+    tied: list[tuple[int, int]] = []
+    top: int | None = None
     while heap:
         negative, pair = heap[0]
         if pair_counts.get(pair) != -negative:
@@ -369,11 +381,11 @@ def _pop_best_first(heap, pair_counts, words):
     best = first_in_corpus(words, set(tied))
     for pair in tied:
         if pair != best:
-            heapq.heappush(heap, (-top, pair))
+            heapq.heappush(heap, (-cast(int, top), pair))
     return best
 
 
-def word_count_items(word_counts):
+def word_count_items(word_counts: Mapping[str, int] | Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
     """Validated ``(word, count)`` pairs from a mapping or an iterable of pairs, in the given order."""
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     for i, (word, count) in enumerate(items):
@@ -384,10 +396,11 @@ def word_count_items(word_counts):
     return items
 
 
-def new_vocabulary(special_tokens):
+def new_vocabulary(special_tokens: Iterable[str]) -> tuple[dict[str, int], list[str], Callable[[str], int]]:
     """``(vocab, tokens, add)``: ``{token: id}``, the tokens by id, and ``add(token) -> id``
     (which gives a new token the next id); the special tokens are already in."""
-    vocab, tokens = {}, []
+    vocab: dict[str, int] = {}
+    tokens: list[str] = []
 
     def add(token):
         if token not in vocab:
@@ -400,7 +413,7 @@ def new_vocabulary(special_tokens):
     return vocab, tokens, add
 
 
-def first_in_corpus(words, candidates):
+def first_in_corpus(words: Iterable[_Word], candidates: set[tuple[int, int]]) -> tuple[int, int]:
     """The candidate pair that occurs first, scanning words in order and each word left to right."""
     return next(pair for word in words for pair in word.pairs() if pair in candidates)
 

@@ -15,9 +15,12 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvec.progress import progress_bar
+
+if TYPE_CHECKING:
+    from kvec.contracts import PreTokenizer
 
 __all__ = ["count_words", "iterate_files", "spell_counts"]
 
@@ -71,12 +74,12 @@ def count_words(
     return spell_counts(totals, pre_tokenizer)
 
 
-def spell_counts(totals, pre_tokenizer):
+def spell_counts(totals: dict[str, int], pre_tokenizer: PreTokenizer | None) -> dict[str, int]:
     """Raw word counts in first-occurrence order turned into the model's spelling (words that spell
     alike add up, in the order of their first spelling)."""
     if pre_tokenizer is None:
         return totals
-    spelled = {}
+    spelled: dict[str, int] = {}
     spell = pre_tokenizer.spell
     for word, count in totals.items():
         key = spell(word)
@@ -96,7 +99,7 @@ def _chunks(texts, chunk_size):
 
 
 def _count_chunk(pre_tokenizer, chunk, first):
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for offset, text in enumerate(chunk):
         if not isinstance(text, str):
             raise TypeError(f"texts[{first + offset}] must be a str, got {type(text).__name__}")

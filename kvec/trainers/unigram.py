@@ -401,12 +401,13 @@ class UnigramTrainer(Trainer):
     def _required_chars(self, words, counts):
         """The most frequent characters covering ``character_coverage`` of all occurrences, as
         ``[(char, count)]`` by count then character."""
-        weight = {}
+        weight: dict[str, int] = {}
         for word, count in zip(words, counts):
             for c in word:
                 weight[c] = weight.get(c, 0) + count
         ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
-        total, covered, required = sum(weight.values()), 0, []
+        total, covered = sum(weight.values()), 0
+        required: list[tuple[str, int]] = []
         for char, count in ranked:
             if required and covered / total >= self.character_coverage:
                 break
