@@ -24,6 +24,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from kvec import hf_unicode
+from kvec.arguments import wrong_type
 
 if TYPE_CHECKING:
     from kvec.contracts import Model, Normalizer
@@ -72,7 +73,7 @@ class AddedToken:
         special: bool = False,
     ) -> None:
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         for name, value in (("single_word", single_word), ("lstrip", lstrip), ("rstrip", rstrip), ("special", special)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be a bool, got {value!r}")
@@ -103,7 +104,7 @@ class AddedToken:
             return cls(token.content, **options)
         if isinstance(token, str):
             return cls(token, special=special)
-        raise TypeError(f"{argument}[{position}] must be a str or an AddedToken, got {type(token).__name__}")
+        raise wrong_type(f"{argument}[{position}]", "a str or an AddedToken", token)
 
     def options(self) -> dict[str, bool]:
         """The options as keyword arguments (``normalized`` resolved)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from kvec.arguments import is_int, must_be
 from kvec.ragged import rows_to_ragged
 from kvec.token_ids import ragged_ids
 
@@ -25,8 +26,8 @@ PADDING_SIDES = ("pre", "post")
 
 
 def _positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    if not is_int(value) or value < 1:
+        raise must_be(name, "a positive int", value)
     return int(value)
 
 

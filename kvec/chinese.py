@@ -28,6 +28,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from kvec._jieba import Cutter, Dictionary
+from kvec.arguments import must_be, wrong_type
 from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer, changed, registered
 from kvec.errors import FormatError
@@ -409,7 +410,7 @@ class Jieba(PreTokenizer):
         if not isinstance(unicode_sentence, str):
             raise ValueError(f"unicode_sentence must be a str, got {type(unicode_sentence).__name__}")
         if mode not in ("default", "search"):
-            raise ValueError(f"mode must be 'default' or 'search', got {mode!r}")
+            raise must_be("mode", "'default' or 'search'", mode)
         cut_mode = _ACCURATE if mode == "default" else _SEARCH
         spans = self._native().cut(unicode_sentence, cut_mode, bool(HMM), True, True)
         return iter([(word, start, start + len(word)) for word, start in spans])
@@ -459,7 +460,7 @@ class Jieba(PreTokenizer):
     def __call__(self, text: str) -> list[str]:
         """The words of ``text``: a Jieba is an ``analyzer`` for :class:`kvec.Tokenizer`."""
         if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+            raise wrong_type("text", "a str", text)
         return self.split_words(text)
 
     def segment(self, texts: Iterable[str], n_jobs: int = 1) -> list[list[str]]:
@@ -475,11 +476,11 @@ class Jieba(PreTokenizer):
         texts = list(texts)
         for position, text in enumerate(texts):
             if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+                raise wrong_type(f"texts[{position}]", "a str", text)
         if n_jobs == -1:
             n_jobs = os.cpu_count() or 1
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-            raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+            raise must_be("n_jobs", "a positive int or -1", n_jobs)
         cutter = self._native()
         if self._whole_words() is not None:
             return [self.split_words(text) for text in texts]
@@ -495,7 +496,7 @@ def _text(value, name):
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return bytes(value).decode("gbk", "ignore")
-    raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    raise wrong_type(name, "a str", value)
 
 
 def _count(freq):

@@ -19,6 +19,7 @@ from typing import Any, Literal, cast
 import regex
 
 from kvec import hf_unicode
+from kvec.arguments import wrong_type
 from kvec.charsmap import CharsMap
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
@@ -124,7 +125,7 @@ class Prepend(Normalizer):
 
     def __init__(self, prepend: str) -> None:
         if not isinstance(prepend, str):
-            raise TypeError(f"prepend must be a str, got {type(prepend).__name__}")
+            raise wrong_type("prepend", "a str", prepend)
         self.prepend = prepend
 
     def get_config(self) -> dict[str, Any]:
@@ -163,7 +164,7 @@ class Replace(Normalizer):
         self._compiled = compile_pattern(pattern)
         self._pattern = pattern
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         self.content = content
 
     @property
@@ -315,7 +316,7 @@ class Precompiled(Normalizer):
             elif isinstance(value, str):
                 self._map = CharsMap.from_base64(value)
             else:
-                raise TypeError(f"precompiled_charsmap must be bytes or base64 str, got {type(value).__name__}")
+                raise wrong_type("precompiled_charsmap", "bytes or base64 str", value)
         super().__setattr__(name, value)
 
     def get_config(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from kvec import serialization
 from kvec._encoder import CharRules, PieceTable, WordEncoder, encodings
 from kvec.added_vocabulary import AddedToken, AddedVocabulary
+from kvec.arguments import MAX_ID
 from kvec.collector import collector_paused
 from kvec.contracts import (
     PRINTERS,
@@ -47,7 +48,6 @@ from kvec.encoding import (
     truncate_encodings,
 )
 from kvec.errors import FormatError, check_json_depth
-from kvec.models.base import MAX_ID
 from kvec.pipeline_conveniences import Conveniences
 from kvec.pretokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged

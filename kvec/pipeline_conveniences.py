@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from kvec.arguments import wrong_type
 from kvec.encoding import Encoding
 
 __all__ = ["Conveniences"]
@@ -46,7 +47,7 @@ class Conveniences:
         """
         for name, value in (("encoding", encoding), ("pair", pair)):
             if value is not None and not isinstance(value, Encoding):
-                raise TypeError(f"{name} must be an Encoding, got {type(value).__name__}")
+                raise wrong_type(name, "an Encoding", value)
         second = None if pair is None else pair._copy()
         return self._post_process(encoding._copy(), second, add_special_tokens, self.truncation, self.padding)
 
@@ -89,5 +90,5 @@ class Conveniences:
     @encode_special_tokens.setter
     def encode_special_tokens(self, value: bool) -> None:
         if not isinstance(value, bool):
-            raise TypeError(f"encode_special_tokens must be a bool, got {type(value).__name__}")
+            raise wrong_type("encode_special_tokens", "a bool", value)
         self.added_vocabulary.encode_special_tokens = value

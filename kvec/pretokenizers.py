@@ -17,6 +17,7 @@ import regex
 
 from kvec import char_classes, hf_unicode
 from kvec._native import WordSplitter
+from kvec.arguments import must_be, wrong_type
 from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, registered, utf8_text
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.unicode_scripts import ANY, script_classes
@@ -432,9 +433,9 @@ class CharDelimiterSplit(_DelimiterSplit):
     @delimiter.setter
     def delimiter(self, delimiter: str) -> None:
         if not isinstance(delimiter, str):
-            raise TypeError(f"delimiter must be a str, got {type(delimiter).__name__}")
+            raise wrong_type("delimiter", "a str", delimiter)
         if len(delimiter) != 1:
-            raise ValueError(f"delimiter must be one character: expected a string of length 1, got {delimiter!r}")
+            raise must_be("delimiter", "one character: expected a string of length 1", delimiter)
         self._pattern = compile_pattern(delimiter, "delimiter")
         self._delimiter = delimiter
 
@@ -457,7 +458,7 @@ class FixedLength(PreTokenizer):
 
     def __init__(self, length: int = 5) -> None:
         if isinstance(length, bool) or not isinstance(length, int):
-            raise TypeError(f"length must be an int, got {type(length).__name__}")
+            raise wrong_type("length", "an int", length)
         if length < 1:
             raise ValueError(f"length must be >= 1, got {length}")
         self.length = length
@@ -604,9 +605,9 @@ PREPEND_SCHEMES = ("always", "first", "never")
 def metaspace_replacement(replacement: str) -> str:
     """``replacement`` checked as Hugging Face's Metaspace checks it: one character."""
     if not isinstance(replacement, str):
-        raise TypeError(f"replacement must be a str, got {type(replacement).__name__}")
+        raise wrong_type("replacement", "a str", replacement)
     if len(replacement) != 1:
-        raise ValueError(f"replacement must be one character: expected a string of length 1, got {replacement!r}")
+        raise must_be("replacement", "one character: expected a string of length 1", replacement)
     return replacement
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import wrong_type
 from kvec.contracts import JsonState, PostProcessor, StageList, registered
 from kvec.encoding import Encoding
 
@@ -151,7 +152,7 @@ def _parse(template, special_ids, name):
     elif isinstance(template, str):
         parts = template.split(" ")
     else:
-        raise TypeError(f"{name} template must be a str or a list of str, got {type(template).__name__}")
+        raise wrong_type(f"{name} template", "a str or a list of str", template)
     pieces: list[tuple[str, Any, int]] = []  # (kind, the special token's (name, ids, tokens) or "A"/"B", type id)
     missing: list[str] = []
     for part in parts:
@@ -191,7 +192,7 @@ def _special_entry(entry, position):
                 raise ValueError(f"{where}: `{key}` must be specified")
         name, ids, tokens = entry["id"], entry["ids"], entry["tokens"]
         if not isinstance(name, str):
-            raise TypeError(f"{where}['id'] must be a str, got {type(name).__name__}")
+            raise wrong_type(f"{where}['id']", "a str", name)
         if not isinstance(ids, (list, tuple)) or not all(_is_id(i) for i in ids):
             raise TypeError(f"{where}['ids'] must be a list of non-negative int ids")
         if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
@@ -442,7 +443,7 @@ class Sequence(StageList, PostProcessor):
         processors = list(processors)
         for position, processor in enumerate(processors):
             if not isinstance(processor, PostProcessor):
-                raise TypeError(f"processors[{position}] must be a PostProcessor, got {type(processor).__name__}")
+                raise wrong_type(f"processors[{position}]", "a PostProcessor", processor)
         self.processors = processors
 
     def get_config(self) -> dict[str, Any]:

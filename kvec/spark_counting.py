@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kvec.arguments import wrong_type
 from kvec.contracts import PreTokenizer
 from kvec.pipeline import Pipeline, TrainingWords
 from kvec.spark_inputs import text_rdd
@@ -47,7 +48,7 @@ def count_words(
         found: dict[str, list[Any]] = {}  # word -> [count, (line, position) of its first occurrence]
         for text, line in rows:
             if not isinstance(text, str):
-                raise TypeError(f"texts[{line}] must be a str, got {type(text).__name__}")
+                raise wrong_type(f"texts[{line}]", "a str", text)
             split = ([text] if text else []) if words is None else words.split_words(text)
             for position, word in enumerate(split):
                 entry = found.get(word)
@@ -73,4 +74,4 @@ def _words_of(tokenizer):
         return tokenizer.training_words()
     if isinstance(tokenizer, (PreTokenizer, TrainingWords)):
         return tokenizer
-    raise TypeError(f"tokenizer must be a kvec pipeline or a pre-tokenizer, got {type(tokenizer).__name__}")
+    raise wrong_type("tokenizer", "a kvec pipeline or a pre-tokenizer", tokenizer)

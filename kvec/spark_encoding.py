@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from kvec.arguments import must_be
 from kvec.shards import IDS, MASK
 from kvec.spark_inputs import text_frame
 from kvec.spark_tokenizers import ShippedTokenizer, portable, token_ids
@@ -71,12 +72,12 @@ def encode(
     from pyspark.sql.types import ArrayType, ByteType, IntegerType, StructField, StructType
 
     if maxlen is not None and (isinstance(maxlen, bool) or not isinstance(maxlen, (int, np.integer)) or maxlen < 1):
-        raise ValueError(f"maxlen must be a positive int or None, got {maxlen!r}")
+        raise must_be("maxlen", "a positive int or None", maxlen)
     for name, side in (("padding", padding), ("truncating", truncating)):
         if side not in PADDING_SIDES:
             raise ValueError(f'{name} must be "pre" or "post", got {side!r}')
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not _INT32.min <= value <= _INT32.max:
-        raise ValueError(f"value must be an int that fits int32, got {value!r}")
+        raise must_be("value", "an int that fits int32", value)
     travelled = portable(tokenizer)  # checked before Spark does anything
     frame, text = text_frame(data, column, spark)
     kept = [f for f in frame.schema.fields if f.name != text]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kvec.arguments import wrong_type
+
 __all__ = ["text_column", "text_frame", "text_rdd"]
 
 TEXT_COLUMN = "text"  # the column an RDD of str becomes
@@ -22,7 +24,7 @@ def text_rdd(data: Any, column: str | None = None, spark: Any = None) -> Any:
         return data.select(text_column(data, column)).rdd.map(lambda row: row[0])
     if isinstance(data, (str, list, tuple)):
         return _read_text(data, spark).rdd.map(lambda row: row[0])
-    raise TypeError(f"data must be an RDD, a DataFrame or paths, got {type(data).__name__}")
+    raise wrong_type("data", "an RDD, a DataFrame or paths", data)
 
 
 def text_frame(data: Any, column: str | None = None, spark: Any = None) -> tuple[Any, str]:
@@ -52,7 +54,7 @@ def text_frame(data: Any, column: str | None = None, spark: Any = None) -> tuple
     if isinstance(data, (str, list, tuple)):
         frame = _read_text(data, spark)
         return frame, frame.columns[0]
-    raise TypeError(f"data must be an RDD, a DataFrame or paths, got {type(data).__name__}")
+    raise wrong_type("data", "an RDD, a DataFrame or paths", data)
 
 
 def text_column(frame: Any, column: str | None) -> str:
@@ -63,7 +65,7 @@ def text_column(frame: Any, column: str | None) -> str:
             raise ValueError(f"the DataFrame has string columns {strings}: say which with column=")
         return strings[0]
     if not isinstance(column, str):
-        raise TypeError(f"column must be a str, got {type(column).__name__}")
+        raise wrong_type("column", "a str", column)
     if column not in frame.columns:
         raise ValueError(f"column: the DataFrame has no column {column!r}; it has {frame.columns}")
     if column not in strings:

@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from kvec.arguments import wrong_type
 from kvec.shards import FORMATS, IDS, MASK, SHARDS_FILE, ShardColumn, ShardInfo, shard_file_name, write_info
 
 __all__ = ["write_shards"]
@@ -49,7 +50,7 @@ def write_shards(df: Any, path: str | os.PathLike[str], format: str = "tfrecord"
     from pyspark.sql import DataFrame
 
     if not isinstance(df, DataFrame):
-        raise TypeError(f"df must be a pyspark DataFrame, got {type(df).__name__}")
+        raise wrong_type("df", "a pyspark DataFrame", df)
     if format not in FORMATS:
         raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
     columns = tuple(_shard_column(field) for field in df.schema.fields)

@@ -21,6 +21,7 @@ LAYERS = {
     0: ["kvec._native", "kvec._unigram", "kvec._encoder", "kvec._jieba"],
     1: [
         "kvec.errors",
+        "kvec.arguments",
         "kvec.encoding",
         "kvec.atomic",
         "kvec.progress",

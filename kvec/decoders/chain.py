@@ -14,6 +14,7 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import must_be, wrong_type
 from kvec.contracts import Decoder, PieceDecoder, registered
 from kvec.decoders.pieces import WordPiece
 from kvec.patterns import Pattern, compile_pattern, find_matches, pattern_json
@@ -50,7 +51,7 @@ class Replace(Decoder):
     def __init__(self, pattern: Pattern, content: str) -> None:
         self._expression = compile_pattern(pattern)
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         self.pattern = pattern
         self.content = content
 
@@ -99,10 +100,10 @@ class Strip(Decoder):
 
     def __init__(self, content: str = " ", left: int = 0, right: int = 0) -> None:
         if not isinstance(content, str) or len(content) != 1:
-            raise ValueError(f"content must be one character, got {content!r}")
+            raise must_be("content", "one character", content)
         for name, value in (("left", left), ("right", right)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+                raise must_be(name, "a non-negative int", value)
         self.content = content
         self.left = left
         self.right = right
@@ -181,7 +182,7 @@ class CTC(Decoder):
     def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> None:
         for name, value in (("pad_token", pad_token), ("word_delimiter_token", word_delimiter_token)):
             if not isinstance(value, str):
-                raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+                raise wrong_type(name, "a str", value)
         self.pad_token = pad_token
         self.word_delimiter_token = word_delimiter_token
         self.cleanup = bool(cleanup)
@@ -222,7 +223,7 @@ class BPEDecoder(Decoder):
 
     def __init__(self, suffix: str = "</w>") -> None:
         if not isinstance(suffix, str):
-            raise TypeError(f"suffix must be a str, got {type(suffix).__name__}")
+            raise wrong_type("suffix", "a str", suffix)
         self.suffix = suffix
 
     def get_config(self) -> dict[str, Any]:
@@ -252,7 +253,7 @@ class Sequence(Decoder):
         decoders = list(decoders)
         for position, decoder in enumerate(decoders):
             if not isinstance(decoder, Decoder):
-                raise TypeError(f"decoders[{position}] must be a Decoder, got {type(decoder).__name__}")
+                raise wrong_type(f"decoders[{position}]", "a Decoder", decoder)
         self.decoders = decoders
 
     def get_config(self) -> dict[str, Any]:

@@ -23,10 +23,10 @@ import regex
 
 from kvec import decoders, normalizers, pretokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import MAX_ID, wrong_type
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
 from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
-from kvec.models.base import MAX_ID
 from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
@@ -557,7 +557,7 @@ def _check_meaning(tokenizer, huggingface_meaning, stacklevel):
     if tokenizer.model is None:
         raise ValueError("the tokenizer has no model yet: train it first")
     if not isinstance(huggingface_meaning, bool):
-        raise TypeError(f"huggingface_meaning must be a bool, got {type(huggingface_meaning).__name__}")
+        raise wrong_type("huggingface_meaning", "a bool", huggingface_meaning)
     if not (isinstance(tokenizer.model, Unigram) and tokenizer.model.viterbi == "sentencepiece"):
         return
     changes = (

@@ -18,9 +18,9 @@ from collections.abc import Mapping
 
 from kvec import decoders, pretokenizers, serialization
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import MAX_ID, check_id, wrong_type
 from kvec.errors import FormatError
 from kvec.models import BPE
-from kvec.models.base import MAX_ID, check_id
 from kvec.pipeline import Pipeline
 
 __all__ = ["MAX_TOKEN_BYTES", "PATTERNS", "load_tiktoken"]
@@ -140,7 +140,7 @@ def _checked_special_tokens(special_tokens):
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, Mapping):
-        raise TypeError(f"special_tokens must be a mapping of token to id, got {type(special_tokens).__name__}")
+        raise wrong_type("special_tokens", "a mapping of token to id", special_tokens)
     special = {}
     for token, token_id in special_tokens.items():
         if not isinstance(token, str) or not token:

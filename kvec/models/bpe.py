@@ -21,17 +21,10 @@ from typing import Any, cast
 
 from kvec import spec_bytes
 from kvec._native import BpeRanks, BpeSymbols
+from kvec.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
-from kvec.models.base import (
-    SubwordModel,
-    check_bool,
-    check_count,
-    check_score,
-    check_seed,
-    check_token,
-    checked_vocab,
-)
+from kvec.models.base import SubwordModel, checked_vocab
 from kvec.vocab_reading import Path, read_merges_txt, read_vocab_json
 
 __all__ = ["BPE"]
@@ -79,15 +72,15 @@ class BPE(SubwordModel):
                 raise TypeError(f"with vocab a vocab.json path, merges must be the path of its merges.txt, got {wrong}")
             vocab, merges = self.read_file(vocab, merges)
         if dropout is not None:
-            dropout = check_score(dropout, "dropout")
+            dropout = check_number(dropout, "dropout", finite=True)
             if not 0.0 <= dropout <= 1.0:
                 raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
         self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.merges = _checked_merges(merges)
-        self.unk_token = check_token(unk_token, "unk_token", optional=True)
-        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix", True)
-        self.end_of_word_suffix = check_token(end_of_word_suffix, "end_of_word_suffix", optional=True)
+        self.unk_token = check_str(unk_token, "unk_token", optional=True)
+        self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix", True)
+        self.end_of_word_suffix = check_str(end_of_word_suffix, "end_of_word_suffix", optional=True)
         self.dropout = dropout
         self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
         self.fuse_unk = check_bool(fuse_unk, "fuse_unk")
@@ -358,7 +351,7 @@ def _checked_merges(merges):
     if merges is None:
         return []
     if isinstance(merges, (str, bytes, Mapping)):
-        raise TypeError(f"merges must be a list of (left, right) pairs, got {type(merges).__name__}")
+        raise wrong_type("merges", "a list of (left, right) pairs", merges)
     checked = []
     for rank, pair in enumerate(merges):
         if not (

@@ -37,9 +37,10 @@ import numpy as np
 
 from kvec import spec_bytes
 from kvec._unigram import Lattice
+from kvec.arguments import MAX_ID, check_bool, check_id, check_number, check_seed, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
-from kvec.models.base import MAX_ID, SubwordModel, check_bool, check_id, check_score, check_seed
+from kvec.models.base import SubwordModel
 
 __all__ = ["Unigram"]
 
@@ -95,14 +96,14 @@ class Unigram(SubwordModel):
         if vocab is None:  # Hugging Face's empty model: the unknown piece alone
             vocab, unk_id = [("<unk>", 0.0)], 0 if unk_id is None else unk_id
         if isinstance(vocab, (str, bytes, Mapping)):
-            raise TypeError(f"vocab must be a list of (piece, score) pairs, got {type(vocab).__name__}")
+            raise wrong_type("vocab", "a list of (piece, score) pairs", vocab)
         self.pieces = []
         for position, entry in enumerate(vocab):
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
                 raise TypeError(f"vocab[{position}] must be a (piece, score) pair, got {entry!r:.60}")
             score = entry[1]
             if not (type(score) is float and -math.inf < score < math.inf):  # (the common case, checked fast)
-                score = check_score(score, f"the score of vocab[{position}]")
+                score = check_number(score, f"the score of vocab[{position}]", finite=True)
             self.pieces.append((entry[0], score))
         if len(self.pieces) > MAX_ID + 1:
             raise ValueError(f"vocab has {len(self.pieces)} pieces: ids are 0 to {MAX_ID}")
@@ -112,10 +113,10 @@ class Unigram(SubwordModel):
                 raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(self.pieces)} pieces)")
         self.unk_id = unk_id
         self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
-        self.alpha = check_score(alpha, "alpha")
+        self.alpha = check_number(alpha, "alpha", finite=True)
         if nbest_size is not None:
             if isinstance(nbest_size, (bool, np.bool_)) or not isinstance(nbest_size, (int, np.integer)):
-                raise TypeError(f"nbest_size must be an int or None, got {type(nbest_size).__name__}")
+                raise wrong_type("nbest_size", "an int or None", nbest_size)
             nbest_size = int(nbest_size)
         self.nbest_size = nbest_size
         self._rng = check_seed(seed)
@@ -127,10 +128,10 @@ class Unigram(SubwordModel):
         if unk_score is None:
             self.unk_score = (min(scores) if scores else 0.0) - UNKNOWN_PENALTY
         else:
-            self.unk_score = check_score(unk_score, "unk_score")
+            self.unk_score = check_number(unk_score, "unk_score", finite=True)
         self._explicit_unk_score = unk_score is not None
         if isinstance(unmatchable, (str, bytes, Mapping)):
-            raise TypeError(f"unmatchable must be a list of ids, got {type(unmatchable).__name__}")
+            raise wrong_type("unmatchable", "a list of ids", unmatchable)
         self.unmatchable = sorted({check_id(i, f"unmatchable[{k}]") for k, i in enumerate(unmatchable)})
         if self.unmatchable and self.unmatchable[-1] >= len(self.pieces):
             raise ValueError(f"unmatchable id {self.unmatchable[-1]} is not an id of the vocabulary")

@@ -9,8 +9,9 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from kvec.arguments import check_str
 from kvec.contracts import registered
-from kvec.models.base import SubwordModel, check_token, checked_vocab
+from kvec.models.base import SubwordModel, checked_vocab
 from kvec.vocab_reading import read_vocab_json
 
 __all__ = ["WordLevel"]
@@ -37,7 +38,7 @@ class WordLevel(SubwordModel):
         if isinstance(vocab, (str, os.PathLike)):  # tokenizers' WordLevel("vocab.json")
             vocab = read_vocab_json(vocab)
         self.vocab = checked_vocab(vocab)
-        check_token(unk_token, "unk_token")
+        check_str(unk_token, "unk_token")
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = unk_token
 

@@ -15,8 +15,9 @@ from typing import Any
 
 from kvec import spec_bytes
 from kvec._native import WordPieceTable
+from kvec.arguments import check_count, check_str
 from kvec.contracts import registered
-from kvec.models.base import SubwordModel, check_count, check_token, checked_vocab
+from kvec.models.base import SubwordModel, checked_vocab
 from kvec.vocab_reading import read_vocab_txt
 
 __all__ = ["WordPiece"]
@@ -49,9 +50,9 @@ class WordPiece(SubwordModel):
             vocab = read_vocab_txt(vocab)
         self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.unk_token = check_token(unk_token, "unk_token")
+        self.unk_token = check_str(unk_token, "unk_token")
         self.max_input_chars_per_word = check_count(max_input_chars_per_word, "max_input_chars_per_word")
-        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix")
+        self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix")
         self._table: WordPieceTable | None = None  # the vocabulary as a C table, built on first use
 
     def __setattr__(self, name: str, value: Any) -> None:

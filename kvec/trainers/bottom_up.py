@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kvec._native import BottomUpLearner
+from kvec.arguments import wrong_type
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 
@@ -59,9 +60,9 @@ def learn_vocabulary(
         raise ValueError("word_counts is empty")
     for i, (word, count) in enumerate(items):
         if not isinstance(word, str):
-            raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            raise wrong_type(f"word_counts: word {i}", "a str", word)
         if isinstance(count, bool) or not isinstance(count, int):
-            raise TypeError(f"word_counts: the count of {word!r} must be an int, got {type(count).__name__}")
+            raise wrong_type(f"word_counts: the count of {word!r}", "an int", count)
     reserved_tokens = list(reserved_tokens)
     counts = [count for _, count in items]
     upper = max(counts) if upper_thresh is None else min(max(counts), upper_thresh)

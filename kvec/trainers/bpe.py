@@ -29,6 +29,7 @@ from typing import cast
 
 from kvec._native import bpe_merge_loop
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import check_int, must_be, wrong_type
 from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
@@ -89,12 +90,12 @@ class BpeTrainer(Trainer):
         byte_fallback: bool = False,
         show_progress: bool = True,
     ) -> None:
-        _check_int("vocab_size", vocab_size, 0)
-        _check_int("min_frequency", min_frequency, 0)
+        check_int(vocab_size, "vocab_size", 0)
+        check_int(min_frequency, "min_frequency", 0)
         if limit_alphabet is not None:
-            _check_int("limit_alphabet", limit_alphabet, 0)
+            check_int(limit_alphabet, "limit_alphabet", 0)
         if max_token_length is not None:
-            _check_int("max_token_length", max_token_length, 1)
+            check_int(max_token_length, "max_token_length", 1)
         if tie_break not in TIE_RULES:
             raise ValueError(f"tie_break must be one of {TIE_RULES}, got {tie_break!r}")
         for name, value in (
@@ -102,7 +103,7 @@ class BpeTrainer(Trainer):
             ("end_of_word_suffix", end_of_word_suffix),
         ):
             if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+                raise wrong_type(name, "a str or None", value)
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.special_tokens = special_tokens
@@ -390,9 +391,9 @@ def word_count_items(word_counts: Mapping[str, int] | Iterable[tuple[str, int]])
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     for i, (word, count) in enumerate(items):
         if not isinstance(word, str):
-            raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            raise wrong_type(f"word_counts: word {i}", "a str", word)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
+            raise must_be(f"word_counts: the count of {word!r}", "a non-negative int", count)
     return items
 
 
@@ -416,10 +417,3 @@ def new_vocabulary(special_tokens: Iterable[str]) -> tuple[dict[str, int], list[
 def first_in_corpus(words: Iterable[_Word], candidates: set[tuple[int, int]]) -> tuple[int, int]:
     """The candidate pair that occurs first, scanning words in order and each word left to right."""
     return next(pair for word in words for pair in word.pairs() if pair in candidates)
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")

@@ -17,6 +17,7 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from kvec.arguments import must_be, wrong_type
 from kvec.progress import progress_bar
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def count_words(
     if n_jobs == -1:
         n_jobs = os.cpu_count() or 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+        raise must_be("n_jobs", "a positive int or -1", n_jobs)
     totals: dict[str, int] = {}
     bar = progress_bar(show_progress, desc="Counting words")
 
@@ -102,7 +103,7 @@ def _count_chunk(pre_tokenizer, chunk, first):
     counts: Counter[str] = Counter()
     for offset, text in enumerate(chunk):
         if not isinstance(text, str):
-            raise TypeError(f"texts[{first + offset}] must be a str, got {type(text).__name__}")
+            raise wrong_type(f"texts[{first + offset}]", "a str", text)
         if pre_tokenizer is None:
             counts.update([text] if text else [])
         else:
