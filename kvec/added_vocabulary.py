@@ -53,7 +53,7 @@ class AddedToken:
     Example:
         >>> from kvec.models import WordPiece
         >>> from kvec.pipeline import Pipeline
-        >>> from kvec.pretokenizers import Whitespace
+        >>> from kvec.pre_tokenizers import Whitespace
         >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace())
         >>> tok.add_special_tokens([AddedToken("<mask>", lstrip=True)])
         1
@@ -137,7 +137,7 @@ class AddedToken:
 
 
 class AddedVocabulary:
-    """The added tokens of a :class:`kvec.pipeline.Tokenizer` and their matchers."""
+    """The added tokens of a :class:`kvec.Pipeline` and their matchers."""
 
     def __init__(self) -> None:
         self.ids: dict[str, int] = {}  # content -> id, in registration order

@@ -24,8 +24,8 @@ from kvec.errors import KvecError, NotAFileError
 from kvec.interop import save_tokenizer_json
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
+from kvec.pre_tokenizers import BertPreTokenizer, ByteLevel, Whitespace
 from kvec.presets import sentencepiece_style
-from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Whitespace
 from kvec.progress import progress_bar
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 from kvec.trainers.counting import count_words

@@ -140,7 +140,7 @@ class WordTable:
         classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
             text one word.
         expression: ``"gpt2"`` or ``"cl100k"``: words follow that regular expression (contractions,
-            letter and number runs, spaces) over the classes (``csrc/expressions.h``).
+            letter and number runs, spaces) over the classes (``csrc/core/expressions.h``).
         merge: ``"previous"`` or ``"next"``: words follow Hugging Face's delimiter behaviour
             ``merged_with_previous`` or ``merged_with_next`` instead, with class ``ALONE`` the
             delimiters, ``MERGED_APART`` words of one character that end a run (sentencepiece's
@@ -468,7 +468,7 @@ class PreTokenizer(Stage, _Settings, ABC):
         span of ``text`` it comes from (as ``tokenizers``' ``pre_tokenize_str``; no empty word).
 
         Example:
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> Whitespace().pre_tokenize_str("Hi, you")
             [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7))]
         """

@@ -26,7 +26,7 @@ from kvec.arguments import must_be, wrong_type
 from kvec.contracts import CUSTOM_STAGES, Normalized, Normalizer, Piece, PreTokenizer, Span
 from kvec.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Replace, Strip
 from kvec.patterns import Regex, compile_pattern
-from kvec.pretokenizers import BEHAVIORS, _split_spans
+from kvec.pre_tokenizers import BEHAVIORS, _split_spans
 
 __all__ = ["CustomNormalizer", "CustomPreTokenizer", "NormalizedString", "PreTokenizedString", "cannot_save"]
 

@@ -26,7 +26,7 @@ STRATEGIES = ("longest_first", "only_first", "only_second")
 
 
 class Encoding:
-    """The result of :meth:`kvec.pipeline.Tokenizer.encode`.
+    """The result of :meth:`kvec.Pipeline.encode`.
 
     Attributes:
         ids: token ids.

@@ -23,7 +23,7 @@ from kvec.arguments import wrong_type
 from kvec.charsmap import CharsMap
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
-from kvec.pretokenizers import byte_spelling
+from kvec.pre_tokenizers import byte_spelling
 
 __all__ = [
     "BertNormalizer",

@@ -24,7 +24,7 @@ class Regex:
         pattern: the expression, in the syntax of the ``regex`` module (``\\p{L}``, lookarounds...).
 
     Example:
-        >>> from kvec.pretokenizers import Split
+        >>> from kvec.pre_tokenizers import Split
         >>> [p.text for p in Split(Regex(r"\\d+"), "removed").pre_tokenize("a12b3")]
         ['a', 'b']
     """

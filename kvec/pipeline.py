@@ -49,7 +49,7 @@ from kvec.encoding import (
 )
 from kvec.errors import FormatError, check_json_depth
 from kvec.pipeline_conveniences import Conveniences
-from kvec.pretokenizers import prepends_at_first_only
+from kvec.pre_tokenizers import prepends_at_first_only
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 from kvec.transformers_calls import TransformersCalls
@@ -116,11 +116,6 @@ def _parts(n_threads, count):
     """How many threads a batch of ``count`` texts is shared between: at most ``n_threads``, and at least
     64 texts each."""
     return max(1, min(n_threads, count // 64))
-
-
-def _int64s(chunks):
-    """One int64 array of byte strings of int64 values, back to back (a single one is not copied)."""
-    return np.frombuffer(b"".join(chunks), dtype=np.int64)
 
 
 #: Parts per thread when a batch is encoded on threads: the calling thread makes the Python objects of

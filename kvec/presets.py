@@ -15,7 +15,7 @@ from kvec.arguments import must_be
 from kvec.contracts import Model, Normalizer, Trainer
 from kvec.models import Unigram
 from kvec.pipeline import Pipeline
-from kvec.pretokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
+from kvec.pre_tokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 
 __all__ = ["SUBWORD_KINDS", "keras_subword", "sentencepiece_style"]

@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 # the stage modules register their stages (kvec.contracts.registered) as they are imported
-from kvec import chinese, decoders, models, normalizers, pretokenizers, processors  # noqa: F401
+from kvec import chinese, decoders, models, normalizers, pre_tokenizers, processors  # noqa: F401
 from kvec.added_vocabulary import AddedToken
 from kvec.atomic import atomic_write
 from kvec.contracts import STAGE_TYPES
@@ -28,7 +28,7 @@ FORMAT_VERSION = 1
 
 
 def to_document(tokenizer):
-    """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
+    """The JSON-ready dict of a :class:`kvec.Pipeline`."""
     document: dict[str, Any] = {"kvec_format": FORMAT_VERSION}
     for stage in STAGE_TYPES:
         component = getattr(tokenizer, stage)

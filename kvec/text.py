@@ -39,8 +39,8 @@ from kvec.contracts import Model
 from kvec.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Pipeline
+from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit
 from kvec.presets import keras_subword
-from kvec.pretokenizers import DEFAULT_FILTERS, WhitespaceSplit
 
 __all__ = [
     "CHINESE_PUNCTUATION",
@@ -378,7 +378,7 @@ class Tokenizer:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> bert = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
             >>> Tokenizer.from_model(bert).texts_to_sequences(["unable un x"])
             [[2, 3, 2, 1]]

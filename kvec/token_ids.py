@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 
 from kvec.contracts import Model
 from kvec.pipeline import Pipeline
-from kvec.pretokenizers import WhitespaceSplit
+from kvec.pre_tokenizers import WhitespaceSplit
 from kvec.ragged import rows_to_ragged
 from kvec.text import Tokenizer
 
@@ -32,7 +32,7 @@ def as_id_tokenizer(tokenizer: Any) -> Tokenizer | Pipeline:
     if isinstance(tokenizer, (Tokenizer, Pipeline)):
         return tokenizer
     raise TypeError(
-        f"tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer or a kvec model, got {type(tokenizer).__name__}"
+        f"tokenizer must be a kvec.Tokenizer, a kvec.Pipeline or a kvec model, got {type(tokenizer).__name__}"
     )
 
 

@@ -113,7 +113,7 @@ class BatchEncoding(UserDict):
     Example:
         >>> from kvec.models import WordPiece
         >>> from kvec.pipeline import Pipeline
-        >>> from kvec.pretokenizers import Whitespace
+        >>> from kvec.pre_tokenizers import Whitespace
         >>> tok = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
         >>> tok.pad_token = "[PAD]"  # (a tokenizer_config.json read by kvec.load sets it)
         >>> batch = tok(["unable un", "un"], padding=True)
@@ -500,7 +500,7 @@ class TransformersCalls:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> wordpiece = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
             >>> wordpiece.analyze("unable")
             ['un', '##able']
@@ -567,7 +567,7 @@ class TransformersCalls:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> tok = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "a": 2, "b": 3}), pre_tokenizer=Whitespace())
             >>> tok.pad_token = "[PAD]"
             >>> tok(["a b a", "b"], padding=True, truncation=True, max_length=2, return_tensors="np")["input_ids"]

@@ -9,7 +9,7 @@ from typing import Any
 import regex
 
 from kvec.contracts import JsonState, PieceDecoder, registered
-from kvec.pretokenizers import MetaspaceOptions, byte_level_bytes
+from kvec.pre_tokenizers import MetaspaceOptions, byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 

@@ -16,7 +16,7 @@ import os
 from array import array
 from collections.abc import Mapping
 
-from kvec import decoders, pretokenizers, serialization
+from kvec import decoders, pre_tokenizers, serialization
 from kvec.added_vocabulary import AddedToken
 from kvec.arguments import MAX_ID, check_id, wrong_type
 from kvec.errors import FormatError
@@ -43,7 +43,7 @@ PATTERNS = {
 
 def load_tiktoken(
     path: str | os.PathLike[str],
-    pattern: str | pretokenizers.Regex = "cl100k_base",
+    pattern: str | pre_tokenizers.Regex = "cl100k_base",
     special_tokens: Mapping[str, int] | None = None,
 ) -> Pipeline:
     """A pipeline that encodes as tiktoken does with this rank file.
@@ -73,16 +73,18 @@ def load_tiktoken(
         if len(parts) != 2:
             raise FormatError(path, f"token of rank {rank} cannot be made from two lower-ranked tokens")
         merges.append(tuple(part.decode("latin-1").translate(spelling) for part in parts))
-    if not isinstance(pattern, pretokenizers.Regex):
-        pattern = pretokenizers.Regex(PATTERNS.get(pattern, pattern))
-    words = pretokenizers.Split(pattern, behavior="isolated")
+    if not isinstance(pattern, pre_tokenizers.Regex):
+        pattern = pre_tokenizers.Regex(PATTERNS.get(pattern, pattern))
+    words = pre_tokenizers.Split(pattern, behavior="isolated")
     try:
         model = BPE(vocab, merges, ignore_merges=True)
     except ValueError as e:
         raise FormatError(path, f"the ranks do not make a BPE model ({e})") from None
     tokenizer = Pipeline(
         model,
-        pre_tokenizer=pretokenizers.Sequence([words, pretokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
+        pre_tokenizer=pre_tokenizers.Sequence(
+            [words, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        ),
         decoder=decoders.ByteLevel(),
     )
     if special:
@@ -94,7 +96,7 @@ def load_tiktoken(
 
 
 #: ``bytes.decode("latin-1").translate(_BYTE_SPELLING)``: a token's bytes as byte-level BPE spells them
-_BYTE_SPELLING = str.maketrans(pretokenizers.bytes_to_unicode())
+_BYTE_SPELLING = str.maketrans(pre_tokenizers.bytes_to_unicode())
 _RANK_DIGITS = len(str(MAX_ID))
 
 

@@ -15,7 +15,7 @@ sentencepiece's float32 sums; the unknown and byte pieces never match text (a li
 text, not the byte ``A``); each unknown character is spelled by byte pieces on its own. At each end
 position both keep the first best path in order of start position. The rule also says what a lattice
 spans: Hugging Face's is one word of the pre-tokenizer; sentencepiece's is the whole text behind a
-pre-tokenizer whose words only shape training (:class:`kvec.pretokenizers.SentencePiece`), so its sums
+pre-tokenizer whose words only shape training (:class:`kvec.pre_tokenizers.SentencePiece`), so its sums
 carry on from word to word. Given the same pieces and scores, the ids equal those of the library the
 rule names.
 

@@ -40,7 +40,7 @@ def count_words(
         show_progress: show the number of texts counted.
 
     Example:
-        >>> from kvec.pretokenizers import WhitespaceSplit
+        >>> from kvec.pre_tokenizers import WhitespaceSplit
         >>> count_words(["a b a", "c a"], WhitespaceSplit())
         {'a': 3, 'b': 1, 'c': 1}
     """
