@@ -231,7 +231,7 @@ WordSplitter_split(WordSplitter *self, PyObject *args)
 /* WordLookup: a read-only copy of a str -> object dict, probed with spans. */
 typedef struct {
     PyObject_HEAD
-    WordTable table;
+    WordMap table;
 } WordLookup;
 
 static int
@@ -275,10 +275,10 @@ PyTypeObject WordLookupType = {
 };
 
 /* The table of a WordLookup argument; NULL with an exception set when its __init__ was not run. */
-static WordTable *
+static WordMap *
 lookup_table(PyObject *lookup)
 {
-    WordTable *table = &((WordLookup *)lookup)->table;
+    WordMap *table = &((WordLookup *)lookup)->table;
     if (!table->entries) PyErr_SetString(PyExc_RuntimeError, "WordLookup.__init__ was not called");
     return table->entries ? table : NULL;
 }
@@ -286,7 +286,7 @@ lookup_table(PyObject *lookup)
 typedef struct {
     PyObject **ids; /* borrowed: the lookup's values (or oov) of the text's words so far */
     Py_ssize_t length, capacity;
-    WordTable *table;
+    WordMap *table;
     PyObject *oov; /* NULL: drop unknown words */
 } IdsState;
 
@@ -443,7 +443,7 @@ PyTypeObject WordSplitterType = {
 
 typedef struct {
     PyObject_HEAD
-    WordTable table; /* word -> slot */
+    WordMap table; /* word -> slot */
     PyObject *words; /* list: slot -> word */
     PyObject *other_slots; /* dict: non-str token -> slot, made on first use */
     int64_t *counts, *docs, *last_doc;

@@ -27,8 +27,8 @@ span_str(const Span *w)
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* WordTable: open addressing keyed by a word's code points, so a word seen again costs a hash and a  */
-/* compare, never a new str object.                                                                  */
+/* WordMap: words (str) to values, by open addressing keyed by a word's code points, so a word seen  */
+/* again costs a hash and a compare, never a new str object.                                         */
 
 typedef struct {
     uint64_t hash;
@@ -41,7 +41,7 @@ typedef struct {
     Entry *entries;
     size_t mask;
     size_t used;
-} WordTable;
+} WordMap;
 
 /* hash_step and hash_end come from code_points.h; a span of a str hashes as its CodePoints do. */
 static inline uint64_t
@@ -65,7 +65,7 @@ same_code_points(PyObject *word, const Span *w)
 }
 
 static inline int
-table_init(WordTable *t, size_t capacity)
+table_init(WordMap *t, size_t capacity)
 {
     size_t size = 64;
     while (size < capacity * 2) size <<= 1;
@@ -80,7 +80,7 @@ table_init(WordTable *t, size_t capacity)
 }
 
 static inline void
-table_free(WordTable *t)
+table_free(WordMap *t)
 {
     if (!t->entries) return;
     for (size_t i = 0; i <= t->mask; i++) {
@@ -93,7 +93,7 @@ table_free(WordTable *t)
 
 /* The entry for the span's word, or the empty entry where it would go. */
 static inline Entry *
-table_probe(WordTable *t, const Span *w, uint64_t h)
+table_probe(WordMap *t, const Span *w, uint64_t h)
 {
     size_t i = (size_t)h & t->mask;
     for (;;) {
@@ -104,9 +104,9 @@ table_probe(WordTable *t, const Span *w, uint64_t h)
 }
 
 static inline int
-table_grow(WordTable *t)
+table_grow(WordMap *t)
 {
-    WordTable bigger;
+    WordMap bigger;
     if (table_init(&bigger, (t->mask + 1)) < 0) return -1;
     for (size_t i = 0; i <= t->mask; i++) {
         Entry *e = &t->entries[i];
@@ -123,7 +123,7 @@ table_grow(WordTable *t)
 
 /* Fills an empty entry found by table_probe; steals word and value. */
 static inline int
-table_fill(WordTable *t, Entry *e, uint64_t h, PyObject *word, PyObject *value, Py_ssize_t slot)
+table_fill(WordMap *t, Entry *e, uint64_t h, PyObject *word, PyObject *value, Py_ssize_t slot)
 {
     e->hash = h;
     e->word = word;
