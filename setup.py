@@ -38,11 +38,10 @@ class BuildPy(build_py):
 setup(
     cmdclass={"build_py": BuildPy},
     ext_modules=[
+        extension("_keras", "keras_module", "keras_words", "padding"),
         extension(
-            "_native",
-            "native_module",
-            "keras_words",
-            "padding",
+            "_subword",
+            "subword_module",
             "bpe_model",
             "bpe_trainer",
             "wordpiece_model",

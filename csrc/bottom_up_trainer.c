@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "native.h"
+#include "subword.h"
 #include "hash.h"
 #include "texts.h"
 
@@ -343,7 +343,7 @@ static PyMethodDef BottomUpLearner_methods[] = {
     {NULL}};
 
 PyTypeObject BottomUpLearnerType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.BottomUpLearner",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._subword.BottomUpLearner",
     .tp_basicsize = sizeof(BottomUpLearner),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "BottomUpLearner(words, counts, joiner): the rounds of the bottom-up WordPiece learner.",

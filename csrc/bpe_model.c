@@ -24,7 +24,7 @@
 
 #include "bpe.h"
 #include "int64s.h"
-#include "native.h"
+#include "subword.h"
 #include "pair_map.h"
 #include "twister.h"
 #include "word_model.h"
@@ -210,7 +210,7 @@ static PyMethodDef BpeRanks_methods[] = {
     {NULL}};
 
 PyTypeObject BpeRanksType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.BpeRanks",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._subword.BpeRanks",
     .tp_basicsize = sizeof(BpeRanks),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "BpeRanks(merges): merges as (left id, right id, new id), highest priority first.",
@@ -389,7 +389,7 @@ static PyMethodDef BpeSymbols_methods[] = {
     {NULL}};
 
 PyTypeObject BpeSymbolsType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.BpeSymbols",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._subword.BpeSymbols",
     .tp_basicsize = sizeof(BpeSymbols),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "BpeSymbols(ranks, chars, spelled, byte_ids, unk_id, fuse_unk, prefix, suffix): a BPE model's "

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "native.h"
+#include "subword.h"
 #include "pair_map.h"
 
 /* ------------------------------------------------------------------------------------------------ */

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "native.h"
+#include "subword.h"
 #include "utf8.h"
 
 #define WINDOW 16              /* characters offered to the trie at each position, as sentencepiece */
@@ -463,7 +463,7 @@ static PyMethodDef CharsMapTable_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 PyTypeObject CharsMapTableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.CharsMapTable",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._subword.CharsMapTable",
     .tp_basicsize = sizeof(CharsMapTable),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "CharsMapTable(units, replacements): sentencepiece's precompiled character map and its "

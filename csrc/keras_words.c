@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "int64s.h"
-#include "native.h"
+#include "keras.h"
 #include "code_points.h"
 #include "texts.h"
 #include "words.h"
@@ -265,7 +265,7 @@ WordLookup_dealloc(WordLookup *self)
 }
 
 PyTypeObject WordLookupType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordLookup",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._keras.WordLookup",
     .tp_basicsize = sizeof(WordLookup),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordLookup(mapping): a read-only copy of a str-keyed dict for WordSplitter.ids.",
@@ -428,7 +428,7 @@ static PyMethodDef WordSplitter_methods[] = {
     {NULL}};
 
 PyTypeObject WordSplitterType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordSplitter",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._keras.WordSplitter",
     .tp_basicsize = sizeof(WordSplitter),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordSplitter(separators): splits text into maximal runs of non-separator characters.",
@@ -705,7 +705,7 @@ static PyGetSetDef WordCounter_getset[] = {
     {"documents", (getter)WordCounter_get_documents, NULL, "number of documents added", NULL}, {NULL}};
 
 PyTypeObject WordCounterType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordCounter",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._keras.WordCounter",
     .tp_basicsize = sizeof(WordCounter),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordCounter(): occurrence and document counts of words, in first-occurrence order.",

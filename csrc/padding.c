@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "native.h"
+#include "keras.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* fill_padded                                                                                       */

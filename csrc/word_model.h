@@ -1,6 +1,6 @@
 /* csrc/word_model.h: a model's C function from one word to its ids, handed in a capsule from the
- * extension that holds the model (kvec._native) to the word encoder (kvec._encoder), so that words new
- * to the encoder's cache are segmented without the GIL, on every encoding thread at once.
+ * extension that holds the model (kvec._subword, kvec._unigram) to the word encoder (kvec._encoder), so
+ * that words new to the encoder's cache are segmented without the GIL, on every encoding thread at once.
  *
  * The capsule's pointer is the model's WordModel; its context is the model object, which the capsule
  * keeps alive. kvec.contracts.Model.word_model() gives the capsule, or None where the model has no such

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "native.h"
+#include "subword.h"
 #include "word_model.h"
 #include "wordpiece.h"
 #include "words.h"
@@ -198,7 +198,7 @@ static PyMethodDef WordPieceTable_methods[] = {
     {NULL}};
 
 PyTypeObject WordPieceTableType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._native.WordPieceTable",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._subword.WordPieceTable",
     .tp_basicsize = sizeof(WordPieceTable),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "WordPieceTable(vocab, prefix, unk_token, max_chars): WordPiece's greedy longest-match-first "

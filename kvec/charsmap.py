@@ -12,7 +12,7 @@ import binascii
 import sys
 from array import array
 
-from kvec._native import CharsMapTable
+from kvec._subword import CharsMapTable
 from kvec.errors import FormatError
 
 __all__ = ["CharsMap"]

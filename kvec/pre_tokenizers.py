@@ -16,7 +16,7 @@ from typing import Any, ClassVar, cast
 import regex
 
 from kvec import char_classes, hf_unicode
-from kvec._native import WordSplitter
+from kvec._keras import WordSplitter
 from kvec.arguments import must_be, wrong_type
 from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, registered, utf8_text
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec._native import fill_padded
+from kvec._keras import fill_padded
 from kvec.arguments import check_int, check_number, must_be, wrong_type
 
 __all__ = ["make_sampling_table", "pad_sequences", "skipgrams"]

@@ -31,7 +31,7 @@ from typing import Any, TypeGuard, cast
 import numpy as np
 
 from kvec._encoder import id_rows
-from kvec._native import WordCounter, WordLookup, WordSplitter
+from kvec._keras import WordCounter, WordLookup, WordSplitter
 from kvec.arguments import must_be, type_name, wrong_type
 from kvec.chinese import Jieba
 from kvec.collector import collector_paused

@@ -18,7 +18,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
 
 LAYERS = {
-    0: ["kvec._native", "kvec._unigram", "kvec._encoder", "kvec._jieba"],
+    0: ["kvec._keras", "kvec._subword", "kvec._unigram", "kvec._encoder", "kvec._jieba"],
     1: [
         "kvec.errors",
         "kvec.arguments",

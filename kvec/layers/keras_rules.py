@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from kvec._native import WordLookup, WordSplitter
+from kvec._keras import WordLookup, WordSplitter
 
 __all__ = ["KerasText", "KerasVocabulary", "MASK_TOKEN", "OOV_TOKEN", "as_bytes", "encode_ids"]
 

@@ -20,7 +20,7 @@ from itertools import islice
 from typing import Any, cast
 
 from kvec import spec_bytes
-from kvec._native import BpeRanks, BpeSymbols
+from kvec._subword import BpeRanks, BpeSymbols
 from kvec.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
@@ -135,7 +135,7 @@ class BPE(SubwordModel):
 
     def word_model(self, byte_spelling: str = "") -> object | None:
         """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
-        of ``kvec._native.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
+        of ``kvec._subword.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
         the vocabulary. With dropout, it draws from the model's generator, as :meth:`tokenize_ids`
         does; with ``ignore_merges``, a word that is a token (spelled, for byte-level words) is that
         token."""
@@ -146,7 +146,7 @@ class BPE(SubwordModel):
 
     def native_symbols(self, byte_spelling: str = "") -> dict[str, Any] | None:
         """How the native core (``csrc/core/bpe.h``) makes a word's first symbols, as the arguments of
-        ``kvec._native.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
+        ``kvec._subword.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
         int32, a byte symbol missing from the vocabulary, a lone surrogate in an affix)."""
         if any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
@@ -340,7 +340,7 @@ class BPE(SubwordModel):
 
     def _merge_native(self, symbols, dropout=0.0):
         """The merges applied to the symbols, lowest rank first and leftmost on ties, in C; with
-        ``dropout``, each merge is skipped with that probability (see ``kvec._native.BpeRanks``)."""
+        ``dropout``, each merge is skipped with that probability (see ``kvec._subword.BpeRanks``)."""
         ids, starts = self._native.merge([symbol[0] for symbol in symbols], True, dropout or 0.0)
         ends = starts[1:] + [len(symbols)]
         return [(i, symbols[s][1], symbols[e - 1][2]) for i, s, e in zip(ids, starts, ends)]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kvec import spec_bytes
-from kvec._native import WordPieceTable
+from kvec._subword import WordPieceTable
 from kvec.arguments import check_count, check_str
 from kvec.contracts import registered
 from kvec.models.base import SubwordModel, checked_vocab

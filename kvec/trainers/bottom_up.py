@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kvec._native import BottomUpLearner
+from kvec._subword import BottomUpLearner
 from kvec.arguments import wrong_type
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece

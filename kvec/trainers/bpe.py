@@ -27,7 +27,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping
 from typing import cast
 
-from kvec._native import bpe_merge_loop
+from kvec._subword import bpe_merge_loop
 from kvec.added_vocabulary import AddedToken
 from kvec.arguments import check_int, must_be, wrong_type
 from kvec.contracts import Trainer

@@ -1,16 +1,9 @@
-/* csrc/native.h: what the files of the kvec._native extension share: their Python types and module
- * functions, registered by native_module.c. */
-#ifndef KVEC_NATIVE_H
-#define KVEC_NATIVE_H
+/* csrc/subword.h: what the files of the kvec._subword extension share: their Python types and module
+ * functions, registered by subword_module.c. */
+#ifndef KVEC_SUBWORD_H
+#define KVEC_SUBWORD_H
 
 #include <Python.h>
-
-/* keras_words.c (kvec/text.py) */
-extern PyTypeObject WordSplitterType, WordLookupType, WordCounterType;
-int keras_words_init(void);
-
-/* padding.c (kvec/sequence.py) */
-PyObject *fill_padded(PyObject *module, PyObject *args);
 
 /* bpe_trainer.c (kvec/trainers/bpe.py) */
 PyObject *bpe_merge_loop(PyObject *module, PyObject *args);

@@ -1,29 +1,24 @@
-/* csrc/native_module.c: the kvec._native extension: the hot loops behind kvec's Keras API and its
- * BPE and WordPiece models and trainers. Each subject is a file of its own (see native.h); this one
+/* csrc/subword_module.c: the kvec._subword extension: the hot loops of kvec's BPE and WordPiece models
+ * and trainers (the bottom-up learner included) and of sentencepiece's character map, the normalizer
+ * of the models sentencepiece makes. Each subject is a file of its own (see subword.h); this one
  * registers their types and functions. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include "module.h"
-#include "native.h"
+#include "subword.h"
 
 static PyMethodDef module_methods[] = {
     {"bpe_merge_loop", bpe_merge_loop, METH_VARARGS,
      "bpe_merge_loop(words, counts, vocab_size, current_size, min_frequency, max_length, add_merge) -> "
      "merged pairs in order; add_merge(a, b) -> (new_id, vocabulary size) names each new token"},
-    {"fill_padded", fill_padded, METH_VARARGS,
-     "fill_padded(out, sequences, pre_padding, pre_truncating) -> bool: copy int/float lists into a "
-     "padded 2-D buffer; False when an element needs NumPy's conversion rules"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {
-    PyModuleDef_HEAD_INIT, "kvec._native", "The hot loops behind kvec's Python API.", -1, module_methods,
-    NULL, NULL, NULL, NULL};
+    PyModuleDef_HEAD_INIT, "kvec._subword", "Subword models, their trainers and sentencepiece's character map, in C.",
+    -1, module_methods, NULL, NULL, NULL, NULL};
 
 static const ModuleType types[] = {
-    {"WordSplitter", &WordSplitterType},
-    {"WordLookup", &WordLookupType},
-    {"WordCounter", &WordCounterType},
     {"BpeRanks", &BpeRanksType},
     {"BpeSymbols", &BpeSymbolsType},
     {"WordPieceTable", &WordPieceTableType},
@@ -32,8 +27,7 @@ static const ModuleType types[] = {
 };
 
 PyMODINIT_FUNC
-PyInit__native(void)
+PyInit__subword(void)
 {
-    if (keras_words_init() < 0) return NULL;
     return create_module(&module_def, types, sizeof(types) / sizeof(types[0]));
 }

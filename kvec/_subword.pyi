@@ -1,41 +1,12 @@
-"""Types of the extension built from csrc/ (setup.py lists its sources): the Keras word rule and counts,
-padding, BPE (model and trainer's merge loop), WordPiece (model and bottom-up learner) and
-sentencepiece's character map. mypy checks kvec's calls against these signatures."""
+"""Types of the kvec._subword extension built from csrc/ (setup.py lists its sources): BPE (model and the
+trainer's merge loop), WordPiece (model and bottom-up learner) and sentencepiece's character map. mypy
+checks kvec's calls against these signatures."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Literal, final, overload
 
 from typing_extensions import Buffer
 
-@final
-class WordLookup:
-    """A read-only copy of a str-keyed dict for :meth:`WordSplitter.ids`."""
-
-    def __init__(self, mapping: dict[str, int]) -> None: ...
-
-@final
-class WordSplitter:
-    """Splits text into maximal runs of characters that are not separators."""
-
-    def __init__(self, separators: str, /) -> None: ...
-    def split(self, text: str, lower: bool, /) -> list[str]: ...
-    def ids(self, text: str, lower: bool, lookup: WordLookup, oov: int | None, /) -> list[int]: ...
-    def ids_batch(self, texts: list[str], lower: bool, lookup: WordLookup, oov: int | None, /) -> list[list[int]]: ...
-    def ids_ragged(
-        self, texts: list[str], lower: bool, lookup: WordLookup, oov: int | None, /
-    ) -> tuple[bytes, bytes]: ...
-
-@final
-class WordCounter:
-    """Occurrence and document counts of words, in first-occurrence order."""
-
-    documents: int
-    def add_texts(self, splitter: WordSplitter, texts: list[str], lower: bool, /) -> None: ...
-    def add_text(self, splitter: WordSplitter, text: str, lower: bool, /) -> None: ...
-    def add_tokens(self, tokens: Iterable[str], /) -> None: ...
-    def result(self) -> tuple[list[str], list[int], list[int]]: ...
-
-def fill_padded(out: Any, sequences: list[Any], pre_padding: bool, pre_truncating: bool, /) -> bool: ...
 def bpe_merge_loop(
     words: Buffer,
     sizes: Buffer,
