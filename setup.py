@@ -50,6 +50,7 @@ setup(
             "core/piece_map",
             "core/wordpiece",
             "core/bpe",
+            "core/bpe_merges",
         ),
         extension(
             "_unigram",
