@@ -233,6 +233,22 @@ select_tokens(BottomUpLearner *L, TokenTable *table, int64_t thresh, TokenTable 
     return 0;
 }
 
+/* 0 when the counts are >= 0 and add up to less than 2**63 (a token's count is at most their sum). */
+static int
+check_counts(const int64_t *counts, Py_ssize_t n)
+{
+    int64_t total = 0;
+    for (Py_ssize_t w = 0; w < n; w++) {
+        if (counts[w] < 0 || counts[w] > INT64_MAX - total) {
+            PyErr_Format(PyExc_ValueError, "counts[%zd] = %lld: counts must be >= 0 and add up to less than 2**63", w,
+                         (long long)counts[w]);
+            return -1;
+        }
+        total += counts[w];
+    }
+    return 0;
+}
+
 static int
 BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
 {
@@ -255,15 +271,7 @@ BottomUpLearner_init(BottomUpLearner *self, PyObject *args, PyObject *kwds)
     if (texts_init(&self->words, words, "words") < 0) return -1;
     self->counts = int64_array(counts, self->words.n, "counts");
     if (!self->counts) return -1;
-    int64_t total = 0; /* a token's count is at most the sum of the counts */
-    for (Py_ssize_t w = 0; w < self->words.n; w++) {
-        if (self->counts[w] < 0 || self->counts[w] > INT64_MAX - total) {
-            PyErr_Format(PyExc_ValueError, "counts[%zd] = %lld: counts must be >= 0 and add up to less than 2**63", w,
-                         (long long)self->counts[w]);
-            return -1;
-        }
-        total += self->counts[w];
-    }
+    if (check_counts(self->counts, self->words.n) < 0) return -1;
     Py_INCREF(joiner);
     self->joiner = joiner;
     self->has_joiner = joiner != Py_None;
@@ -291,17 +299,15 @@ token_str(BottomUpLearner *L, const TokenSlot *slot)
     return joined;
 }
 
-/* tokens(thresh, num_iterations) -> {token: count} after the rounds, characters included */
-static PyObject *
-BottomUpLearner_tokens(BottomUpLearner *self, PyObject *args)
+/* The tokens kept after `iterations` rounds of counting and selection at `thresh`, characters included,
+ * into `tokens`; 0, or -1 with an exception set. */
+static int
+learn_tokens(BottomUpLearner *self, long long thresh, int iterations, TokenTable *tokens)
 {
-    long long thresh;
-    int iterations;
-    if (!PyArg_ParseTuple(args, "Li", &thresh, &iterations)) return NULL;
-    TokenTable tokens = {0}, table = {0};
-    PyObject *result = NULL;
-    if (tokentable_init(&tokens, 1024) < 0) goto done;
-    if (select_tokens(self, NULL, 0, &tokens) < 0) goto done;
+    TokenTable table = {0};
+    int rc = -1;
+    if (tokentable_init(tokens, 1024) < 0) goto done;
+    if (select_tokens(self, NULL, 0, tokens) < 0) goto done;
     /* a threshold <= 0 also keeps tokens counted 0, so those rounds enter every prefix (not cached) */
     int with_prefixes = thresh <= 0;
     for (int round = 0; round < iterations; round++) {
@@ -315,25 +321,46 @@ BottomUpLearner_tokens(BottomUpLearner *self, PyObject *args)
             }
             counted = &self->first_round;
         } else {
-            if (tokentable_init(&table, tokens.used) < 0 || count_suffixes(self, round ? &tokens : NULL, with_prefixes, &table) < 0)
+            if (tokentable_init(&table, tokens->used) < 0 ||
+                count_suffixes(self, round ? tokens : NULL, with_prefixes, &table) < 0)
                 goto done;
             counted = &table;
         }
-        tokentable_free(&tokens);
-        if (tokentable_init(&tokens, counted->used) < 0 || select_tokens(self, counted, thresh, &tokens) < 0) goto done;
+        tokentable_free(tokens);
+        if (tokentable_init(tokens, counted->used) < 0 || select_tokens(self, counted, thresh, tokens) < 0) goto done;
         if (counted == &table) tokentable_free(&table);
     }
-    result = PyDict_New();
-    for (size_t k = 0; result && k < tokens.used; k++) {
-        TokenSlot *slot = &tokens.slots[tokens.order[k]];
+    rc = 0;
+done:
+    tokentable_free(&table);
+    return rc;
+}
+
+/* {token: count} of a table's tokens, in its order. */
+static PyObject *
+token_dict(BottomUpLearner *self, const TokenTable *tokens)
+{
+    PyObject *result = PyDict_New();
+    for (size_t k = 0; result && k < tokens->used; k++) {
+        TokenSlot *slot = &tokens->slots[tokens->order[k]];
         PyObject *key = token_str(self, slot), *value = PyLong_FromLongLong(slot->count);
         if (!key || !value || PyDict_SetItem(result, key, value) < 0) Py_CLEAR(result);
         Py_XDECREF(key);
         Py_XDECREF(value);
     }
-done:
+    return result;
+}
+
+/* tokens(thresh, num_iterations) -> {token: count} after the rounds, characters included */
+static PyObject *
+BottomUpLearner_tokens(BottomUpLearner *self, PyObject *args)
+{
+    long long thresh;
+    int iterations;
+    if (!PyArg_ParseTuple(args, "Li", &thresh, &iterations)) return NULL;
+    TokenTable tokens = {0};
+    PyObject *result = learn_tokens(self, thresh, iterations, &tokens) == 0 ? token_dict(self, &tokens) : NULL;
     tokentable_free(&tokens);
-    tokentable_free(&table);
     return result;
 }
 

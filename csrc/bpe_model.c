@@ -41,6 +41,33 @@ typedef struct {
     int lock_ready;
 } BpeRanks;
 
+/* One merge (left id, right id, new id) of the list. */
+static int
+read_merge(PyObject *merge, Py_ssize_t i, long *a, long *b, long *new_id)
+{
+    if (!PyTuple_Check(merge)) {
+        PyErr_Format(PyExc_TypeError, "merges[%zd] must be a tuple (left id, right id, new id), got %.100s", i,
+                     Py_TYPE(merge)->tp_name);
+        return -1;
+    }
+    return PyArg_ParseTuple(merge, "lll", a, b, new_id) ? 0 : -1;
+}
+
+/* The ranks of a list of merges, highest priority first. */
+static int
+read_ranks(PairMap *ranks, PyObject *merges)
+{
+    if (pairmap_init(ranks, (size_t)PyList_GET_SIZE(merges)) < 0) return -1;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(merges); i++) {
+        long a, b, new_id;
+        if (read_merge(PyList_GET_ITEM(merges, i), i, &a, &b, &new_id) < 0) return -1;
+        PairSlot *slot = pairmap_slot(ranks, PAIR(a, b));
+        if (!slot) return -1;
+        slot->value = ((int64_t)i << 32) | (uint32_t)new_id;
+    }
+    return 0;
+}
+
 static int
 BpeRanks_init(BpeRanks *self, PyObject *args, PyObject *kwds)
 {
@@ -56,21 +83,8 @@ BpeRanks_init(BpeRanks *self, PyObject *args, PyObject *kwds)
         self->twister.index = TWISTER_N; /* an all-zero state until seed() */
     }
     PyMem_Free(self->ranks.slots);
-    if (pairmap_init(&self->ranks, (size_t)PyList_GET_SIZE(merges)) < 0) return -1;
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(merges); i++) {
-        long a, b, new_id;
-        PyObject *merge = PyList_GET_ITEM(merges, i);
-        if (!PyTuple_Check(merge)) {
-            PyErr_Format(PyExc_TypeError, "merges[%zd] must be a tuple (left id, right id, new id), got %.100s", i,
-                         Py_TYPE(merge)->tp_name);
-            return -1;
-        }
-        if (!PyArg_ParseTuple(merge, "lll", &a, &b, &new_id)) return -1;
-        PairSlot *slot = pairmap_slot(&self->ranks, PAIR(a, b));
-        if (!slot) return -1;
-        slot->value = ((int64_t)i << 32) | (uint32_t)new_id;
-    }
-    return 0;
+    self->ranks.slots = NULL;
+    return read_ranks(&self->ranks, merges);
 }
 
 static void
@@ -113,18 +127,10 @@ ranks_merge(BpeRanks *owner, int32_t *ids, Py_ssize_t n, char *alive, double dro
     return bpe_merge(&owner->ranks, ids, n, alive, dropout > 0.0 ? &skipping : NULL);
 }
 
-/* merge(ids) -> (merged ids, the first symbol index of each merged token) */
+/* The symbols of a list merged, as the ids left, with the first symbol index of each when asked. */
 static PyObject *
-BpeRanks_merge(BpeRanks *self, PyObject *args)
+merged_symbols(BpeRanks *self, PyObject *symbols, int with_starts, double dropout)
 {
-    PyObject *symbols;
-    int with_starts = 1;
-    double dropout = 0.0;
-    if (!PyArg_ParseTuple(args, "O!|pd", &PyList_Type, &symbols, &with_starts, &dropout)) return NULL;
-    if (!self->lock_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
-        return NULL;
-    }
     Py_ssize_t n = PyList_GET_SIZE(symbols);
     int32_t *ids = PyMem_Malloc((size_t)(n + 1) * sizeof(int32_t));
     char *alive = PyMem_Malloc((size_t)n + 1);
@@ -172,6 +178,21 @@ done:
     PyMem_Free(ids);
     PyMem_Free(alive);
     return result;
+}
+
+/* merge(ids) -> (merged ids, the first symbol index of each merged token) */
+static PyObject *
+BpeRanks_merge(BpeRanks *self, PyObject *args)
+{
+    PyObject *symbols;
+    int with_starts = 1;
+    double dropout = 0.0;
+    if (!PyArg_ParseTuple(args, "O!|pd", &PyList_Type, &symbols, &with_starts, &dropout)) return NULL;
+    if (!self->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
+        return NULL;
+    }
+    return merged_symbols(self, symbols, with_starts, dropout);
 }
 
 /* seed(state): the dropout generator set to random.Random's state (getstate()[1]: 624 words, then
@@ -279,39 +300,11 @@ copy_bytes(PyObject *source, unsigned char **into, size_t *length)
     return *into ? 0 : -1;
 }
 
+/* The words' tables from Python: chars (code point, or a spelled byte's key, to id), and the lists of
+ * spelled ids (1024, or None) and byte ids (256, or None: no byte fallback). */
 static int
-BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
+read_symbol_tables(BpeWords *words, PyObject *chars, PyObject *spelled, PyObject *byte_ids)
 {
-    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id", "fuse_unk",
-                             "prefix", "suffix", "dropout", "whole", "spelling", NULL};
-    PyObject *ranks, *chars, *spelled, *byte_ids, *prefix, *suffix;
-    long long unk_id;
-    int fuse_unk;
-    if (self->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "a BpeSymbols is initialized once"); /* read without the GIL */
-        return -1;
-    }
-    double dropout = 0.0;
-    PyObject *whole = Py_None, *spelling = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpOO|dOO", kwlist, &BpeRanksType, &ranks, &PyDict_Type,
-                                     &chars, &spelled, &byte_ids, &unk_id, &fuse_unk, &prefix, &suffix, &dropout,
-                                     &whole, &spelling))
-        return -1;
-    if (bpe_words_init(&self->words, (size_t)PyDict_GET_SIZE(chars)) < 0) return -1;
-    self->ready = 1; /* dealloc frees the words from here on */
-    self->ranks = (BpeRanks *)Py_NewRef(ranks);
-    self->dropout = dropout;
-    BpeWords *words = &self->words;
-    if (copy_bytes(prefix, &words->prefix, &words->prefix_length) < 0 ||
-        copy_bytes(suffix, &words->suffix, &words->suffix_length) < 0)
-        return -1;
-    if (bpe_symbols_whole(self, whole, spelling, spelled != Py_None) < 0) return -1;
-    if (!self->ranks->lock_ready) {
-        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
-        return -1;
-    }
-    words->unk_id = unk_id < BPE_UNK_MISSING || unk_id > INT32_MAX ? BPE_UNK_MISSING : unk_id;
-    words->fuse_unk = fuse_unk;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(chars, &pos, &key, &value)) {
@@ -350,6 +343,42 @@ BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
         }
     }
     return 0;
+}
+
+static int
+BpeSymbols_init(BpeSymbols *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"ranks", "chars", "spelled", "byte_ids", "unk_id", "fuse_unk",
+                             "prefix", "suffix", "dropout", "whole", "spelling", NULL};
+    PyObject *ranks, *chars, *spelled, *byte_ids, *prefix, *suffix;
+    long long unk_id;
+    int fuse_unk;
+    if (self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "a BpeSymbols is initialized once"); /* read without the GIL */
+        return -1;
+    }
+    double dropout = 0.0;
+    PyObject *whole = Py_None, *spelling = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!OOLpOO|dOO", kwlist, &BpeRanksType, &ranks, &PyDict_Type,
+                                     &chars, &spelled, &byte_ids, &unk_id, &fuse_unk, &prefix, &suffix, &dropout,
+                                     &whole, &spelling))
+        return -1;
+    if (bpe_words_init(&self->words, (size_t)PyDict_GET_SIZE(chars)) < 0) return -1;
+    self->ready = 1; /* dealloc frees the words from here on */
+    self->ranks = (BpeRanks *)Py_NewRef(ranks);
+    self->dropout = dropout;
+    BpeWords *words = &self->words;
+    if (copy_bytes(prefix, &words->prefix, &words->prefix_length) < 0 ||
+        copy_bytes(suffix, &words->suffix, &words->suffix_length) < 0)
+        return -1;
+    if (bpe_symbols_whole(self, whole, spelling, spelled != Py_None) < 0) return -1;
+    if (!self->ranks->lock_ready) {
+        PyErr_SetString(PyExc_RuntimeError, "BpeRanks.__init__ was not called");
+        return -1;
+    }
+    words->unk_id = unk_id < BPE_UNK_MISSING || unk_id > INT32_MAX ? BPE_UNK_MISSING : unk_id;
+    words->fuse_unk = fuse_unk;
+    return read_symbol_tables(words, chars, spelled, byte_ids);
 }
 
 static void

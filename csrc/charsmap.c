@@ -91,6 +91,39 @@ walks(const CharsMapTable *t, const unsigned char *key, Py_ssize_t length)
     return 1;
 }
 
+/* The map's units from little-endian bytes. */
+static void
+read_units(uint32_t *units, const unsigned char *bytes, Py_ssize_t n)
+{
+    for (Py_ssize_t i = 0; i < n; i++)
+        units[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
+                   (uint32_t)bytes[4 * i + 3] << 24;
+}
+
+/* The shortcuts of the walk: for each ASCII character its longest key and the ASCII pairs that continue
+ * a key, and the characters of the BMP past ASCII that begin one. */
+static void
+index_starts(CharsMapTable *self)
+{
+    memset(self->keyed, 0, sizeof(self->keyed));
+    memset(self->pairs, 0, sizeof(self->pairs));
+    for (int c = 1; c < 128 && self->n_units; c++) { /* the walk stops at NUL */
+        unsigned char key[3] = {(unsigned char)c, 0, 0};
+        uint32_t value;
+        Py_ssize_t found;
+        self->keyed[c] = longest_key(self, key, 1, &value, &found);
+        for (int d = 1; d < 128; d++) {
+            key[1] = (unsigned char)d;
+            if (walks(self, key, 2)) self->pairs[c][d / 8] |= (unsigned char)(1u << (d % 8));
+        }
+    }
+    memset(self->begins_key, 0, sizeof(self->begins_key));
+    for (uint32_t c = 128; c < 0x10000 && self->n_units; c++) {
+        unsigned char bytes[4];
+        if (walks(self, bytes, utf8_of(c, bytes))) self->begins_key[c / 8] |= (unsigned char)(1u << (c % 8));
+    }
+}
+
 static int
 CharsMapTable_init(CharsMapTable *self, PyObject *args, PyObject *Py_UNUSED(kwds))
 {
@@ -112,29 +145,10 @@ CharsMapTable_init(CharsMapTable *self, PyObject *args, PyObject *Py_UNUSED(kwds
         PyErr_NoMemory();
         return -1;
     }
-    const unsigned char *bytes = (const unsigned char *)units;
-    for (Py_ssize_t i = 0; i < self->n_units; i++)
-        self->units[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
-                         (uint32_t)bytes[4 * i + 3] << 24;
+    read_units(self->units, (const unsigned char *)units, self->n_units);
     memcpy(self->replacements, replacements, (size_t)n_replacements);
     self->n_replacements = n_replacements;
-    memset(self->keyed, 0, sizeof(self->keyed));
-    memset(self->pairs, 0, sizeof(self->pairs));
-    for (int c = 1; c < 128 && self->n_units; c++) { /* the walk stops at NUL */
-        unsigned char key[3] = {(unsigned char)c, 0, 0};
-        uint32_t value;
-        Py_ssize_t found;
-        self->keyed[c] = longest_key(self, key, 1, &value, &found);
-        for (int d = 1; d < 128; d++) {
-            key[1] = (unsigned char)d;
-            if (walks(self, key, 2)) self->pairs[c][d / 8] |= (unsigned char)(1u << (d % 8));
-        }
-    }
-    memset(self->begins_key, 0, sizeof(self->begins_key));
-    for (uint32_t c = 128; c < 0x10000 && self->n_units; c++) {
-        unsigned char bytes[4];
-        if (walks(self, bytes, utf8_of(c, bytes))) self->begins_key[c / 8] |= (unsigned char)(1u << (c % 8));
-    }
+    index_starts(self);
     return 0;
 }
 
@@ -422,15 +436,11 @@ CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
     return result;
 }
 
+/* The normalized text of each text of a list. */
 static PyObject *
-CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
+normalize_texts(CharsMapTable *self, PyObject *texts, PyObject *symbols, int dummy_prefix, int remove_extra,
+                int escape)
 {
-    PyObject *texts, *symbols;
-    int dummy_prefix, remove_extra, escape;
-    if (!PyArg_ParseTuple(args, "O!O!ppp", &PyList_Type, &texts, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra,
-                          &escape) ||
-        check_symbols(symbols) < 0)
-        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *out = PyList_New(n);
     Scratch scratch = {0};
@@ -451,6 +461,18 @@ CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
     }
     scratch_free(&scratch);
     return out;
+}
+
+static PyObject *
+CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
+{
+    PyObject *texts, *symbols;
+    int dummy_prefix, remove_extra, escape;
+    if (!PyArg_ParseTuple(args, "O!O!ppp", &PyList_Type, &texts, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra,
+                          &escape) ||
+        check_symbols(symbols) < 0)
+        return NULL;
+    return normalize_texts(self, texts, symbols, dummy_prefix, remove_extra, escape);
 }
 
 static PyMethodDef CharsMapTable_methods[] = {

@@ -353,23 +353,15 @@ chunk_lists(Job *job, Py_ssize_t c, PyObject *out)
     return 0;
 }
 
+/* Every text's words (texts: a tuple, which holds each text while the threads read them), cut on up to
+ * n_threads threads, the calling one included, without the GIL. */
 static PyObject *
-cutter_segment(Cutter *self, PyObject *args)
+segment_texts(Cutter *self, PyObject *texts, int n_threads)
 {
-    PyObject *sequence;
-    int n_threads;
-    if (!PyArg_ParseTuple(args, "Oi", &sequence, &n_threads)) return NULL;
-    if (n_threads < 1 || n_threads > MAX_THREADS) {
-        PyErr_Format(PyExc_ValueError, "n_threads must be between 1 and %d, got %d", MAX_THREADS, n_threads);
-        return NULL;
-    }
-    PyObject *texts = PySequence_Tuple(sequence); /* holds every text while threads read them */
-    if (!texts) return NULL;
     Job job = {.cutter = &self->cutter, .texts = &PyTuple_GET_ITEM(texts, 0), .n_texts = PyTuple_GET_SIZE(texts)};
     for (Py_ssize_t i = 0; i < job.n_texts; i++) {
         if (!PyUnicode_Check(job.texts[i])) {
             PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", i, Py_TYPE(job.texts[i])->tp_name);
-            Py_DECREF(texts);
             return NULL;
         }
     }
@@ -378,7 +370,6 @@ cutter_segment(Cutter *self, PyObject *args)
     PyObject *out = job.chunks ? PyList_New(0) : PyErr_NoMemory();
     if (!out || pthread_mutex_init(&job.lock, NULL) != 0) {
         PyMem_Free(job.chunks);
-        Py_DECREF(texts);
         Py_XDECREF(out);
         return out ? PyErr_NoMemory() : NULL;
     }
@@ -415,8 +406,24 @@ cutter_segment(Cutter *self, PyObject *args)
     pthread_cond_destroy(&job.changed);
     pthread_mutex_destroy(&job.lock);
     PyMem_Free(job.chunks);
-    Py_DECREF(texts);
     if (failed) Py_CLEAR(out);
+    return out;
+}
+
+static PyObject *
+cutter_segment(Cutter *self, PyObject *args)
+{
+    PyObject *sequence;
+    int n_threads;
+    if (!PyArg_ParseTuple(args, "Oi", &sequence, &n_threads)) return NULL;
+    if (n_threads < 1 || n_threads > MAX_THREADS) {
+        PyErr_Format(PyExc_ValueError, "n_threads must be between 1 and %d, got %d", MAX_THREADS, n_threads);
+        return NULL;
+    }
+    PyObject *texts = PySequence_Tuple(sequence);
+    if (!texts) return NULL;
+    PyObject *out = segment_texts(self, texts, n_threads);
+    Py_DECREF(texts);
     return out;
 }
 

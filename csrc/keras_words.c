@@ -234,6 +234,26 @@ typedef struct {
     WordMap table;
 } WordLookup;
 
+/* The map filled with the str keys of a dict and their values. */
+static int
+fill_lookup(WordMap *table, PyObject *mapping)
+{
+    if (table_init(table, (size_t)PyDict_GET_SIZE(mapping)) < 0) return -1;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key)) continue; /* only str keys can equal a word */
+        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
+        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
+        Entry *e = table_probe(table, &w, h);
+        if (e->word) continue; /* equal str keys cannot repeat in a dict */
+        Py_INCREF(key);
+        Py_INCREF(value);
+        if (table_fill(table, e, h, key, value, 0) < 0) return -1;
+    }
+    return 0;
+}
+
 static int
 WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
 {
@@ -241,20 +261,7 @@ WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
     PyObject *mapping;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyDict_Type, &mapping)) return -1;
     table_free(&self->table);
-    if (table_init(&self->table, (size_t)PyDict_GET_SIZE(mapping)) < 0) return -1;
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(mapping, &pos, &key, &value)) {
-        if (!PyUnicode_Check(key)) continue; /* only str keys can equal a word */
-        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
-        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
-        Entry *e = table_probe(&self->table, &w, h);
-        if (e->word) continue; /* equal str keys cannot repeat in a dict */
-        Py_INCREF(key);
-        Py_INCREF(value);
-        if (table_fill(&self->table, e, h, key, value, 0) < 0) return -1;
-    }
-    return 0;
+    return fill_lookup(&self->table, mapping);
 }
 
 static void
@@ -340,19 +347,13 @@ WordSplitter_ids(WordSplitter *self, PyObject *args)
     return ids;
 }
 
-/* ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts] */
+/* The ids of each text of a list, a list each. */
 static PyObject *
-WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
+ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
 {
-    PyObject *texts, *lookup, *oov;
-    int lower;
-    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
-        !lookup_table(lookup))
-        return NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
     PyObject *rows = PyList_New(n);
     Prepared prepared = {0};
-    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
     for (Py_ssize_t t = 0; rows && t < n; t++) {
         PyObject *text = PyList_GET_ITEM(texts, t), *ids = NULL;
         if (!PyUnicode_Check(text))
@@ -367,17 +368,24 @@ WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
     return rows;
 }
 
-/* ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch as int64 bytes */
+/* ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts] */
 static PyObject *
-WordSplitter_ids_ragged(WordSplitter *self, PyObject *args)
+WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
 {
-    PyObject *texts, *lookup, *oov, *result = NULL;
+    PyObject *texts, *lookup, *oov;
     int lower;
     if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
         !lookup_table(lookup))
         return NULL;
+    return ids_of_texts(self, texts, lower, (IdsState){NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov});
+}
+
+/* The ids of each text of a list as (values, row_lengths), int64 bytes. */
+static PyObject *
+ragged_ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
+{
+    PyObject *result = NULL;
     Py_ssize_t n = PyList_GET_SIZE(texts);
-    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
     Int64s values = {0}, lengths = {0};
     Prepared prepared = {0};
     if (int64s_reserve(&lengths, n) < 0) {
@@ -413,6 +421,19 @@ done:
     PyMem_RawFree(values.data);
     PyMem_RawFree(lengths.data);
     return result;
+}
+
+/* ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch as int64 bytes */
+static PyObject *
+WordSplitter_ids_ragged(WordSplitter *self, PyObject *args)
+{
+    PyObject *texts, *lookup, *oov;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
+        !lookup_table(lookup))
+        return NULL;
+    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
+    return ragged_ids_of_texts(self, texts, lower, st);
 }
 
 static PyMethodDef WordSplitter_methods[] = {
@@ -609,13 +630,8 @@ WordCounter_add_text(WordCounter *self, PyObject *args)
 /* add_texts(splitter, texts, lower): add_text for each of a list of str (stops at the first error,
  * the texts before it counted) */
 static PyObject *
-WordCounter_add_texts(WordCounter *self, PyObject *args)
+count_texts(WordCounter *self, WordSplitter *splitter, PyObject *texts, int lower)
 {
-    PyObject *splitter, *texts;
-    int lower;
-    if (!PyArg_ParseTuple(args, "O!O!p", &WordSplitterType, &splitter, &PyList_Type, &texts, &lower) ||
-        counter_ready(self) < 0)
-        return NULL;
     Prepared prepared = {0};
     int rc = 0;
     for (Py_ssize_t t = 0; rc == 0 && t < PyList_GET_SIZE(texts); t++) {
@@ -625,11 +641,22 @@ WordCounter_add_texts(WordCounter *self, PyObject *args)
             rc = -1;
             break;
         }
-        rc = count_text(self, (WordSplitter *)splitter, &prepared, text, lower);
+        rc = count_text(self, splitter, &prepared, text, lower);
     }
     prepared_free(&prepared);
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+static PyObject *
+WordCounter_add_texts(WordCounter *self, PyObject *args)
+{
+    PyObject *splitter, *texts;
+    int lower;
+    if (!PyArg_ParseTuple(args, "O!O!p", &WordSplitterType, &splitter, &PyList_Type, &texts, &lower) ||
+        counter_ready(self) < 0)
+        return NULL;
+    return count_texts(self, (WordSplitter *)splitter, texts, lower);
 }
 
 static PyObject *

@@ -70,6 +70,30 @@ store(char *dst, enum target t, PyObject *v)
     return 1;
 }
 
+/* Copy each sequence (a list or a tuple) into its row of the 2-D view, cut to the row length and padded
+ * before or after; 0 when an element needs NumPy's conversion rules. */
+static int
+fill_rows(Py_buffer *view, enum target t, PyObject *sequences, int pre_padding, int pre_truncating)
+{
+    Py_ssize_t rows = view->shape[0], maxlen = view->shape[1], size = view->itemsize;
+    for (Py_ssize_t r = 0; r < rows; r++) {
+        PyObject *seq = PyList_GET_ITEM(sequences, r);
+        if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) return 0;
+        PyObject **items = PySequence_Fast_ITEMS(seq);
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        Py_ssize_t first = 0, kept = n;
+        if (n > maxlen) {
+            kept = maxlen;
+            if (pre_truncating) first = n - maxlen;
+        }
+        char *row = (char *)view->buf + r * maxlen * size;
+        char *dst = row + (pre_padding ? (maxlen - kept) * size : 0);
+        for (Py_ssize_t k = 0; k < kept; k++, dst += size)
+            if (store(dst, t, items[first + k])) return 0;
+    }
+    return 1;
+}
+
 PyObject *
 fill_padded(PyObject *Py_UNUSED(module), PyObject *args)
 {
@@ -81,31 +105,7 @@ fill_padded(PyObject *Py_UNUSED(module), PyObject *args)
     if (PyObject_GetBuffer(out, &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
     enum target t;
     int ok = view.ndim == 2 && target_of(&view, &t) == 0 && view.shape[0] == PyList_GET_SIZE(sequences);
-    if (ok) {
-        Py_ssize_t rows = view.shape[0], maxlen = view.shape[1], size = view.itemsize;
-        for (Py_ssize_t r = 0; ok && r < rows; r++) {
-            PyObject *seq = PyList_GET_ITEM(sequences, r);
-            if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) {
-                ok = 0;
-                break;
-            }
-            PyObject **items = PySequence_Fast_ITEMS(seq);
-            Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-            Py_ssize_t first = 0, kept = n;
-            if (n > maxlen) {
-                kept = maxlen;
-                if (pre_truncating) first = n - maxlen;
-            }
-            char *row = (char *)view.buf + r * maxlen * size;
-            char *dst = row + (pre_padding ? (maxlen - kept) * size : 0);
-            for (Py_ssize_t k = 0; k < kept; k++, dst += size) {
-                if (store(dst, t, items[first + k])) {
-                    ok = 0;
-                    break;
-                }
-            }
-        }
-    }
+    if (ok) ok = fill_rows(&view, t, sequences, pre_padding, pre_truncating);
     PyBuffer_Release(&view);
     return PyBool_FromLong(ok);
 }

@@ -31,6 +31,40 @@ typedef struct {
     int64_t unk;         /* unk_id as a number; -1: none */
 } WordPieceTable;
 
+/* Each token of the vocab (str to int id) into the table, and its id into the id lists. */
+static int
+add_tokens(WordPieceTable *self, PyObject *vocab, PyObject *prefix)
+{
+    CodePoints affix = {PyUnicode_KIND(prefix), PyUnicode_DATA(prefix), PyUnicode_GET_LENGTH(prefix)};
+    Py_ssize_t pos = 0, slot = 0;
+    PyObject *key, *id;
+    while (PyDict_Next(vocab, &pos, &key, &id)) {
+        if (!PyUnicode_Check(key) || !PyLong_Check(id)) {
+            PyErr_SetString(PyExc_TypeError, "vocab must map str tokens to int ids");
+            return -1;
+        }
+        long long number = PyLong_AsLongLong(id);
+        if (number == -1 && PyErr_Occurred()) {
+            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+            PyErr_Clear();
+        }
+        if (self->int_ids && number >= 0) {
+            self->int_ids[slot] = number;
+        } else {
+            PyMem_Free(self->int_ids); /* an id past int64: no word_model() */
+            self->int_ids = NULL;
+        }
+        PyList_SET_ITEM(self->ids, slot, Py_NewRef(id));
+        CodePoints token = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
+        if (wordpiece_add(&self->core, &token, &affix, slot) < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        slot++;
+    }
+    return 0;
+}
+
 static int
 WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
 {
@@ -65,34 +99,7 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
         return -1;
     }
     self->ready = 1;
-    CodePoints affix = {PyUnicode_KIND(prefix), PyUnicode_DATA(prefix), PyUnicode_GET_LENGTH(prefix)};
-    Py_ssize_t pos = 0, slot = 0;
-    PyObject *key, *id;
-    while (PyDict_Next(vocab, &pos, &key, &id)) {
-        if (!PyUnicode_Check(key) || !PyLong_Check(id)) {
-            PyErr_SetString(PyExc_TypeError, "vocab must map str tokens to int ids");
-            return -1;
-        }
-        long long number = PyLong_AsLongLong(id);
-        if (number == -1 && PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
-            PyErr_Clear();
-        }
-        if (self->int_ids && number >= 0) {
-            self->int_ids[slot] = number;
-        } else {
-            PyMem_Free(self->int_ids); /* an id past int64: no word_model() */
-            self->int_ids = NULL;
-        }
-        PyList_SET_ITEM(self->ids, slot, Py_NewRef(id));
-        CodePoints token = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
-        if (wordpiece_add(&self->core, &token, &affix, slot) < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        slot++;
-    }
-    return 0;
+    return add_tokens(self, vocab, prefix);
 }
 
 static void
