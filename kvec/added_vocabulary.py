@@ -23,8 +23,8 @@ from collections.abc import Iterable
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from kvec import hf_unicode
 from kvec.arguments import wrong_type
+from kvec.unicode import hf_unicode
 
 if TYPE_CHECKING:
     from kvec.contracts import Model, Normalizer

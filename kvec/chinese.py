@@ -29,11 +29,11 @@ from typing import Any, cast
 
 from kvec._jieba import Cutter, Dictionary
 from kvec.arguments import must_be, wrong_type
-from kvec.atomic import atomic_write
 from kvec.contracts import Piece, PreTokenizer, changed, registered
 from kvec.errors import FormatError
-from kvec.user_cache import default_cache_dir
-from kvec.vocab_reading import read_bytes
+from kvec.files.atomic import atomic_write
+from kvec.files.user_cache import default_cache_dir
+from kvec.files.vocab_reading import read_bytes
 
 __all__ = ["Jieba", "JiebaState", "default_cache_dir"]
 

@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from kvec import __version__, decoders, normalizers
-from kvec.atomic import atomic_write, replaceable_target
 from kvec.errors import KvecError, NotAFileError
+from kvec.files.atomic import atomic_write, replaceable_target
 from kvec.interop import save_tokenizer_json
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline

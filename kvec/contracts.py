@@ -137,7 +137,7 @@ class WordTable:
     """How the C encoder (``kvec._encoder.WordEncoder``) cuts a pre-tokenizer's words by itself.
 
     Attributes:
-        classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
+        classes: one class per code point (see :mod:`kvec.unicode.char_classes`); ``b""`` makes the whole
             text one word.
         expression: ``"gpt2"`` or ``"cl100k"``: words follow that regular expression (contractions,
             letter and number runs, spaces) over the classes (``csrc/core/expressions.h``).

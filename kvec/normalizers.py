@@ -18,12 +18,12 @@ from typing import Any, Literal, cast
 
 import regex
 
-from kvec import hf_unicode
 from kvec.arguments import wrong_type
-from kvec.charsmap import CharsMap
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.pre_tokenizers import byte_spelling
+from kvec.unicode import hf_unicode
+from kvec.unicode.charsmap import CharsMap
 
 __all__ = [
     "BertNormalizer",
@@ -49,7 +49,7 @@ __all__ = [
 @registered
 class Lowercase(Normalizer):
     """Lowercase each character as HF does (Rust's ``char::to_lowercase``, Unicode 17.0.0, see
-    :mod:`kvec.hf_unicode`): no context rules such as the Greek final sigma.
+    :mod:`kvec.unicode.hf_unicode`): no context rules such as the Greek final sigma.
 
     Example:
         >>> Lowercase().normalize_str("HELLO Σ")
@@ -367,7 +367,7 @@ def _replaced(stream, old_length, new):
 @registered
 class StripAccents(Normalizer):
     """Remove every mark (categories Mn, Mc and Me of Unicode 9.0.0, as HF's StripAccents: see
-    :mod:`kvec.hf_unicode`); use after NFD or NFKD.
+    :mod:`kvec.unicode.hf_unicode`); use after NFD or NFKD.
 
     Example:
         >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
@@ -392,7 +392,7 @@ def _without_mark(c):
 
 
 class _UnicodeForm(Normalizer):
-    """A Unicode normalization form of Unicode 9.0.0, as HF's (see :mod:`kvec.hf_unicode`): a code
+    """A Unicode normalization form of Unicode 9.0.0, as HF's (see :mod:`kvec.unicode.hf_unicode`): a code
     point assigned later is left as it is, a starter."""
 
     form: hf_unicode.Form  # set by each form
@@ -544,7 +544,7 @@ _CHINESE = regex.compile(
 @registered
 class BertNormalizer(Normalizer):
     """BERT's normalizer, as Hugging Face's: every code point is classified by HF's tables
-    (:mod:`kvec.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
+    (:mod:`kvec.unicode.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
 
     Args:
         clean_text: remove NUL, U+FFFD and control characters (Cc, Cf and Co of Unicode 8.0.0, not tab,

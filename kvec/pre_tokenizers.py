@@ -15,12 +15,12 @@ from typing import Any, ClassVar, cast
 
 import regex
 
-from kvec import char_classes, hf_unicode
 from kvec._keras import WordSplitter
 from kvec.arguments import must_be, wrong_type
 from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, registered, utf8_text
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
-from kvec.unicode_scripts import ANY, script_classes
+from kvec.unicode import char_classes, hf_unicode
+from kvec.unicode.scripts import ANY, script_classes
 
 __all__ = [
     "CL100K_PATTERN",
@@ -212,7 +212,7 @@ class _CharClassWords(_RegexWords):
 
     @abstractmethod
     def char_classes(self) -> bytes:
-        """The class of every code point as ``bytes`` (see :func:`kvec.char_classes.table`)."""
+        """The class of every code point as ``bytes`` (see :func:`kvec.unicode.char_classes.table`)."""
 
     def word_table(self) -> WordTable | None:
         return WordTable(self.char_classes())
@@ -241,7 +241,7 @@ def _class_letters(kind):
 @registered
 class Whitespace(_ClassLetterWords):
     """Words of ``\\w+`` and runs of other non-space characters ``[^\\w\\s]+``, with Hugging Face's
-    classes: ``\\w`` of Unicode 16.0.0 and ``\\s`` of Unicode 17.0.0 (see :mod:`kvec.hf_unicode`).
+    classes: ``\\w`` of Unicode 16.0.0 and ``\\s`` of Unicode 17.0.0 (see :mod:`kvec.unicode.hf_unicode`).
 
     Example:
         >>> [p.text for p in Whitespace().pre_tokenize("Hi, there!")]
@@ -283,7 +283,7 @@ class WhitespaceSplit(_CharClassWords):
 class BertPreTokenizer(_ClassLetterWords):
     """BERT's split: whitespace separates words and is dropped; every punctuation character (Unicode
     punctuation or ASCII symbol) is a word of its own. The classes are Hugging Face's (whitespace of
-    Unicode 17.0.0, punctuation of Unicode 8.0.0: see :mod:`kvec.hf_unicode`).
+    Unicode 17.0.0, punctuation of Unicode 8.0.0: see :mod:`kvec.unicode.hf_unicode`).
 
     Example:
         >>> [p.text for p in BertPreTokenizer().pre_tokenize("Hey, it's $5!")]
@@ -300,7 +300,7 @@ class BertPreTokenizer(_ClassLetterWords):
         return char_classes.table(dropped=f"[{hf_unicode.WHITE_SPACE}]", alone=f"[{hf_unicode.PUNCTUATION}]")
 
 
-# HF's classes (kvec.hf_unicode): ASCII symbols and Unicode 8.0.0's punctuation; Rust's char::is_numeric
+# HF's classes (kvec.unicode.hf_unicode): ASCII symbols and Unicode 8.0.0's punctuation; Rust's char::is_numeric
 _PUNCTUATION = regex.compile(f"[{hf_unicode.PUNCTUATION}]")
 _DIGIT = regex.compile(f"[{hf_unicode.NUMBER}]")
 _ALONE = regex.compile("1")  # an isolated character among class letters (char_classes.letters)
@@ -387,7 +387,7 @@ class _DelimiterSplit(PreTokenizer):
 @registered
 class Punctuation(_DelimiterSplit):
     """Split at punctuation (Unicode 8.0.0's punctuation and ASCII symbols, as HF: see
-    :mod:`kvec.hf_unicode`), each mark handled by ``behavior``:
+    :mod:`kvec.unicode.hf_unicode`), each mark handled by ``behavior``:
     ``removed``, ``isolated`` (default), ``merged_with_previous``, ``merged_with_next``, ``contiguous``.
 
     Example:
@@ -480,7 +480,7 @@ class FixedLength(PreTokenizer):
 class UnicodeScripts(PreTokenizer):
     """Split where the Unicode script changes, as Hugging Face's ``UnicodeScripts`` (and sentencepiece)
     do: Hiragana and Katakana count as Han, spaces and characters without a script never start a word
-    (they join the word before them; leading ones are dropped). The scripts: :mod:`kvec.unicode_scripts`.
+    (they join the word before them; leading ones are dropped). The scripts: :mod:`kvec.unicode.scripts`.
 
     Example:
         >>> [p.text for p in UnicodeScripts().pre_tokenize("どこ Where 漢字123")]

@@ -17,12 +17,12 @@ from typing import Any
 # the stage modules register their stages (kvec.contracts.registered) as they are imported
 from kvec import chinese, decoders, models, normalizers, pre_tokenizers, processors  # noqa: F401
 from kvec.added_vocabulary import AddedToken
-from kvec.atomic import atomic_write
 from kvec.contracts import STAGE_TYPES
 from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, parse_json
+from kvec.files.atomic import atomic_write
+from kvec.files.vocab_reading import read_text
 from kvec.patterns import Regex, pattern_json
-from kvec.vocab_reading import read_text
 
 FORMAT_VERSION = 1
 
@@ -179,6 +179,6 @@ def load(path):
 
 
 def save(document, path):
-    """Write ``document`` as JSON to ``path`` atomically (see :mod:`kvec.atomic`)."""
+    """Write ``document`` as JSON to ``path`` atomically (see :mod:`kvec.files.atomic`)."""
     with atomic_write(path) as f:
         json.dump(document, f, ensure_ascii=False)

@@ -36,7 +36,7 @@ from kvec.arguments import must_be, type_name, wrong_type
 from kvec.chinese import Jieba
 from kvec.collector import collector_paused
 from kvec.contracts import Model
-from kvec.count_matrix import MATRIX_MODES, count_matrix
+from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Pipeline
 from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit

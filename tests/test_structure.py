@@ -18,50 +18,50 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
 
+# The layers, from the bottom, each a name and the paths (relative to kvec/) of its folders ("name/") and
+# files; a module belongs to the layer of the longest path that holds it. docs/layout.md shows this table.
 LAYERS = {
-    0: ["kvec._keras", "kvec._subword", "kvec._unigram", "kvec._encoder", "kvec._jieba"],
-    1: [
-        "kvec.errors",
-        "kvec.arguments",
-        "kvec.encoding",
-        "kvec.atomic",
-        "kvec.progress",
-        "kvec.ragged",
-        "kvec.char_classes",
-        "kvec.hf_unicode",
-        "kvec.hf_unicode_data",
-        "kvec.charsmap",
-        "kvec.patterns",
-        "kvec.unicode_scripts",
-        "kvec.collector",
-        "kvec.user_cache",
-        "kvec.vocab_reading",
-        "kvec.count_matrix",
-        "kvec.spec_bytes",
-    ],
-    2: ["kvec.contracts"],
-    3: [
-        "kvec.normalizers",
-        "kvec.pretokenizers",
-        "kvec.pre_tokenizers",
-        "kvec.decoders*",
-        "kvec.processors",
-        "kvec.chinese",
-        "kvec.added_vocabulary",
-        "kvec.pipeline_conveniences",
-        "kvec.transformers_calls",
-        "kvec.custom_stages",
-        "kvec.models*",
-        "kvec.trainers*",
-        "kvec.serialization",
-    ],
-    4: ["kvec.pipeline"],
-    5: ["kvec.presets"],
-    6: ["kvec.text", "kvec.sequence", "kvec.token_ids", "kvec.batching", "kvec.native_spec", "kvec.shards"],
-    7: ["kvec", "kvec.interop*", "kvec.cli", "kvec.spark*", "kvec.layers*", "kvec.jieba"],
+    0: ("native", ["_keras", "_subword", "_unigram", "_encoder", "_jieba"]),
+    1: (
+        "leaves",
+        [
+            "unicode/",
+            "files/",
+            "errors.py",
+            "arguments.py",
+            "encoding.py",
+            "ragged.py",
+            "patterns.py",
+            "progress.py",
+            "collector.py",
+        ],
+    ),
+    2: ("contracts", ["contracts.py"]),
+    3: (
+        "stages",
+        [
+            "models/",
+            "trainers/",
+            "decoders/",
+            "normalizers.py",
+            "pre_tokenizers.py",
+            "pretokenizers.py",
+            "processors.py",
+            "chinese.py",
+            "added_vocabulary.py",
+            "transformers_calls.py",
+            "custom_stages.py",
+            "serialization.py",
+        ],
+    ),
+    4: ("pipeline", ["pipeline.py"]),
+    5: ("presets", ["presets.py"]),
+    6: ("Keras API and data", ["data/", "text.py", "sequence.py", "native_spec.py"]),
+    7: ("entry points", ["__init__.py", "_moved.py", "cli.py", "jieba.py", "interop/", "spark/", "layers/"]),
 }
 # optional dependencies: a module that needs one is imported only where it is installed
 NEEDS = {"kvec.layers": ("keras", "tensorflow"), "kvec.spark": ("pyspark",)}
+LAYOUT_DOC = PACKAGE.parent / "docs" / "layout.md"
 
 
 def module_name(path):
@@ -72,15 +72,29 @@ def module_name(path):
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
-NATIVE = {f"kvec.{p.name.split('.')[0]}" for p in PACKAGE.glob("_*.so")} | set(LAYERS[0])
+NATIVE = {f"kvec.{p.name.split('.')[0]}" for p in PACKAGE.glob("_*.so")} | {f"kvec.{name}" for name in LAYERS[0][1]}
+
+
+def module_path(module):
+    """A module's path relative to kvec/: ``kvec.data.shards`` is ``data/shards.py``, the package
+    ``kvec.spark`` ``spark/__init__.py``, the extension ``kvec._keras`` ``_keras``."""
+    if module in NATIVE:
+        return module.split(".", 1)[1]
+    path = MODULES[module].relative_to(PACKAGE)
+    return path.as_posix()
 
 
 def layer_of(module):
-    for layer, patterns in LAYERS.items():
-        for pattern in patterns:
-            if module == pattern or (pattern.endswith("*") and module.startswith(pattern[:-1])):
-                return layer
-    raise AssertionError(f"{module} is in no layer: add it to LAYERS in {__file__}")
+    path = module_path(module)
+    holding = [
+        (len(prefix), layer)
+        for layer, (_, prefixes) in LAYERS.items()
+        for prefix in prefixes
+        if path == prefix or (prefix.endswith("/") and path.startswith(prefix))
+    ]
+    if not holding:
+        raise AssertionError(f"{module} ({path}) is in no layer: add it to LAYERS in {__file__}")
+    return max(holding)[1]
 
 
 def is_type_checking(node):
@@ -283,3 +297,61 @@ def test_the_binding_check_finds_a_function_that_parses_and_loops(tmp_path):
 def test_every_file_the_binding_check_allows_exists_and_still_mixes():
     mixing_files = {entry.split(":")[0] for entry in mixing_functions(CSRC)}
     assert sorted(set(MIXING_ALLOWED) - mixing_files) == []
+
+
+# ---- docs/layout.md shows the layers ------------------------------------------------------------------
+
+
+def layout_rows():
+    """``{layer name: the cell of its modules}`` of docs/layout.md's table of layers."""
+    rows = {}
+    for line in LAYOUT_DOC.read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] in {name for name, _ in LAYERS.values()}:
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def test_the_layout_page_has_the_layer_table_of_this_file():
+    rows = layout_rows()
+    assert list(rows) == [name for name, _ in reversed(LAYERS.values())]  # from the top, as the page reads
+    for name, prefixes in LAYERS.values():
+        assert set(re.findall(r"`kvec/([^`]+)`", rows[name])) == set(prefixes), name
+
+
+def folder_blocks(text):
+    """``{"kvec/folder/": its entry}`` of the page's tree: a line starting with the folder, and the
+    indented lines under it."""
+    blocks, current = {}, None
+    for line in text.splitlines():
+        if line.startswith("kvec/"):
+            current = line.split()[0]
+            blocks[current] = line[len(current) :]
+        elif current and line.startswith(" "):
+            blocks[current] += " " + line
+        else:
+            current = None
+    return blocks
+
+
+def test_the_layout_page_names_every_module():
+    text = LAYOUT_DOC.read_text(encoding="utf-8")
+    blocks = folder_blocks(text)
+    missing = []
+    for module in sorted(MODULES):
+        folder, _, name = f"kvec/{module_path(module)}".rpartition("/")
+        if folder == "kvec":
+            named = f"`kvec/{name}`" in text
+        else:
+            named = re.search(rf"(?<![\w/]){re.escape(name)}\b", blocks.get(folder + "/", "")) is not None
+        if not named:
+            missing.append(module_path(module))
+    assert missing == []
+
+
+def test_the_layout_check_finds_a_module_the_page_leaves_out(monkeypatch, tmp_path):
+    page = tmp_path / "layout.md"
+    page.write_text(LAYOUT_DOC.read_text(encoding="utf-8").replace("counting.py, encoding.py,", "encoding.py,"))
+    monkeypatch.setattr(sys.modules[__name__], "LAYOUT_DOC", page)
+    with pytest.raises(AssertionError, match="spark/counting.py"):
+        test_the_layout_page_names_every_module()

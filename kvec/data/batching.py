@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from kvec.arguments import is_int, must_be
+from kvec.data.token_ids import ragged_ids
 from kvec.ragged import rows_to_ragged
-from kvec.token_ids import ragged_ids
 
 __all__ = ["TokenBatches"]
 
@@ -36,7 +36,7 @@ class TokenBatches:
 
     Args:
         sequences: a list of id lists, or a ``(values, row_lengths)`` pair (see
-            :func:`kvec.token_ids.ragged_ids`).
+            :func:`kvec.data.token_ids.ragged_ids`).
         labels: optional, one per sequence (any array-like NumPy can index).
         batch_size: sequences per batch (the last batch of an epoch may be smaller).
         maxlen: longer sequences are truncated to this many ids.
@@ -113,7 +113,7 @@ class TokenBatches:
 
     @classmethod
     def from_texts(cls, texts: Iterable[str], tokenizer: Any, labels: Any = None, **kwargs: Any) -> TokenBatches:
-        """The batches of ``texts`` encoded by any kvec tokenizer (see :func:`kvec.token_ids.ragged_ids`)."""
+        """The batches of ``texts`` encoded by any kvec tokenizer (see :func:`kvec.data.token_ids.ragged_ids`)."""
         return cls(ragged_ids(tokenizer, list(texts)), labels=labels, **kwargs)
 
     # ---- the plan of an epoch --------------------------------------------------------------------

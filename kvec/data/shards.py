@@ -1,5 +1,5 @@
 """Training shards: rows of token ids in files, written by :func:`kvec.spark.write_shards` and read back
-here as NumPy arrays and :class:`kvec.batching.TokenBatches` (the ``tf.data`` reader is
+here as NumPy arrays and :class:`kvec.data.batching.TokenBatches` (the ``tf.data`` reader is
 :func:`kvec.layers.shards.dataset_from_shards`).
 
 A shard folder holds one file per partition of the data that was written, ``part-00000.tfrecord``
@@ -10,7 +10,7 @@ the rows' order. A folder without it was not written by kvec, or its writing did
 Every shard has an ``input_ids`` column (a list of ints per row) and may have an ``attention_mask``
 column (the rows were padded; the mask's 1s mark the real ids). Other columns (labels, keys) are ints,
 floats or strings, alone or in lists. The readers give each row's real ids: padding is dropped by the
-mask, so batches are padded again, batch by batch, as :class:`kvec.batching.TokenBatches` pads them.
+mask, so batches are padded again, batch by batch, as :class:`kvec.data.batching.TokenBatches` pads them.
 Columns read back as ``int64``, ``float32`` (what TFRecord stores) or ``bytes``, whichever the format.
 """
 
@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec.atomic import atomic_write
-from kvec.batching import TokenBatches
+from kvec.data.batching import TokenBatches
 from kvec.errors import FormatError, NotAFileError, file_kind, parse_json
+from kvec.files.atomic import atomic_write
 
 __all__ = [
     "FORMATS",
@@ -238,10 +238,10 @@ def read_shards(path: str | os.PathLike[str], columns: Iterable[str] = ()) -> Sh
 
 
 def batches_from_shards(path: str | os.PathLike[str], label: str | None = None, **options: Any) -> TokenBatches:
-    """:class:`kvec.batching.TokenBatches` of the rows of the shard folder ``path`` (read by
+    """:class:`kvec.data.batching.TokenBatches` of the rows of the shard folder ``path`` (read by
     :func:`read_shards`), with the column ``label`` as the labels.
 
-    ``options`` are those of :class:`kvec.batching.TokenBatches` (``batch_size``, ``maxlen``,
+    ``options`` are those of :class:`kvec.data.batching.TokenBatches` (``batch_size``, ``maxlen``,
     ``padding``, ``truncating``, ``pad_value``, ``bucket``, ``bucket_window``, ``shuffle``, ``seed``,
     ``dtype``): padded rows come back as their real ids and are padded batch by batch.
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from kvec.arguments import wrong_type
-from kvec.atomic import atomic_write
 from kvec.errors import FormatError
+from kvec.files.atomic import atomic_write
 from kvec.interop.detection import load
 from kvec.interop.huggingface import save_tokenizer_json
 from kvec.interop.tokenizer_config import CONFIG, SPECIAL_MAP, local_path

@@ -16,10 +16,10 @@ import os
 from kvec import decoders, normalizers, pre_tokenizers
 from kvec.decoders.pieces import UNK_SURFACE
 from kvec.errors import FormatError
+from kvec.files.vocab_reading import read_bytes
 from kvec.interop.protobuf import as_float, as_int32, last, read_message
 from kvec.models import BPE, Unigram
 from kvec.pipeline import Pipeline
-from kvec.vocab_reading import read_bytes
 
 __all__ = ["load_sentencepiece_model"]
 

@@ -11,11 +11,11 @@ import os
 
 from kvec import decoders, normalizers, pre_tokenizers
 from kvec.errors import FormatError
+from kvec.files.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
 from kvec.models import BPE, WordPiece
 from kvec.models.base import checked_vocab
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
-from kvec.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
 
 __all__ = ["load_bert_vocab", "load_gpt2_files"]
 

@@ -19,13 +19,13 @@ from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import Any, cast
 
-from kvec import spec_bytes
 from kvec._subword import BpeRanks, BpeSymbols
 from kvec.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
+from kvec.files.vocab_reading import Path, read_merges_txt, read_vocab_json
+from kvec.models import spec_bytes
 from kvec.models.base import SubwordModel, checked_vocab
-from kvec.vocab_reading import Path, read_merges_txt, read_vocab_json
 
 __all__ = ["BPE"]
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from kvec.arguments import check_str
 from kvec.contracts import registered
+from kvec.files.vocab_reading import read_vocab_json
 from kvec.models.base import SubwordModel, checked_vocab
-from kvec.vocab_reading import read_vocab_json
 
 __all__ = ["WordLevel"]
 

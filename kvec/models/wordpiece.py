@@ -13,12 +13,12 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kvec import spec_bytes
 from kvec._subword import WordPieceTable
 from kvec.arguments import check_count, check_str
 from kvec.contracts import registered
+from kvec.files.vocab_reading import read_vocab_txt
+from kvec.models import spec_bytes
 from kvec.models.base import SubwordModel, checked_vocab
-from kvec.vocab_reading import read_vocab_txt
 
 __all__ = ["WordPiece"]
 

@@ -2,12 +2,12 @@
 token ids, and write the ids as training shards, all on the executors.
 
 * :func:`count_words`: ``{word: count}`` in first-occurrence order, equal to counting in one process,
-  so a trainer on the driver gives the same model (:mod:`kvec.spark_counting`).
+  so a trainer on the driver gives the same model (:mod:`kvec.spark.counting`).
 * :func:`encode`: a DataFrame of token ids (and attention masks when padded) from any kvec tokenizer,
-  equal to the single-process ids, in the input's order (:mod:`kvec.spark_encoding`).
+  equal to the single-process ids, in the input's order (:mod:`kvec.spark.encoding`).
 * :func:`write_shards`: the encoded rows as TFRecord or Parquet files, read back for ``model.fit`` by
-  :func:`kvec.shards.batches_from_shards` or :func:`kvec.layers.shards.dataset_from_shards`
-  (:mod:`kvec.spark_shards`).
+  :func:`kvec.data.shards.batches_from_shards` or :func:`kvec.layers.shards.dataset_from_shards`
+  (:mod:`kvec.spark.shards`).
 
 .. code-block:: python
 
@@ -33,8 +33,8 @@ except ModuleNotFoundError as error:
         f"kvec.spark needs pyspark, and {error.name} is not installed: pip install 'kvec[spark]'", name=error.name
     ) from error
 
-from kvec.spark_counting import count_words  # noqa: E402
-from kvec.spark_encoding import encode  # noqa: E402
-from kvec.spark_shards import write_shards  # noqa: E402
+from kvec.spark.counting import count_words  # noqa: E402
+from kvec.spark.encoding import encode  # noqa: E402
+from kvec.spark.shards import write_shards  # noqa: E402
 
 __all__ = ["count_words", "encode", "write_shards"]

@@ -13,7 +13,7 @@ from typing import Any
 from kvec.arguments import wrong_type
 from kvec.contracts import PreTokenizer
 from kvec.pipeline import Pipeline, TrainingWords
-from kvec.spark_inputs import text_rdd
+from kvec.spark.inputs import text_rdd
 from kvec.trainers.counting import spell_counts
 
 __all__ = ["count_words"]

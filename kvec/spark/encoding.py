@@ -1,6 +1,6 @@
 """Token ids of a Spark table of texts, computed on the executors by kvec's batch encoders.
 
-The tokenizer is broadcast once (:mod:`kvec.spark_tokenizers`) and rebuilt once per executor's Python
+The tokenizer is broadcast once (:mod:`kvec.spark.tokenizers`) and rebuilt once per executor's Python
 worker. Each partition reaches the worker as Arrow record batches (``DataFrame.mapInArrow``); a batch's
 texts go to the tokenizer's batch encoder in one call, and its ids come back as one flat array that
 becomes the Arrow list column without a Python object per row. Padding is NumPy over the whole batch.
@@ -14,9 +14,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec.arguments import must_be
-from kvec.shards import IDS, MASK
-from kvec.spark_inputs import text_frame
-from kvec.spark_tokenizers import ShippedTokenizer, portable, token_ids
+from kvec.data.shards import IDS, MASK
+from kvec.spark.inputs import text_frame
+from kvec.spark.tokenizers import ShippedTokenizer, portable, token_ids
 
 __all__ = ["encode", "padded_ids"]
 

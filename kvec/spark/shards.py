@@ -1,5 +1,5 @@
 """Training shards written from Spark: each partition of an encoded DataFrame becomes one file, written
-by its executor, and the driver writes ``kvec_shards.json`` last (the layout is in :mod:`kvec.shards`).
+by its executor, and the driver writes ``kvec_shards.json`` last (the layout is in :mod:`kvec.data.shards`).
 
 TFRecord files are written by TensorFlow's ``tf.io.TFRecordWriter`` (one ``tf.train.Example`` per row),
 Parquet files by pyarrow's ``ParquetWriter`` straight from the partition's Arrow record batches. Each
@@ -14,7 +14,7 @@ from typing import Any, cast
 import numpy as np
 
 from kvec.arguments import wrong_type
-from kvec.shards import FORMATS, IDS, MASK, SHARDS_FILE, ShardColumn, ShardInfo, shard_file_name, write_info
+from kvec.data.shards import FORMATS, IDS, MASK, SHARDS_FILE, ShardColumn, ShardInfo, shard_file_name, write_info
 
 __all__ = ["write_shards"]
 
@@ -38,7 +38,7 @@ def write_shards(df: Any, path: str | os.PathLike[str], format: str = "tfrecord"
         format: ``"tfrecord"`` (TensorFlow on the executors, ``pip install 'kvec[keras]'``) or
             ``"parquet"`` (pyarrow).
 
-    Read the shards back with :func:`kvec.shards.batches_from_shards` (NumPy) or
+    Read the shards back with :func:`kvec.data.shards.batches_from_shards` (NumPy) or
     :func:`kvec.layers.shards.dataset_from_shards` (``tf.data``).
 
     Example:
@@ -88,7 +88,7 @@ def write_shards(df: Any, path: str | os.PathLike[str], format: str = "tfrecord"
 
 
 def _shard_column(field):
-    """The :class:`kvec.shards.ShardColumn` of a DataFrame field; ``TypeError`` for a type shards
+    """The :class:`kvec.data.shards.ShardColumn` of a DataFrame field; ``TypeError`` for a type shards
     cannot hold."""
     data_type = field.dataType
     is_list = data_type.typeName() == "array"

@@ -39,7 +39,7 @@ _ITEM = regex.compile(r"\\U([0-9A-Fa-f]{8})|\\([\\\[\]^-])|([^\\\[\]-])")
 
 def _class_ranges(pattern):
     """``(negated, [(first, last), ...])`` when ``pattern`` is one character class of code points and
-    ranges only (as :mod:`kvec.hf_unicode` writes its classes), else None.
+    ranges only (as :mod:`kvec.unicode.hf_unicode` writes its classes), else None.
 
     Such a class matches exactly its code points, so its table needs no regular expression: matching
     a class of hundreds of ranges against every code point takes seconds (Hugging Face's ``\\w`` and

@@ -5,7 +5,7 @@
 boundary), and Hiragana, Katakana and U+30FC (the prolonged sound mark) count as Han, as in
 sentencepiece's Unigram; the space is "Any" too. kvec takes each character's script from the
 ``regex`` module's (newer) Unicode, for the code points assigned in 9.0.0
-(:func:`kvec.hf_unicode.is_assigned_9`), less the four whose script has changed since 9.0.0.
+(:func:`kvec.unicode.hf_unicode.is_assigned_9`), less the four whose script has changed since 9.0.0.
 
 Example:
     >>> [SCRIPT_NAMES[i - 1] for i in map(script_classes().__getitem__, map(ord, "aあ漢"))]
@@ -18,7 +18,7 @@ from functools import cache
 
 import regex
 
-from kvec import hf_unicode
+from kvec.unicode import hf_unicode
 
 __all__ = ["ANY", "SCRIPT_NAMES", "script_classes"]
 
