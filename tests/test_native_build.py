@@ -38,7 +38,7 @@ def test_each_core_source_compiles_without_python(source):
 
 
 def test_there_are_sources():
-    assert {"native_module.c", "unigram_module.c", "word_encoder.c"} <= {path.name for path in SOURCES}
+    assert {"keras_module.c", "subword_module.c", "unigram_module.c", "word_encoder.c"} <= {path.name for path in SOURCES}
 
 
 @pytest.mark.parametrize(
