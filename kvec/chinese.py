@@ -45,7 +45,7 @@ _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 # jieba's re_han_default: what its blocks are made of; a user word with anything else is never found
 # whole by jieba (the option ``whole_words`` finds it before jieba cuts)
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
-_DUMP_FORMAT = "kvec-jieba-2"  # changes when the dump of csrc/jieba_dictionary.c changes
+_DUMP_FORMAT = "kvec-jieba-2"  # changes when the dump of csrc/python/jieba/jieba_dictionary.c changes
 _HAN_FIRST, _HAN_LAST = 0x4E00, 0x9FD5  # the code points of the HMM's emission table
 _MIN_FLOAT = -3.14e100  # jieba's log-probability of what its HMM never saw
 

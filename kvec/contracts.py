@@ -530,7 +530,7 @@ class Model(Stage, _Settings, ABC):
         return self.tokenize_ids
 
     def word_model(self, byte_spelling: str = "") -> object | None:
-        """The model's C segmentation of one word as a capsule (``csrc/word_model.h``), which the C
+        """The model's C segmentation of one word as a capsule (``csrc/python/word_model.h``), which the C
         encoder runs without the GIL on every thread for words new to its cache; None (the default):
         it calls :meth:`ids_function` instead, with the GIL. The capsule must give the ids that
         :meth:`ids_function` gives; with ``byte_spelling`` (the 256 characters bytes are spelled with,

@@ -54,7 +54,7 @@ class Encoding:
         ([5, 6, 7, 0, 0], [1, 1, 1, 0, 0], [0, 0, 1, None, None])
     """
 
-    # ids, _tokenizer and _text are what encode_batch sets (csrc/id_rows.c), the others None
+    # ids, _tokenizer and _text are what encode_batch sets (csrc/python/encoder/id_rows.c), the others None
     __slots__ = (
         "ids",
         "_tokenizer",

@@ -739,7 +739,7 @@ class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
     spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged. It runs in
-    C (``csrc/charsmap.c``); offsets follow sentencepiece's.
+    C (``csrc/python/subword/charsmap.c``); offsets follow sentencepiece's.
 
     Args:
         precompiled_charsmap: the map as stored in the model (base64 text; empty: no mapping).

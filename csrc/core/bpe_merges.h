@@ -1,5 +1,5 @@
 /* csrc/core/bpe_merges.h: the merge loop of BPE training as Hugging Face tokenizers' BpeTrainer runs it,
- * over words given as symbol ids. Free of Python: kvec._subword binds it (csrc/bpe_trainer.c), and
+ * over words given as symbol ids. Free of Python: kvec._subword binds it (csrc/python/subword/bpe_trainer.c), and
  * tests/native/bpe_merges_driver.c runs it alone. Built into a Python extension (KVEC_WITH_PYTHON) it
  * allocates with PyMem_Malloc and sets MemoryError when that fails; elsewhere with malloc. */
 #ifndef KVEC_BPE_MERGES_H

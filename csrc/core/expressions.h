@@ -1,6 +1,6 @@
 /* csrc/core/expressions.h: the words of the regular expressions byte-level tokenizers split with, found
  * from a table of character classes instead of a regex engine (csrc/core/expressions.c), for the word
- * encoders (csrc/word_encoder.c, csrc/core/spec_encoder.c). */
+ * encoders (csrc/python/encoder/word_encoder.c, csrc/core/spec_encoder.c). */
 #ifndef KVEC_EXPRESSIONS_H
 #define KVEC_EXPRESSIONS_H
 

@@ -1,4 +1,4 @@
-/* csrc/int64s_from_python.h: an Int64s (csrc/core/int64s.h) filled from a Python sequence of ids. */
+/* csrc/python/int64s_from_python.h: an Int64s (csrc/core/int64s.h) filled from a Python sequence of ids. */
 #ifndef KVEC_INT64S_FROM_PYTHON_H
 #define KVEC_INT64S_FROM_PYTHON_H
 

@@ -1,4 +1,4 @@
-/* csrc/module.h: creating an extension module and adding its types from one table, shared by the
+/* csrc/python/module.h: creating an extension module and adding its types from one table, shared by the
  * module files of kvec's extensions. */
 #ifndef KVEC_MODULE_H
 #define KVEC_MODULE_H

@@ -1,4 +1,4 @@
-/* csrc/texts.h: a list of str as code points, shared by kvec's C extensions. */
+/* csrc/python/texts.h: a list of str as code points, shared by kvec's C extensions. */
 #ifndef KVEC_TEXTS_H
 #define KVEC_TEXTS_H
 

@@ -1,4 +1,4 @@
-/* csrc/word_model.h: a model's C function from one word to its ids, handed in a capsule from the
+/* csrc/python/word_model.h: a model's C function from one word to its ids, handed in a capsule from the
  * extension that holds the model (kvec._subword, kvec._unigram) to the word encoder (kvec._encoder), so
  * that words new to the encoder's cache are segmented without the GIL, on every encoding thread at once.
  *

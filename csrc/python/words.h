@@ -1,4 +1,4 @@
-/* csrc/words.h: words as spans of a str, and a hash table keyed by their code points, shared by
+/* csrc/python/words.h: words as spans of a str, and a hash table keyed by their code points, shared by
  * kvec's C extensions. */
 #ifndef KVEC_WORDS_H
 #define KVEC_WORDS_H

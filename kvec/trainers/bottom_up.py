@@ -11,7 +11,7 @@ produces for the same word counts and parameters.
 The first round does not depend on the threshold, so it is computed once and shared by every step of
 the binary search. The native rounds never discount: a token's discounted count equals the count of
 its occurrences that run to the end of their word, so only those suffixes are counted (see
-``count_suffixes`` in ``csrc/bottom_up_trainer.c``). The rounds run natively (tokens keyed by their
+``count_suffixes`` in ``csrc/python/subword/bottom_up_trainer.c``). The rounds run natively (tokens keyed by their
 characters and whether they carry the joiner); a word list in which some word contains the joiner
 itself takes the Python rounds, where tokens are plain strings as in tensorflow_text.
 """

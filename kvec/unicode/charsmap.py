@@ -3,7 +3,7 @@ strings whose values point into a blob of NUL-terminated replacement strings.
 
 The blob is ``<trie size: uint32 little-endian><trie units: uint32 each><replacements>``. At each
 position of a text the longest key that is a prefix of the rest is replaced; where none matches, one
-character is kept as it is. The walk runs in C (``csrc/charsmap.c``), with sentencepiece's whitespace
+character is kept as it is. The walk runs in C (``csrc/python/subword/charsmap.c``), with sentencepiece's whitespace
 rules.
 """
 

@@ -1,4 +1,4 @@
-/* csrc/char_rules.c: the CharRules type of kvec._encoder (see char_rules.h), for kvec/normalizers.py.
+/* csrc/python/encoder/char_rules.c: the CharRules type of kvec._encoder (see char_rules.h), for kvec/normalizers.py.
  *
  *   CharRules(rule)
  *       rule: callable, one character -> the str it becomes (empty: removed), or None when the character

@@ -1,5 +1,5 @@
-/* csrc/char_rules.h: CharRules, a normalizer that works character by character, as a table the encoder
- * applies without the GIL (csrc/char_rules.c defines it; csrc/word_encoder.c applies it).
+/* csrc/python/encoder/char_rules.h: CharRules, a normalizer that works character by character, as a table the encoder
+ * applies without the GIL (csrc/python/encoder/char_rules.c defines it; csrc/python/encoder/word_encoder.c applies it).
  *
  * Each code point has one entry: unknown yet, itself, contextual (its text must be normalized by the
  * Python normalizer, which sees its neighbours), or a replacement of zero or more code points. Entries

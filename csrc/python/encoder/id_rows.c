@@ -1,4 +1,4 @@
-/* csrc/id_rows.c: id_rows() of kvec._encoder, for kvec/pipeline.py: ragged int64 ids to one list of
+/* csrc/python/encoder/id_rows.c: id_rows() of kvec._encoder, for kvec/pipeline.py: ragged int64 ids to one list of
  * Python ints per text, the form Encoding.ids takes.
  *
  *   id_rows(values, row_lengths) -> list of lists of int. Both are buffers of int64 (native order), the

@@ -1,4 +1,4 @@
-/* csrc/id_rows.h: id_rows() and encodings() of kvec._encoder (csrc/id_rows.c). */
+/* csrc/python/encoder/id_rows.h: id_rows() and encodings() of kvec._encoder (csrc/python/encoder/id_rows.c). */
 #ifndef KVEC_ID_ROWS_H
 #define KVEC_ID_ROWS_H
 

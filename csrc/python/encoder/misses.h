@@ -1,4 +1,4 @@
-/* csrc/misses.h: the words one WordEncoder.encode call finds missing from its cache (csrc/word_encoder.c),
+/* csrc/python/encoder/misses.h: the words one WordEncoder.encode call finds missing from its cache (csrc/python/encoder/word_encoder.c),
  * each listed once, where it first occurs, in a table of their own. Raw allocations: the scan that lists
  * them runs without the GIL. */
 #ifndef KVEC_MISSES_H

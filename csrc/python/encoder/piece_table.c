@@ -1,4 +1,4 @@
-/* csrc/piece_table.c: PieceTable of kvec._encoder, for kvec/pipeline.py: token ids back to text in one C
+/* csrc/python/encoder/piece_table.c: PieceTable of kvec._encoder, for kvec/pipeline.py: token ids back to text in one C
  * pass, for decoders whose text is the concatenation of what each token stands for
  * (kvec.contracts.Decoder.token_bytes).
  *

@@ -1,4 +1,4 @@
-/* csrc/piece_table.h: PieceTable of kvec._encoder (csrc/piece_table.c): token ids back to text. */
+/* csrc/python/encoder/piece_table.h: PieceTable of kvec._encoder (csrc/python/encoder/piece_table.c): token ids back to text. */
 #ifndef KVEC_PIECE_TABLE_H
 #define KVEC_PIECE_TABLE_H
 

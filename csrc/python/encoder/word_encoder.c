@@ -1,4 +1,4 @@
-/* csrc/word_encoder.c: the kvec._encoder extension, for kvec/pipeline.py: texts to token ids in one
+/* csrc/python/encoder/word_encoder.c: the kvec._encoder extension, for kvec/pipeline.py: texts to token ids in one
  * pass, for pipelines whose words are runs of character classes.
  *
  *   WordEncoder(classes, tokenize, max_words=2**20, triggers="")
@@ -16,10 +16,10 @@
  *                (csrc/core/class_runs.h; 0: class runs).
  *       cache: False gives every word to word_model (required then), for models that sample: BPE
  *                dropout draws each word's merges afresh, in the order of the words.
- *       rules: a CharRules (csrc/char_rules.h), the normalizer applied to each text before its words
+ *       rules: a CharRules (csrc/python/encoder/char_rules.h), the normalizer applied to each text before its words
  *                are cut; None: the texts come normalized.
  *       prefix, suffix: ids put before and after each text's ids (a post-processor's special tokens).
- *       word_model: the model's capsule (csrc/word_model.h), which segments new words without the GIL;
+ *       word_model: the model's capsule (csrc/python/word_model.h), which segments new words without the GIL;
  *                None: every new word is given to tokenize, with the GIL.
  *   .encode(texts) -> (values, row_lengths, flagged, redo): the ids of all texts back to back, as bytes
  *                holding int64, how many belong to each text, which texts hold a trigger character, and
@@ -761,7 +761,7 @@ static PyMethodDef module_functions[] = {
     {"id_rows", id_rows, METH_VARARGS,
      "id_rows(values, row_lengths) -> one list of int per row, from int64 buffers (ids >= 0)"},
     {"encodings", encodings, METH_VARARGS,
-     "encodings(cls, values, row_lengths, tokenizer, texts) -> one Encoding per row (see csrc/id_rows.c)"},
+     "encodings(cls, values, row_lengths, tokenizer, texts) -> one Encoding per row (see csrc/python/encoder/id_rows.c)"},
     {NULL}};
 
 static struct PyModuleDef module = {

@@ -1,4 +1,4 @@
-/* csrc/jieba.h: what the files of the kvec._jieba extension share (see jieba_module.c). */
+/* csrc/python/jieba/jieba.h: what the files of the kvec._jieba extension share (see jieba_module.c). */
 #ifndef KVEC_JIEBA_H
 #define KVEC_JIEBA_H
 

@@ -1,4 +1,4 @@
-/* csrc/jieba_cutter.c: kvec._jieba.Cutter, a segmenter over a shared Dictionary with words of its own
+/* csrc/python/jieba/jieba_cutter.c: kvec._jieba.Cutter, a segmenter over a shared Dictionary with words of its own
  * (see jieba.h). Texts are read as CPython stores them and cut as code points; `segment` cuts on
  * n_threads threads without the GIL (this one among them), while this thread makes each finished
  * chunk's lists in order.

@@ -1,4 +1,4 @@
-/* csrc/jieba_dictionary.c: kvec._jieba.Dictionary, jieba's prefix dictionary and HMM (see jieba.h). */
+/* csrc/python/jieba/jieba_dictionary.c: kvec._jieba.Dictionary, jieba's prefix dictionary and HMM (see jieba.h). */
 #include "jieba.h"
 
 #include <stdint.h>

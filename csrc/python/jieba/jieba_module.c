@@ -1,4 +1,4 @@
-/* csrc/jieba_module.c: the kvec._jieba extension: jieba's segmentation (csrc/core/jieba_cut.h) for
+/* csrc/python/jieba/jieba_module.c: the kvec._jieba extension: jieba's segmentation (csrc/core/jieba_cut.h) for
  * kvec/chinese.py. The types are in jieba_dictionary.c and jieba_cutter.c.
  *
  *   Dictionary(text, hmm, name)   jieba's prefix dictionary from the UTF-8 text of a dictionary file

@@ -1,4 +1,4 @@
-/* csrc/keras.h: what the files of the kvec._keras extension share: their Python types and module
+/* csrc/python/keras/keras.h: what the files of the kvec._keras extension share: their Python types and module
  * functions, registered by keras_module.c. */
 #ifndef KVEC_KERAS_H
 #define KVEC_KERAS_H

@@ -1,4 +1,4 @@
-/* csrc/keras_module.c: the kvec._keras extension: the hot loops behind kvec's Keras API, the Keras word
+/* csrc/python/keras/keras_module.c: the kvec._keras extension: the hot loops behind kvec's Keras API, the Keras word
  * rule and its counts (keras_words.c) and padding (padding.c); this file registers their types and
  * functions (keras.h). */
 #define PY_SSIZE_T_CLEAN

@@ -1,4 +1,4 @@
-/* csrc/keras_words.c: the legacy Keras word rule, for kvec/text.py (kvec.Tokenizer).
+/* csrc/python/keras/keras_words.c: the legacy Keras word rule, for kvec/text.py (kvec.Tokenizer).
  *
  * Keras word splitting is "maximal runs of characters that are not separators". Done in Python, every
  * word becomes a regex match object and a string before it is counted; here one pass over the code

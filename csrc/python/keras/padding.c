@@ -1,4 +1,4 @@
-/* csrc/padding.c: the fill of pad_sequences, for kvec/sequence.py.
+/* csrc/python/keras/padding.c: the fill of pad_sequences, for kvec/sequence.py.
  *
  *   fill_padded(out, sequences, pre_padding, pre_truncating) -> bool
  *       copies a list of int/float lists into a 2-D C-contiguous int32/int64/float32/float64 buffer;

@@ -1,4 +1,4 @@
-/* csrc/bottom_up_trainer.c: the rounds of Google's bottom-up WordPiece learner, for
+/* csrc/python/subword/bottom_up_trainer.c: the rounds of Google's bottom-up WordPiece learner, for
  * kvec/trainers/bottom_up.py.
  *
  *   BottomUpLearner(words, counts, joiner)  .tokens(thresh, rounds)

@@ -1,4 +1,4 @@
-/* csrc/bpe_model.c: the Python binding of BPE (csrc/core/bpe.c), for kvec/models/bpe.py.
+/* csrc/python/subword/bpe_model.c: the Python binding of BPE (csrc/core/bpe.c), for kvec/models/bpe.py.
  *
  *   BpeRanks(merges)   .merge(ids, starts=True, dropout=0.0) -> (ids, starts): merges applied in rank order;
  *                      with dropout, each merge taken from the queue is skipped with that probability
@@ -14,7 +14,7 @@
  *       dropout: as in BpeRanks.merge, drawing from the ranks' generator;
  *       whole: None, or {token: id} of the vocabulary for ignore_merges (a word that is a token is that
  *           token), with spelling: the 256 characters bytes are spelled with, for byte-level words.
- *       .word_model() -> the capsule of csrc/word_model.h: the segmentation without the GIL.
+ *       .word_model() -> the capsule of csrc/python/word_model.h: the segmentation without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -389,7 +389,7 @@ BpeSymbols_dealloc(BpeSymbols *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* WordModel.word_ids (csrc/word_model.h): the core's segmentation, with this model's dropout. */
+/* WordModel.word_ids (csrc/python/word_model.h): the core's segmentation, with this model's dropout. */
 static int
 bpe_word_model_ids(PyObject *model, const Span *word, Int64s *out)
 {
@@ -414,7 +414,7 @@ BpeSymbols_word_model(BpeSymbols *self, PyObject *Py_UNUSED(ignored))
 
 static PyMethodDef BpeSymbols_methods[] = {
     {"word_model", (PyCFunction)BpeSymbols_word_model, METH_NOARGS,
-     "word_model() -> a capsule of the segmentation for the word encoder (csrc/word_model.h)"},
+     "word_model() -> a capsule of the segmentation for the word encoder (csrc/python/word_model.h)"},
     {NULL}};
 
 PyTypeObject BpeSymbolsType = {

@@ -1,4 +1,4 @@
-/* csrc/bpe_trainer.c: the merge loop of BPE training, for kvec/trainers/bpe.py: the arguments read and
+/* csrc/python/subword/bpe_trainer.c: the merge loop of BPE training, for kvec/trainers/bpe.py: the arguments read and
  * checked here, the loop in csrc/core/bpe_merges.c.
  *
  *   bpe_merge_loop(ids, sizes, counts, vocab_size, current_size, min_frequency, max_length, add_merge)

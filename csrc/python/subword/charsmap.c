@@ -1,4 +1,4 @@
-/* csrc/charsmap.c: sentencepiece's normalizer, for kvec/charsmap.py and
+/* csrc/python/subword/charsmap.c: sentencepiece's normalizer, for kvec/charsmap.py and
  * kvec.normalizers.SentencePieceNormalizer.
  *
  *   CharsMapTable(units, replacements)

@@ -1,4 +1,4 @@
-/* csrc/subword.h: what the files of the kvec._subword extension share: their Python types and module
+/* csrc/python/subword/subword.h: what the files of the kvec._subword extension share: their Python types and module
  * functions, registered by subword_module.c. */
 #ifndef KVEC_SUBWORD_H
 #define KVEC_SUBWORD_H

@@ -1,4 +1,4 @@
-/* csrc/subword_module.c: the kvec._subword extension: the hot loops of kvec's BPE and WordPiece models
+/* csrc/python/subword/subword_module.c: the kvec._subword extension: the hot loops of kvec's BPE and WordPiece models
  * and trainers (the bottom-up learner included) and of sentencepiece's character map, the normalizer
  * of the models sentencepiece makes. Each subject is a file of its own (see subword.h); this one
  * registers their types and functions. */

@@ -1,10 +1,10 @@
-/* csrc/wordpiece_model.c: the Python binding of WordPiece (csrc/core/wordpiece.c), for
+/* csrc/python/subword/wordpiece_model.c: the Python binding of WordPiece (csrc/core/wordpiece.c), for
  * kvec/models/wordpiece.py.
  *
  *   WordPieceTable(vocab, prefix, unk_token, max_chars)
  *       .spans(word) -> [(id, start, end)], .ids(word) -> [id]
  *       .word_model() -> a capsule of the same segmentation for the word encoder, run without the GIL
- *                        (csrc/word_model.h); None where an id does not fit an int64
+ *                        (csrc/python/word_model.h); None where an id does not fit an int64
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -169,7 +169,7 @@ WordPieceTable_ids(WordPieceTable *self, PyObject *word)
     return wordpiece_match(self, word, 0);
 }
 
-/* WordModel.word_ids (csrc/word_model.h): the ids of wordpiece_match, without the GIL. */
+/* WordModel.word_ids (csrc/python/word_model.h): the ids of wordpiece_match, without the GIL. */
 static int
 wordpiece_word_ids(PyObject *model, const Span *word, Int64s *out)
 {
@@ -197,7 +197,7 @@ WordPieceTable_word_model(WordPieceTable *self, PyObject *Py_UNUSED(ignored))
 
 static PyMethodDef WordPieceTable_methods[] = {
     {"word_model", (PyCFunction)WordPieceTable_word_model, METH_NOARGS,
-     "word_model() -> a capsule of this segmentation for the word encoder (csrc/word_model.h), or None"},
+     "word_model() -> a capsule of this segmentation for the word encoder (csrc/python/word_model.h), or None"},
     {"spans", (PyCFunction)WordPieceTable_spans, METH_O,
      "spans(word) -> [(id, start, end), ...] by greedy longest match; the unknown token for the whole "
      "word when it is too long or a part matches nothing"},

@@ -1,4 +1,4 @@
-/* csrc/unigram.h: what the files of the kvec._unigram extension share: the seed search
+/* csrc/python/unigram/unigram.h: what the files of the kvec._unigram extension share: the seed search
  * (unigram_seeds.c) and the lattices (unigram_lattice.c) over the pieces' trie (csrc/core/unigram_trie.h),
  * used by the Python type Lattice (unigram_module.c). */
 #ifndef KVEC_UNIGRAM_H

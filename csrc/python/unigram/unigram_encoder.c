@@ -1,4 +1,4 @@
-/* csrc/unigram_encoder.c: whole texts to ids with one Unigram lattice over each text, as sentencepiece
+/* csrc/python/unigram/unigram_encoder.c: whole texts to ids with one Unigram lattice over each text, as sentencepiece
  * encodes, for Lattice.encode_texts (unigram_module.c) and kvec/models/unigram.py.
  *
  *   .encode_texts(texts, prefix=(), suffix=(), words=None) -> (values, row_lengths): the ids of every
@@ -11,7 +11,7 @@
  * runs without the GIL, so callers encode parts of a batch on threads of their own (kvec/pipeline.py
  * does).
  *
- *   .word_model() -> the capsule of csrc/word_model.h: the same ids of one word, without the GIL.
+ *   .word_model() -> the capsule of csrc/python/word_model.h: the same ids of one word, without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

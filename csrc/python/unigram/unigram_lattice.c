@@ -1,4 +1,4 @@
-/* csrc/unigram_lattice.c: Unigram lattices over the pieces' trie: Viterbi, forward-backward and the
+/* csrc/python/unigram/unigram_lattice.c: Unigram lattices over the pieces' trie: Viterbi, forward-backward and the
  * pruning splits, in threads without the GIL. Used by kvec/models/unigram.py (encoding) and
  * kvec/trainers/unigram.py (EM) through the Lattice type of unigram_module.c.
  *

@@ -1,4 +1,4 @@
-/* csrc/unigram_module.c: the kvec._unigram extension: the hot loops of the Unigram language model
+/* csrc/python/unigram/unigram_module.c: the kvec._unigram extension: the hot loops of the Unigram language model
  * (Kudo 2018), for kvec/models/unigram.py and kvec/trainers/unigram.py.
  *
  *   Lattice(words, counts)   Unigram segmentation of a word list (and of any text) over a vocabulary
@@ -17,7 +17,7 @@
  *           (csrc/core/unigram_path.h), its unknown characters resolved
  *       .encode_texts(texts, prefix, suffix, words)   whole texts (or their merged words) to ids, without
  *           the GIL (unigram_encoder.c)
- *       .word_model()   ids(word) as a capsule for the word encoder (csrc/word_model.h); the lattice is
+ *       .word_model()   ids(word) as a capsule for the word encoder (csrc/python/word_model.h); the lattice is
  *           then frozen: set_pieces and configure refuse
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
@@ -648,7 +648,7 @@ static PyMethodDef lattice_methods[] = {
      "path's arithmetic and how unknown runs resolve (0 sentencepiece, 1 Hugging Face)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
     {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
-     "word_model() -> ids(word) as a capsule for the word encoder (csrc/word_model.h); freezes the lattice"},
+     "word_model() -> ids(word) as a capsule for the word encoder (csrc/python/word_model.h); freezes the lattice"},
     {"encode_texts", (PyCFunction)(void (*)(void))lattice_encode_texts, METH_VARARGS | METH_KEYWORDS,
      "encode_texts(texts, prefix=(), suffix=(), words=None) -> (values, row_lengths): each whole text's "
      "(or with a class table, each merged word's) best segmentation, resolved, as int64 bytes"},

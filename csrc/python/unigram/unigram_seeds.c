@@ -1,4 +1,4 @@
-/* csrc/unigram_seeds.c: the seed vocabulary of Unigram training, for kvec/trainers/unigram.py
+/* csrc/python/unigram/unigram_seeds.c: the seed vocabulary of Unigram training, for kvec/trainers/unigram.py
  * (Lattice.seed, whose method is here too).
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
