@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from kvec._moved import MOVED
+
 PACKAGE = Path(__file__).resolve().parent.parent / "kvec"
 
 # The layers, from the bottom, each a name and the paths (relative to kvec/) of its folders ("name/") and
@@ -355,3 +357,22 @@ def test_the_layout_check_finds_a_module_the_page_leaves_out(monkeypatch, tmp_pa
     monkeypatch.setattr(sys.modules[__name__], "LAYOUT_DOC", page)
     with pytest.raises(AssertionError, match="spark/counting.py"):
         test_the_layout_page_names_every_module()
+
+
+# ---- moved modules keep their old import paths --------------------------------------------------------
+
+
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_a_moved_module_imports_under_its_old_path_as_the_same_module(old):
+    new = MOVED[old]
+    if not importable(new):
+        pytest.skip(f"{new} needs {NEEDS}")
+    check = f"import importlib\nold = importlib.import_module({old!r})\n"
+    check += f"assert old is importlib.import_module({new!r}) and old.__spec__.name == {new!r}\n"
+    result = python(check)
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_old_path_is_free_and_every_new_one_a_module():
+    assert [old for old in MOVED if old in MODULES] == []
+    assert [new for new in MOVED.values() if new not in MODULES] == []
