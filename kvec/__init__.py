@@ -15,7 +15,6 @@ its format from its contents (see :mod:`kvec.interop.detection`). The core impor
 TensorFlow or Keras.
 """
 
-import kvec._moved  # noqa: F401 (the old import paths of modules that moved into folders)
 from kvec.added_vocabulary import AddedToken
 from kvec.custom_stages import NormalizedString, PreTokenizedString
 from kvec.errors import FormatError, KvecError
