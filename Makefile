@@ -24,11 +24,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.kvec-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
+$(VENV)/.kvec-installed: pyproject.toml setup.py $(wildcard csrc/python/*.h csrc/python/*/*.c csrc/python/*/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.kvec-dev-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
+$(VENV)/.kvec-dev-installed: pyproject.toml setup.py $(wildcard csrc/python/*.h csrc/python/*/*.c csrc/python/*/*.h csrc/core/*.c csrc/core/*.h) | $(BIN)/python
 	$(BIN)/python -m pip install --quiet '$(TORCH_CPU)'
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@ $(VENV)/.kvec-installed
@@ -54,7 +54,7 @@ spark-example: $(VENV)/.kvec-dev-installed
 
 CORE := .venv-core
 
-$(CORE)/.kvec-test-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h)
+$(CORE)/.kvec-test-installed: pyproject.toml setup.py $(wildcard csrc/python/*.h csrc/python/*/*.c csrc/python/*/*.h csrc/core/*.c csrc/core/*.h)
 	$(PYTHON) -m venv $(CORE)
 	$(CORE)/bin/python -m pip install --quiet --upgrade pip
 	$(CORE)/bin/python -m pip install --quiet -e '.[test]'
@@ -67,7 +67,7 @@ BACKENDS_VENV := .venv-backends
 TORCH_CPU ?= torch==2.13.0+cpu
 BACKEND_TESTS := tests/test_layers_backends.py tests/test_layers_portable.py tests/test_examples_backends.py
 
-$(BACKENDS_VENV)/.kvec-backends-installed: pyproject.toml setup.py $(wildcard csrc/*.c csrc/*.h csrc/core/*.c csrc/core/*.h)
+$(BACKENDS_VENV)/.kvec-backends-installed: pyproject.toml setup.py $(wildcard csrc/python/*.h csrc/python/*/*.c csrc/python/*/*.h csrc/core/*.c csrc/core/*.h)
 	$(PYTHON) -m venv $(BACKENDS_VENV)
 	$(BACKENDS_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(BACKENDS_VENV)/bin/python -m pip install --quiet '$(TORCH_CPU)'

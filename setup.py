@@ -1,7 +1,8 @@
 """Build script for kvec's C extensions; all metadata lives in pyproject.toml.
 
-The C sources are in csrc/, one file per Python consumer (see each file's first comment); every
-extension is built warning-free with -Wall -Wextra (tests/test_native_build.py checks it).
+Each extension kvec._<name> is built from the C files of its folder csrc/python/<name>/ (the binding:
+arguments read and checked, results made) and the csrc/core/ files it lists (the algorithms, free of
+Python); every extension is built warning-free with -Wall -Wextra (tests/test_native_build.py checks it).
 """
 
 import os
@@ -11,14 +12,16 @@ from setuptools import Extension, setup
 from setuptools.command.build_py import build_py
 
 FLAGS = ["-O3", "-Wall", "-Wextra", "-fvisibility=hidden"]  # hidden: the extensions share no symbols
-HEADERS = sorted(glob("csrc/*.h") + glob("csrc/core/*.h"))
+HEADERS = sorted(glob("csrc/python/**/*.h", recursive=True) + glob("csrc/core/*.h"))
 
 
-def extension(name, *sources):
+def extension(name, *core):
+    """kvec._<name> from csrc/python/<name>/*.c and the named files of csrc/core/."""
+    folder = f"csrc/python/{name}"
     return Extension(
-        f"kvec.{name}",
-        sources=[f"csrc/{source}.c" for source in sources],
-        include_dirs=["csrc", "csrc/core"],
+        f"kvec._{name}",
+        sources=sorted(glob(f"{folder}/*.c")) + [f"csrc/core/{source}.c" for source in core],
+        include_dirs=[folder, "csrc/python", "csrc/core"],
         depends=HEADERS,
         extra_compile_args=FLAGS,
         define_macros=[("KVEC_WITH_PYTHON", "1")],  # csrc/core/int64s.h: Python's raw allocator
@@ -38,39 +41,11 @@ class BuildPy(build_py):
 setup(
     cmdclass={"build_py": BuildPy},
     ext_modules=[
-        extension(
-            "_native",
-            "native_module",
-            "keras_words",
-            "padding",
-            "bpe_model",
-            "bpe_trainer",
-            "wordpiece_model",
-            "bottom_up_trainer",
-            "charsmap",
-            "core/piece_map",
-            "core/wordpiece",
-            "core/bpe",
-        ),
-        extension(
-            "_unigram",
-            "unigram_module",
-            "unigram_seeds",
-            "unigram_lattice",
-            "unigram_encoder",
-            "core/unigram_trie",
-            "core/unigram_path",
-        ),
-        extension(
-            "_jieba",
-            "jieba_module",
-            "jieba_dictionary",
-            "jieba_cutter",
-            "core/jieba_dict",
-            "core/jieba_hmm",
-            "core/jieba_cut",
-        ),
-        extension("_spec", "spec_module", *sorted(path[len("csrc/") : -len(".c")] for path in glob("csrc/core/*.c"))),
-        extension("_encoder", "encoder_module", "id_rows", "piece_table"),
+        extension("keras"),
+        extension("subword", "piece_map", "wordpiece", "bpe", "bpe_merges"),
+        extension("unigram", "unigram_trie", "unigram_path"),
+        extension("jieba", "jieba_dict", "jieba_hmm", "jieba_cut"),
+        extension("encoder"),
+        extension("spec", *sorted(os.path.basename(path)[: -len(".c")] for path in glob("csrc/core/*.c"))),
     ],
 )

@@ -1,4 +1,4 @@
-"""kvec's native encoder of a pipeline (csrc/spec_module.c over csrc/core/spec_encoder.h)."""
+"""kvec's native encoder of a pipeline (csrc/python/spec/spec_module.c over csrc/core/spec_encoder.h)."""
 
 class SpecEncoder:
     def __init__(self, description: bytes) -> None: ...

@@ -15,11 +15,19 @@ Matching is leftmost, then longest. A matched span is never pre-tokenized or spl
 A token already in the model's vocabulary keeps its id; any other token gets the next free id.
 """
 
+from __future__ import annotations
+
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from itertools import accumulate
+from typing import TYPE_CHECKING, Any
 
-from kvec import hf_unicode
+from kvec.arguments import wrong_type
+from kvec.unicode import hf_unicode
+
+if TYPE_CHECKING:
+    from kvec.contracts import Model, Normalizer
 
 __all__ = ["AddedToken", "AddedVocabulary"]
 
@@ -45,7 +53,7 @@ class AddedToken:
     Example:
         >>> from kvec.models import WordPiece
         >>> from kvec.pipeline import Pipeline
-        >>> from kvec.pretokenizers import Whitespace
+        >>> from kvec.pre_tokenizers import Whitespace
         >>> tok = Pipeline(WordPiece({"[UNK]": 0, "a": 1}), pre_tokenizer=Whitespace())
         >>> tok.add_special_tokens([AddedToken("<mask>", lstrip=True)])
         1
@@ -65,7 +73,7 @@ class AddedToken:
         special: bool = False,
     ) -> None:
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         for name, value in (("single_word", single_word), ("lstrip", lstrip), ("rstrip", rstrip), ("special", special)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be a bool, got {value!r}")
@@ -87,40 +95,41 @@ class AddedToken:
         self._normalized = value
 
     @classmethod
-    def of(cls, token, special, argument, position):
+    def of(cls, token: str | AddedToken, special: bool, argument: str, position: int) -> AddedToken:
         """``token`` (a str or an AddedToken) as an AddedToken; ``special`` forces the flag on."""
         if isinstance(token, AddedToken):
             if special:  # as Hugging Face does, on the caller's token itself
                 token.special = True
-            return cls(token.content, **{**token.options(), "normalized": token._normalized})
+            options: dict[str, Any] = {**token.options(), "normalized": token._normalized}
+            return cls(token.content, **options)
         if isinstance(token, str):
             return cls(token, special=special)
-        raise TypeError(f"{argument}[{position}] must be a str or an AddedToken, got {type(token).__name__}")
+        raise wrong_type(f"{argument}[{position}]", "a str or an AddedToken", token)
 
     def options(self) -> dict[str, bool]:
         """The options as keyword arguments (``normalized`` resolved)."""
         return {name: getattr(self, name) for name in _OPTIONS}
 
-    def __getstate__(self):
+    def __getstate__(self) -> dict[str, Any]:
         return {"content": self.content, **self.options()}
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.content = state["content"]
         self.single_word, self.lstrip, self.rstrip = state["single_word"], state["lstrip"], state["rstrip"]
         self.special, self._normalized = state["special"], state["normalized"]
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, AddedToken):
             return NotImplemented
         return self.__getstate__() == other.__getstate__()
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(self.content)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.content
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         flags = ", ".join(
             f"{name}={getattr(self, name)}" for name in ("rstrip", "lstrip", "single_word", "normalized", "special")
         )
@@ -128,23 +137,31 @@ class AddedToken:
 
 
 class AddedVocabulary:
-    """The added tokens of a :class:`kvec.pipeline.Tokenizer` and their matchers."""
+    """The added tokens of a :class:`kvec.Pipeline` and their matchers."""
 
-    def __init__(self):
-        self.ids = {}  # content -> id, in registration order
-        self.special = {}  # the special tokens' contents -> id
-        self.tokens = {}  # id -> AddedToken (the latest registered with that id)
-        self._forms = {}  # id -> normalized form where it differs from the content (kept until refreshed)
-        self._by_id = {}  # id -> token, as the decoder sees it (its normalized form, if it has one)
-        self._raw_ids = {}  # content -> id of the tokens matched in the raw text
-        self._normalized_ids = {}  # normalized form -> id (the first token registered with that form)
-        self._raw_pattern = self._normalized_pattern = None
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}  # content -> id, in registration order
+        self.special: dict[str, int] = {}  # the special tokens' contents -> id
+        self.tokens: dict[int, AddedToken] = {}  # id -> AddedToken (the latest registered with that id)
+        self._forms: dict[int, str] = {}  # id -> normalized form where it differs from the content (until refreshed)
+        self._by_id: dict[int, str] = {}  # id -> token, as the decoder sees it (its normalized form, if it has one)
+        self._raw_ids: dict[str, int] = {}  # content -> id of the tokens matched in the raw text
+        self._normalized_ids: dict[str, int] = {}  # normalized form -> id (the first token registered with that form)
+        self._raw_pattern: Any = None  # the compiled alternatives of _raw_ids (None: no token)
+        self._normalized_pattern: Any = None  # the same for _normalized_ids
         self.encode_special_tokens = False  # True: special tokens are not matched (Hugging Face's switch)
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
         return bool(self.ids)
 
-    def add(self, tokens, special, model, normalizer, argument="tokens"):
+    def add(
+        self,
+        tokens: Iterable[str | AddedToken],
+        special: bool,
+        model: Model | None,
+        normalizer: Normalizer | None,
+        argument: str = "tokens",
+    ) -> int:
         """Register ``tokens`` (str or :class:`AddedToken`); returns how many were not registered
         before with the same options (Hugging Face's count, which includes tokens the model knows)."""
         if isinstance(tokens, (str, AddedToken)):
@@ -168,7 +185,7 @@ class AddedVocabulary:
         self._rebuild()
         return registered
 
-    def reassign(self, model, normalizer):
+    def reassign(self, model: Model | None, normalizer: Normalizer | None) -> None:
         """Give every registered token its id again, in registration order, for a new ``model`` (after
         training): a token the model knows takes the model's id, any other the next free one."""
         registered = [self.tokens[token_id] for token_id in dict.fromkeys(self.ids.values())]
@@ -198,7 +215,7 @@ class AddedVocabulary:
         highest = max(self.tokens)
         return highest + 1 if highest >= size or size == 0 else size
 
-    def refresh(self, normalizer):
+    def refresh(self, normalizer: Normalizer | None) -> None:
         """Normalize the tokens' forms again (for a new normalizer) and rebuild the matchers."""
         self._forms = {}
         if normalizer is not None:
@@ -221,7 +238,7 @@ class AddedVocabulary:
         self._raw_pattern = _alternatives(self._raw_ids)
         self._normalized_pattern = _alternatives(self._normalized_ids)
 
-    def restore(self, tokens, normalizer):
+    def restore(self, tokens: Iterable[tuple[AddedToken, int]], normalizer: Normalizer | None) -> None:
         """Install saved ``[(AddedToken, id), ...]``, in registration order."""
         self.ids, self.special, self.tokens = {}, {}, {}
         for token, token_id in tokens:
@@ -231,44 +248,44 @@ class AddedVocabulary:
             self.tokens[token_id] = token
         self.refresh(normalizer)
 
-    def saved(self):
+    def saved(self) -> list[tuple[AddedToken, int]]:
         """``[(AddedToken, id), ...]`` in registration order: what :meth:`restore` takes."""
         return [(self.tokens[token_id], token_id) for token_id in self.ids.values()]
 
     @property
-    def added(self):
+    def added(self) -> dict[str, int]:
         """``{token: id}`` of the added (non-special) tokens."""
         return {token: token_id for token, token_id in self.ids.items() if token not in self.special}
 
     @property
-    def raw_forms(self):
+    def raw_forms(self) -> list[str]:
         """The contents of the tokens matched in the raw text."""
         return list(self._raw_ids)
 
     @property
-    def raw_ids(self):
+    def raw_ids(self) -> dict[str, int]:
         """``{content: id}`` of the tokens matched in the raw text."""
         return dict(self._raw_ids)
 
     @property
-    def normalized_forms(self):
+    def normalized_forms(self) -> list[str]:
         """The normalized forms the tokens matched in the normalized text are matched by."""
         return list(self._normalized_ids)
 
     @property
-    def normalized_ids(self):
+    def normalized_ids(self) -> dict[str, int]:
         """``{normalized form: id}`` of the tokens matched in the normalized text."""
         return dict(self._normalized_ids)
 
-    def decoded_tokens(self):
+    def decoded_tokens(self) -> dict[int, str]:
         """``{id: token}`` of every added id, as the decoder sees it."""
         return dict(self._by_id)
 
-    def id_to_token(self, token_id):
+    def id_to_token(self, token_id: int) -> str | None:
         """The token of an added id (a normalized token's normalized form, as the decoder sees it)."""
         return self._by_id.get(token_id)
 
-    def matching_texts(self, texts, normalized_texts):
+    def matching_texts(self, texts: list[str], normalized_texts: list[str]) -> set[int]:
         """The positions of the texts where a raw-matched token occurs (in ``texts``) or a normalized one
         (in ``normalized_texts``, the same texts normalized): only those need the matchers."""
         found = set()
@@ -287,11 +304,11 @@ class AddedVocabulary:
                     position = joined.find(form, starts[index + 1])
         return found
 
-    def split_raw(self, text):
+    def split_raw(self, text: str) -> list[tuple[int, int, int | None]]:
         """``(start, end, id)`` spans covering ``text``; ``id`` is None between raw-matched tokens."""
         return self._split(text, self._raw_pattern, self._raw_ids)
 
-    def split_normalized(self, text):
+    def split_normalized(self, text: str) -> list[tuple[int, int, int | None]]:
         """``(start, end, id)`` spans covering normalized ``text``; ``id`` is None between the tokens
         matched there."""
         return self._split(text, self._normalized_pattern, self._normalized_ids)

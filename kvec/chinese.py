@@ -24,14 +24,15 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from kvec._jieba import Cutter, Dictionary
-from kvec.atomic import atomic_write
+from kvec.arguments import must_be, wrong_type
 from kvec.contracts import Piece, PreTokenizer, changed, registered
 from kvec.errors import FormatError
-from kvec.user_cache import default_cache_dir
-from kvec.vocab_reading import read_bytes
+from kvec.files.atomic import atomic_write
+from kvec.files.user_cache import default_cache_dir
+from kvec.files.vocab_reading import read_bytes
 
 __all__ = ["Jieba", "JiebaState", "default_cache_dir"]
 
@@ -43,7 +44,7 @@ _USER_DICT_LINE = re.compile(r"^(.+?)( [0-9]+)?( [a-z]+)?$")
 # jieba's re_han_default: what its blocks are made of; a user word with anything else is never found
 # whole by jieba (the option ``whole_words`` finds it before jieba cuts)
 _JIEBA_BLOCK = re.compile(r"[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]+")
-_DUMP_FORMAT = "kvec-jieba-2"  # changes when the dump of csrc/jieba_dictionary.c changes
+_DUMP_FORMAT = "kvec-jieba-2"  # changes when the dump of csrc/python/jieba/jieba_dictionary.c changes
 _HAN_FIRST, _HAN_LAST = 0x4E00, 0x9FD5  # the code points of the HMM's emission table
 _MIN_FLOAT = -3.14e100  # jieba's log-probability of what its HMM never saw
 
@@ -121,7 +122,7 @@ class Jieba(PreTokenizer):
         self._pending = _user_words(user_dict)  # user_dict's words, added when the dictionary loads
         self._whole: Any = None  # with whole_words: the expression of the user words jieba splits
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"mode": self.mode, "hmm": self.hmm, "user_dict": list(map(list, self.user_words))}
         if self.dictionary is not None:
             config["dictionary"] = self.dictionary
@@ -138,7 +139,8 @@ class Jieba(PreTokenizer):
                 MODES.index(self.mode), self.hmm, dictionary, _hmm_tables(), list(self._words), self._whole_list()
             )
 
-    def __getstate__(self):  # the native segmenter is rebuilt in the other process, the words replayed
+    # the native segmenter is rebuilt in the other process, the words replayed
+    def __getstate__(self) -> dict[str, Any]:
         with self._lock:
             state = dict(self.__dict__)
             if self.dictionary is not None and self._carried is None:  # the file may be missing there
@@ -155,7 +157,7 @@ class Jieba(PreTokenizer):
             )
         return state
 
-    def __setstate__(self, state):
+    def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self._lock = threading.RLock()
 
@@ -407,7 +409,7 @@ class Jieba(PreTokenizer):
         if not isinstance(unicode_sentence, str):
             raise ValueError(f"unicode_sentence must be a str, got {type(unicode_sentence).__name__}")
         if mode not in ("default", "search"):
-            raise ValueError(f"mode must be 'default' or 'search', got {mode!r}")
+            raise must_be("mode", "'default' or 'search'", mode)
         cut_mode = _ACCURATE if mode == "default" else _SEARCH
         spans = self._native().cut(unicode_sentence, cut_mode, bool(HMM), True, True)
         return iter([(word, start, start + len(word)) for word, start in spans])
@@ -445,19 +447,19 @@ class Jieba(PreTokenizer):
             position = match.end()
         return spans + [(word, start + position) for word, start in cutter.spans(text[position:])]
 
-    def pre_tokenize(self, text, first=True):
+    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
         return [Piece(word, start) for word, start in self._spans(text)]
 
-    def split_words(self, text, first=True):
+    def split_words(self, text: str, first: bool = True) -> list[str]:
         cutter = self._native()
         if self.whole_words and self._whole_words() is not None:
             return [word for word, _ in self._spans(text)]
         return cutter.words(text)
 
-    def __call__(self, text):
+    def __call__(self, text: str) -> list[str]:
         """The words of ``text``: a Jieba is an ``analyzer`` for :class:`kvec.Tokenizer`."""
         if not isinstance(text, str):
-            raise TypeError(f"text must be a str, got {type(text).__name__}")
+            raise wrong_type("text", "a str", text)
         return self.split_words(text)
 
     def segment(self, texts: Iterable[str], n_jobs: int = 1) -> list[list[str]]:
@@ -473,11 +475,11 @@ class Jieba(PreTokenizer):
         texts = list(texts)
         for position, text in enumerate(texts):
             if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+                raise wrong_type(f"texts[{position}]", "a str", text)
         if n_jobs == -1:
             n_jobs = os.cpu_count() or 1
         if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-            raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+            raise must_be("n_jobs", "a positive int or -1", n_jobs)
         cutter = self._native()
         if self._whole_words() is not None:
             return [self.split_words(text) for text in texts]
@@ -493,7 +495,7 @@ def _text(value, name):
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return bytes(value).decode("gbk", "ignore")
-    raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    raise wrong_type(name, "a str", value)
 
 
 def _count(freq):
@@ -526,7 +528,7 @@ def _user_dict_entries(f, name):
             except UnicodeDecodeError:
                 raise FormatError(name, f"a user dictionary must be UTF-8; line {number} is not") from None
         if line:
-            word, count, tag = _USER_DICT_LINE.match(line).groups()
+            word, count, tag = cast(re.Match[str], _USER_DICT_LINE.match(line)).groups()  # every line matches
             entries.append((word, int(count) if count else None, tag and tag.strip()))
     return entries
 

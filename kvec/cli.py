@@ -19,13 +19,13 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from kvec import __version__, decoders, normalizers
-from kvec.atomic import atomic_write, replaceable_target
 from kvec.errors import KvecError, NotAFileError
+from kvec.files.atomic import atomic_write, replaceable_target
 from kvec.interop import save_tokenizer_json
 from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
+from kvec.pre_tokenizers import BertPreTokenizer, ByteLevel, Whitespace
 from kvec.presets import sentencepiece_style
-from kvec.pretokenizers import BertPreTokenizer, ByteLevel, Whitespace
 from kvec.progress import progress_bar
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 from kvec.trainers.counting import count_words
@@ -251,6 +251,7 @@ def pipeline_for(args, specials):
     model, show_progress = args.model, not args.quiet
     lowering = normalizers.Lowercase() if args.lowercase else None
     min_frequency = args.min_frequency or 0
+    trainer: BpeTrainer | WordPieceTrainer | UnigramTrainer
     if model in ("bpe", "bytelevel-bpe"):
         byte_level = model == "bytelevel-bpe"
         trainer = BpeTrainer(

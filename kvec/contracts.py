@@ -24,7 +24,7 @@ import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar, cast
 
 from kvec.encoding import Encoding
 from kvec.errors import NotNativeError
@@ -138,10 +138,10 @@ class WordTable:
     pre-tokenizer's words by itself.
 
     Attributes:
-        classes: one class per code point (see :mod:`kvec.char_classes`); ``b""`` makes the whole
+        classes: one class per code point (see :mod:`kvec.unicode.char_classes`); ``b""`` makes the whole
             text one word.
         expression: ``"gpt2"`` or ``"cl100k"``: words follow that regular expression (contractions,
-            letter and number runs, spaces) over the classes (``csrc/expressions.h``).
+            letter and number runs, spaces) over the classes (``csrc/core/expressions.h``).
         merge: ``"previous"`` or ``"next"``: words follow Hugging Face's delimiter behaviour
             ``merged_with_previous`` or ``merged_with_next`` instead, with class ``ALONE`` the
             delimiters, ``MERGED_APART`` words of one character that end a run (sentencepiece's
@@ -176,7 +176,7 @@ class Decomposition:
     """
 
     before: Callable[[str], str]
-    form: str
+    form: Literal["NFD", "NFKD"]
     after: Callable[[str], str]
     compose: bool = False
 
@@ -475,7 +475,7 @@ class PreTokenizer(Stage, _Settings, ABC):
         span of ``text`` it comes from (as ``tokenizers``' ``pre_tokenize_str``; no empty word).
 
         Example:
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> Whitespace().pre_tokenize_str("Hi, you")
             [('Hi', (0, 2)), (',', (2, 3)), ('you', (4, 7))]
         """
@@ -537,7 +537,7 @@ class Model(Stage, _Settings, ABC):
         return self.tokenize_ids
 
     def word_model(self, byte_spelling: str = "") -> object | None:
-        """The model's C segmentation of one word as a capsule (``csrc/word_model.h``), which the C
+        """The model's C segmentation of one word as a capsule (``csrc/python/word_model.h``), which the C
         encoder runs without the GIL on every thread for words new to its cache; None (the default):
         it calls :meth:`ids_function` instead, with the GIL. The capsule must give the ids that
         :meth:`ids_function` gives; with ``byte_spelling`` (the 256 characters bytes are spelled with,

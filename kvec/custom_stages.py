@@ -22,10 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kvec.arguments import must_be, wrong_type
 from kvec.contracts import CUSTOM_STAGES, Normalized, Normalizer, Piece, PreTokenizer, Span
 from kvec.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Replace, Strip
 from kvec.patterns import Regex, compile_pattern
-from kvec.pretokenizers import BEHAVIORS, _split_spans
+from kvec.pre_tokenizers import BEHAVIORS, _split_spans
 
 __all__ = ["CustomNormalizer", "CustomPreTokenizer", "NormalizedString", "PreTokenizedString", "cannot_save"]
 
@@ -60,7 +61,7 @@ class NormalizedString:
 
     def __init__(self, sequence: str) -> None:
         if not isinstance(sequence, str):
-            raise TypeError(f"sequence must be a str, got {type(sequence).__name__}")
+            raise wrong_type("sequence", "a str", sequence)
         self._root = self._original = sequence
         self._normalized = Normalized.of(sequence)
         self._expired = False
@@ -217,7 +218,7 @@ def _as_normalized_string(value: Any, name: str) -> NormalizedString:
         return value
     if isinstance(value, str):  # a piece given as text: its own original
         return NormalizedString(value)
-    raise TypeError(f"{name} must be a NormalizedString, got {type(value).__name__}")
+    raise wrong_type(name, "a NormalizedString", value)
 
 
 class PreTokenizedString:
@@ -233,7 +234,7 @@ class PreTokenizedString:
 
     def __init__(self, sequence: str) -> None:
         if not isinstance(sequence, str):
-            raise TypeError(f"sequence must be a str, got {type(sequence).__name__}")
+            raise wrong_type("sequence", "a str", sequence)
         self._root = sequence
         self._splits = [NormalizedString(sequence)] if sequence else []
 
@@ -263,9 +264,9 @@ class PreTokenizedString:
         (``"original"``) or into the normalized splits (``"normalized"``), in characters (``"char"``) or
         UTF-8 bytes (``"byte"``); ``tokens`` is None (no model ran)."""
         if offset_referential not in ("original", "normalized"):
-            raise ValueError(f"offset_referential must be 'original' or 'normalized', got {offset_referential!r}")
+            raise must_be("offset_referential", "'original' or 'normalized'", offset_referential)
         if offset_type not in ("char", "byte"):
-            raise ValueError(f"offset_type must be 'char' or 'byte', got {offset_type!r}")
+            raise must_be("offset_type", "'char' or 'byte'", offset_type)
         found = []
         position = 0  # where the split starts in the normalized splits put together
         for piece in self._splits:

@@ -16,6 +16,8 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
+from kvec.arguments import wrong_type
+
 __all__ = ["Encoding", "non_negative_int", "one_of", "pad_encodings", "truncate_encodings"]
 
 Span = tuple[int, int]
@@ -24,7 +26,7 @@ STRATEGIES = ("longest_first", "only_first", "only_second")
 
 
 class Encoding:
-    """The result of :meth:`kvec.pipeline.Tokenizer.encode`.
+    """The result of :meth:`kvec.Pipeline.encode`.
 
     Attributes:
         ids: token ids.
@@ -52,7 +54,7 @@ class Encoding:
         ([5, 6, 7, 0, 0], [1, 1, 1, 0, 0], [0, 0, 1, None, None])
     """
 
-    # ids, _tokenizer and _text are what encode_batch sets (csrc/id_rows.c), the others None
+    # ids, _tokenizer and _text are what encode_batch sets (csrc/python/encoder/id_rows.c), the others None
     __slots__ = (
         "ids",
         "_tokenizer",
@@ -392,7 +394,7 @@ def _while_not_past(words: list[int | None], word: int) -> Iterable[int]:
 def non_negative_int(value: Any, name: str) -> int:
     """``value``, checked to be an int (not a bool) >= 0; the errors name the argument."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+        raise wrong_type(name, "an int", value)
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return value

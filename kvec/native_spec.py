@@ -48,16 +48,17 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import cast
 
-from kvec import hf_unicode, serialization
+from kvec import serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import NotNativeError
+from kvec.models.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.normalizers import Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
-from kvec.pretokenizers import prepends_at_first_only
-from kvec.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
+from kvec.pre_tokenizers import prepends_at_first_only
 from kvec.text import Tokenizer, _word_rule
+from kvec.unicode import hf_unicode
 
 __all__ = ["NotNativeError", "describe", "describe_normalized", "describe_splitter", "describe_word_lookup"]
 

@@ -14,15 +14,16 @@ import unicodedata
 from array import array
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import cast
+from typing import Any, Literal, cast
 
 import regex
 
-from kvec import hf_unicode
-from kvec.charsmap import CharsMap
+from kvec.arguments import wrong_type
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
 from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
-from kvec.pretokenizers import byte_spelling
+from kvec.pre_tokenizers import byte_spelling
+from kvec.unicode import hf_unicode
+from kvec.unicode.charsmap import CharsMap
 
 __all__ = [
     "BertNormalizer",
@@ -48,26 +49,26 @@ __all__ = [
 @registered
 class Lowercase(Normalizer):
     """Lowercase each character as HF does (Rust's ``char::to_lowercase``, Unicode 17.0.0, see
-    :mod:`kvec.hf_unicode`): no context rules such as the Greek final sigma.
+    :mod:`kvec.unicode.hf_unicode`): no context rules such as the Greek final sigma.
 
     Example:
         >>> Lowercase().normalize_str("HELLO Σ")
         'hello σ'
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         return normalized.map(hf_unicode.lower)
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return hf_unicode.lower(char) == char
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None] | None:
         return hf_unicode.lower
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         return hf_unicode.lowercase(text)
 
 
@@ -92,21 +93,21 @@ class OpenCC(Normalizer):
         self._opencc = opencc
         self.config = config
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if name == "config":  # set after construction too: the converter follows it
             self._converter = self._opencc.OpenCC(value)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"config": self.config}
 
-    def __getstate__(self):  # the converter is rebuilt in another process
+    def __getstate__(self) -> dict[str, Any]:  # the converter is rebuilt in another process
         return {"config": self.config}
 
-    def __setstate__(self, state):
-        self.__init__(state["config"])
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        OpenCC.__init__(self, state["config"])
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         converted = self._converter.convert(normalized.text)
         if len(converted) == len(normalized.text):
             return Normalized(converted, normalized.spans)
@@ -124,24 +125,24 @@ class Prepend(Normalizer):
 
     def __init__(self, prepend: str) -> None:
         if not isinstance(prepend, str):
-            raise TypeError(f"prepend must be a str, got {type(prepend).__name__}")
+            raise wrong_type("prepend", "a str", prepend)
         self.prepend = prepend
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"prepend": self.prepend}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Prepend", "prepend": self.prepend}
 
-    def normalize_token(self, text):
+    def normalize_token(self, text: str) -> str:
         return text  # a token inside a text gets no prefix (unlike Hugging Face, which adds it)
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         if not normalized.text:
             return normalized
         return Normalized(self.prepend + normalized.text, [normalized.spans[0]] * len(self.prepend) + normalized.spans)
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         return self.prepend + text if text else text
 
 
@@ -163,7 +164,7 @@ class Replace(Normalizer):
         self._compiled = compile_pattern(pattern)
         self._pattern = pattern
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         self.content = content
 
     @property
@@ -176,35 +177,35 @@ class Replace(Normalizer):
     def pattern(self, pattern: str | Regex) -> None:
         raise Exception("Cannot set pattern, please instantiate a new replace pattern instead")
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"pattern": self._pattern, "content": self.content}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Replace", "pattern": pattern_json(self._pattern), "content": self.content}
 
     def _literal(self):
         """The pattern when it is a non-empty literal string, else None."""
         return self._pattern if isinstance(self._pattern, str) and self._pattern else None
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         if isinstance(self._pattern, Regex):
             return False
         return char not in self._pattern  # an empty pattern inserts content, but keeps every character
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         literal = self._literal()
         if literal is not None:
             return text.replace(literal, self.content)  # leftmost, not overlapping: as the matches
         return self.normalize(Normalized.of(text)).text
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None] | None:
         literal = self._literal()
         if literal is None or len(literal) != 1:
             return None
         content = self.content
         return lambda c: content if c == literal else c
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         text, spans = normalized.text, normalized.spans
         chars, new_spans = [], []
         for start, end, is_match in find_matches(self._compiled, text):
@@ -233,13 +234,13 @@ class Strip(Normalizer):
         self.left = left
         self.right = right
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"left": self.left, "right": self.right}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return not hf_unicode.is_whitespace(char)
 
     def _bounds(self, text):
@@ -252,11 +253,11 @@ class Strip(Normalizer):
                 end -= 1
         return start, end
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         start, end = self._bounds(normalized.text)
         return Normalized(normalized.text[start:end], normalized.spans[start:end])
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         start, end = self._bounds(text)
         return text[start:end]
 
@@ -272,19 +273,19 @@ class ByteLevel(Normalizer):
         'helloĊwÃ¶rld'
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         return normalized.map(byte_spelling)
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         return byte_spelling(text)
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return "!" <= char <= "~"  # the ASCII bytes spelled as themselves
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None] | None:
         return byte_spelling
 
 
@@ -308,27 +309,28 @@ class Precompiled(Normalizer):
     def __init__(self, precompiled_charsmap: bytes | str) -> None:
         self.precompiled_charsmap = precompiled_charsmap
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         if name == "precompiled_charsmap":
             if isinstance(value, (bytes, bytearray)):
                 self._map = CharsMap(bytes(value))
             elif isinstance(value, str):
                 self._map = CharsMap.from_base64(value)
             else:
-                raise TypeError(f"precompiled_charsmap must be bytes or base64 str, got {type(value).__name__}")
+                raise wrong_type("precompiled_charsmap", "bytes or base64 str", value)
         super().__setattr__(name, value)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"precompiled_charsmap": base64.b64encode(self._map.blob).decode("ascii")}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def __reduce__(self):  # the C table is made again from the map's bytes
+    def __reduce__(self) -> tuple[Any, ...]:  # the C table is made again from the map's bytes
         return (Precompiled, (self._map.blob,))
 
-    def normalize(self, normalized):
-        stream, modified = [], False
+    def normalize(self, normalized: Normalized) -> Normalized:
+        stream: list[tuple[str, int]] = []
+        modified = False
         for grapheme in _GRAPHEME.findall(normalized.text):
             if len(grapheme.encode("utf-8", "surrogatepass")) < 6:
                 replacement = self._map.shortest_match(grapheme)
@@ -365,23 +367,23 @@ def _replaced(stream, old_length, new):
 @registered
 class StripAccents(Normalizer):
     """Remove every mark (categories Mn, Mc and Me of Unicode 9.0.0, as HF's StripAccents: see
-    :mod:`kvec.hf_unicode`); use after NFD or NFKD.
+    :mod:`kvec.unicode.hf_unicode`); use after NFD or NFKD.
 
     Example:
         >>> StripAccents().normalize_str(NFD().normalize_str("Café"))
         'Cafe'
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         return normalized.map(_without_mark)
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return _without_mark(char) == char
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None] | None:
         return _without_mark
 
 
@@ -390,37 +392,38 @@ def _without_mark(c):
 
 
 class _UnicodeForm(Normalizer):
-    """A Unicode normalization form of Unicode 9.0.0, as HF's (see :mod:`kvec.hf_unicode`): a code
+    """A Unicode normalization form of Unicode 9.0.0, as HF's (see :mod:`kvec.unicode.hf_unicode`): a code
     point assigned later is left as it is, a starter."""
 
-    form = ""  # NFD, NFKD, NFC or NFKC: set by each form
+    form: hf_unicode.Form  # set by each form
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__}
 
-    def normalize(self, normalized):
-        stream = []  # (char, change): the first char of a decomposition replaces its source, others are inserted
+    def normalize(self, normalized: Normalized) -> Normalized:
+        # (char, change): the first char of a decomposition replaces its source, others are inserted
+        stream: list[tuple[str, int]] = []
         for c in normalized.text:
-            parts = hf_unicode.decompose(c, "NFKD" if "K" in self.form else "NFD")
+            parts = hf_unicode.decompose(c, self._decomposition())
             stream.extend((d, 1 if i else 0) for i, d in enumerate(parts))
         stream = hf_unicode.canonical_order(stream, _first)
         if self.form in ("NFC", "NFKC"):
             stream = _compose(stream)
         return normalized.transform(stream)
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         return hf_unicode.normalize(self.form, text)
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         # only marks move when decomposing; composing may join a character to the next one
         return self.form in ("NFD", "NFKD") and self.character_rule()(char) == char
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None]:
         # A character is normalized alone unless its decomposition starts with a character that may
         # join the one before it: a combining mark (reordered with the marks before it, or composed)
         # or, when composing, the second character of a composition (Hangul vowels and trailing
         # consonants, and a few more).
-        decomposition = "NFKD" if "K" in self.form else "NFD"
+        decomposition = self._decomposition()
         seconds = _composition_seconds() if self.form in ("NFC", "NFKC") else frozenset()
 
         def rule(c):
@@ -431,9 +434,12 @@ class _UnicodeForm(Normalizer):
 
         return rule
 
-    def decomposition(self):
+    def decomposition(self) -> Decomposition | None:
         composes = self.form in ("NFC", "NFKC")
-        return Decomposition(_unchanged, "NFKD" if "K" in self.form else "NFD", _unchanged, compose=composes)
+        return Decomposition(_unchanged, self._decomposition(), _unchanged, compose=composes)
+
+    def _decomposition(self) -> Literal["NFD", "NFKD"]:
+        return "NFKD" if "K" in self.form else "NFD"
 
 
 def _unchanged(c):
@@ -505,7 +511,7 @@ def _compose(stream):
 
     The composite takes over what both consumed: ``change = change(starter) + change(absorbed) - 1``.
     """
-    out = []
+    out: list[tuple[str, int]] = []
     starter = None  # index in out of the last starter
     last_class = 0
     for c, change in stream:
@@ -538,7 +544,7 @@ _CHINESE = regex.compile(
 @registered
 class BertNormalizer(Normalizer):
     """BERT's normalizer, as Hugging Face's: every code point is classified by HF's tables
-    (:mod:`kvec.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
+    (:mod:`kvec.unicode.hf_unicode`), so a BERT vocabulary gets the ids it was trained with.
 
     Args:
         clean_text: remove NUL, U+FFFD and control characters (Cc, Cf and Co of Unicode 8.0.0, not tab,
@@ -565,7 +571,7 @@ class BertNormalizer(Normalizer):
         self.strip_accents = strip_accents
         self.lowercase = lowercase
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "clean_text": self.clean_text,
             "handle_chinese_chars": self.handle_chinese_chars,
@@ -573,10 +579,10 @@ class BertNormalizer(Normalizer):
             "lowercase": self.lowercase,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         # as normalize, on the text alone: each step over the whole text at once
         if self.clean_text:
             text = _BERT_SPACES.sub(" ", _BERT_REMOVED.sub("", text))
@@ -586,7 +592,7 @@ class BertNormalizer(Normalizer):
             text = hf_unicode.remove_nonspacing_marks(hf_unicode.normalize("NFD", text))
         return hf_unicode.lowercase(text) if self.lowercase else text
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         if self.clean_text:
             normalized = normalized.map(_clean)
         if self.handle_chinese_chars:
@@ -598,10 +604,10 @@ class BertNormalizer(Normalizer):
             normalized = Lowercase().normalize(normalized)
         return normalized
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return self.character_rule()(char) == char
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None]:
         strip = self.lowercase if self.strip_accents is None else self.strip_accents
 
         def rule(c):
@@ -611,7 +617,7 @@ class BertNormalizer(Normalizer):
 
         return rule
 
-    def decomposition(self):
+    def decomposition(self) -> Decomposition | None:
         if not (self.lowercase if self.strip_accents is None else self.strip_accents):
             return None  # the character rule says it all
         cleaned = BertNormalizer(self.clean_text, self.handle_chinese_chars, strip_accents=False, lowercase=False)
@@ -659,42 +665,42 @@ class Sequence(StageList, Normalizer):
     _stages_attribute = "normalizers"
     _stage_type = Normalizer
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "normalizers": [n.to_tokenizer_json() for n in self.normalizers]}
 
     def __init__(self, normalizers: Iterable[Normalizer]) -> None:
         self.normalizers = list(normalizers)
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         for normalizer in self.normalizers:
             normalized = normalizer.normalize(normalized)
         return normalized
 
-    def normalize_token(self, text):
+    def normalize_token(self, text: str) -> str:
         for normalizer in self.normalizers:
             text = normalizer.normalize_token(text)
         return text
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         for normalizer in self.normalizers:
             text = normalizer.normalize_str(text)
         return text
 
-    def normalize_batch(self, texts):
+    def normalize_batch(self, texts: list[str]) -> list[str]:
         for normalizer in self.normalizers:
             texts = normalizer.normalize_batch(texts)
         return texts
 
-    def keeps(self, char):
+    def keeps(self, char: str) -> bool:
         return all(normalizer.keeps(char) for normalizer in self.normalizers)
 
-    def character_rule(self):
+    def character_rule(self) -> Callable[[str], str | None] | None:
         rules = [normalizer.character_rule() for normalizer in self.normalizers]
         if any(rule is None for rule in rules):
             return None
         return _composed(cast(list[Callable[[str], "str | None"]], rules))
 
-    def decomposition(self):
+    def decomposition(self) -> Decomposition | None:
         # the first stage that decomposes splits the sequence; every other stage is a character rule
         # (one that still needs its neighbours makes the native table refuse that character)
         for place, stage in enumerate(self.normalizers):
@@ -733,7 +739,7 @@ class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
     spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged. It runs in
-    C (``csrc/charsmap.c``); offsets follow sentencepiece's.
+    C (``csrc/python/subword/charsmap.c``); offsets follow sentencepiece's.
 
     Args:
         precompiled_charsmap: the map as stored in the model (base64 text; empty: no mapping).
@@ -760,7 +766,7 @@ class SentencePieceNormalizer(Normalizer):
         self.escape_whitespaces = bool(escape_whitespaces)
         self.user_defined_symbols = list(user_defined_symbols)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if name == "precompiled_charsmap":  # set after construction too: the map follows it
             self._map = CharsMap.from_base64(value)
@@ -768,7 +774,7 @@ class SentencePieceNormalizer(Normalizer):
             # longest first: at each position the longest symbol that starts there is kept whole
             self._symbols = tuple(sorted(set(value), key=len, reverse=True))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "precompiled_charsmap": self.precompiled_charsmap,
             "add_dummy_prefix": self.add_dummy_prefix,
@@ -787,7 +793,7 @@ class SentencePieceNormalizer(Normalizer):
             spans,
         )
 
-    def normalize(self, normalized):
+    def normalize(self, normalized: Normalized) -> Normalized:
         text, starts, ends = self._normalize(normalized.text, spans=True)
         spans = normalized.spans
         out_spans = [
@@ -796,14 +802,14 @@ class SentencePieceNormalizer(Normalizer):
         ]
         return Normalized(text, out_spans)
 
-    def normalize_str(self, text):
+    def normalize_str(self, text: str) -> str:
         return self._normalize(text, spans=False)[0]
 
-    def normalize_batch(self, texts):
+    def normalize_batch(self, texts: list[str]) -> list[str]:
         return self._map.normalize_batch(
             texts, self._symbols, self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces
         )
 
-    def normalize_token(self, text):
+    def normalize_token(self, text: str) -> str:
         """The character map alone: a user-defined symbol is matched as it is."""
         return self._map.normalize(text, self._symbols)[0]

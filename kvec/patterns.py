@@ -12,6 +12,8 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import wrong_type
+
 __all__ = ["Pattern", "Regex", "compile_pattern", "find_matches", "pattern_json"]
 
 
@@ -22,7 +24,7 @@ class Regex:
         pattern: the expression, in the syntax of the ``regex`` module (``\\p{L}``, lookarounds...).
 
     Example:
-        >>> from kvec.pretokenizers import Split
+        >>> from kvec.pre_tokenizers import Split
         >>> [p.text for p in Split(Regex(r"\\d+"), "removed").pre_tokenize("a12b3")]
         ['a', 'b']
     """
@@ -31,7 +33,7 @@ class Regex:
 
     def __init__(self, pattern: str) -> None:
         if not isinstance(pattern, str):
-            raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
+            raise wrong_type("pattern", "a str", pattern)
         try:
             compiled = regex.compile(pattern)
         except regex.error as e:
@@ -72,7 +74,7 @@ def compile_pattern(pattern: Pattern, name: str = "pattern") -> regex.Pattern[st
         return pattern._compiled
     if isinstance(pattern, str):
         return regex.compile(regex.escape(pattern))
-    raise TypeError(f"{name} must be a str or a kvec.patterns.Regex, got {type(pattern).__name__}")
+    raise wrong_type(name, "a str or a kvec.patterns.Regex", pattern)
 
 
 def find_matches(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int, bool]]:

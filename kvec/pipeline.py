@@ -21,6 +21,7 @@ from kvec import serialization
 from kvec._encoder import PieceTable, encodings
 from kvec._spec import SpecEncoder
 from kvec.added_vocabulary import AddedToken, AddedVocabulary
+from kvec.arguments import MAX_ID, wrong_type
 from kvec.collector import collector_paused
 from kvec.contracts import (
     NATIVE_DESCRIBERS,
@@ -46,8 +47,6 @@ from kvec.encoding import (
     truncate_encodings,
 )
 from kvec.errors import FormatError, NotNativeError, check_json_depth
-from kvec.models.base import MAX_ID
-from kvec.pipeline_conveniences import Conveniences
 from kvec.ragged import rows_to_ragged
 from kvec.trainers.counting import count_words, iterate_files
 from kvec.transformers_calls import TransformersCalls
@@ -110,11 +109,6 @@ def _parts(n_threads, count):
     """How many threads a batch of ``count`` texts is shared between: at most ``n_threads``, and at least
     64 texts each."""
     return max(1, min(n_threads, count // 64))
-
-
-def _int64s(chunks):
-    """One int64 array of byte strings of int64 values, back to back (a single one is not copied)."""
-    return np.frombuffer(b"".join(chunks), dtype=np.int64)
 
 
 #: Parts per thread when a batch is encoded on threads: the calling thread makes the Python objects of
@@ -206,7 +200,7 @@ def _splice(values, row_lengths, replaced):
     return np.concatenate(pieces), row_lengths
 
 
-class Pipeline(TransformersCalls, Conveniences):
+class Pipeline(TransformersCalls):
     """A subword tokenizer: normalizer, pre-tokenizer, model, post-processor, and a decoder back.
 
     Each stage implements its contract in :mod:`kvec.contracts`; the pipeline calls nothing else.
@@ -1059,5 +1053,79 @@ class Pipeline(TransformersCalls, Conveniences):
         """Train on text files, one text per line (see :meth:`train_from_iterator`)."""
         self.train_from_iterator(iterate_files(files), trainer, n_jobs=n_jobs, show_progress=show_progress)
 
+    # ---- conveniences Hugging Face users call beyond encode and decode, built on them ---------------
+
+    def post_process(
+        self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
+        """Truncation, the post-processor and padding, as :meth:`encode` applies them, on encodings made
+        without special tokens (``encode(text, add_special_tokens=False)``); the inputs stay as they were.
+
+        Example:
+            >>> from kvec.models import WordPiece
+            >>> from kvec.pipeline import Pipeline
+            >>> from kvec.processors import TemplateProcessing
+            >>> tok = Pipeline(WordPiece({"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "a": 3}))
+            >>> tok.post_processor = TemplateProcessing("[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)])
+            >>> tok.post_process(tok.encode("a", add_special_tokens=False)).tokens
+            ['[CLS]', 'a', '[SEP]']
+        """
+        for name, value in (("encoding", encoding), ("pair", pair)):
+            if value is not None and not isinstance(value, Encoding):
+                raise wrong_type(name, "an Encoding", value)
+        second = None if pair is None else pair._copy()
+        return self._post_process(encoding._copy(), second, add_special_tokens, self.truncation, self.padding)
+
+    def encode_batch_fast(
+        self, input: list[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """:meth:`encode_batch` (Hugging Face's faster form skips offsets; kvec's batch path works out
+        offsets only when they are read)."""
+        return self.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
+
+    async def async_encode(
+        self, sequence: Any, pair: Any = None, is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> Encoding:
+        """:meth:`encode` in a worker thread, awaitable."""
+        return await _in_thread(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
+
+    async def async_encode_batch(
+        self, input: list[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """:meth:`encode_batch` in a worker thread, awaitable."""
+        return await _in_thread(
+            lambda: self.encode_batch(input, is_pretokenized=is_pretokenized, add_special_tokens=add_special_tokens)
+        )
+
+    async def async_encode_batch_fast(
+        self, input: list[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """:meth:`encode_batch_fast` in a worker thread, awaitable."""
+        return await self.async_encode_batch(input, is_pretokenized, add_special_tokens)
+
+    async def async_decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True) -> list[str]:
+        """:meth:`decode_batch` in a worker thread, awaitable."""
+        return await _in_thread(self.decode_batch, sequences, skip_special_tokens)
+
+    @property
+    def encode_special_tokens(self) -> bool:
+        """When True, special tokens are not matched: their text is encoded as any other text."""
+        return self.added_vocabulary.encode_special_tokens
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise wrong_type("encode_special_tokens", "a bool", value)
+        self.added_vocabulary.encode_special_tokens = value
+
 
 Tokenizer = Pipeline  # the name Hugging Face users know; kvec.Tokenizer is the Keras one
+
+
+async def _in_thread(function: Any, *args: Any) -> Any:
+    """``function(*args)`` in a worker thread, awaited. asyncio is imported here, not with the module:
+    the event loop awaiting this has imported it already, and a process that only trains or encodes
+    need not take its memory (ssl and all)."""
+    import asyncio
+
+    return await asyncio.to_thread(function, *args)

@@ -11,10 +11,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from kvec import decoders, normalizers
+from kvec.arguments import must_be
 from kvec.contracts import Model, Normalizer, Trainer
 from kvec.models import Unigram
 from kvec.pipeline import Pipeline
-from kvec.pretokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
+from kvec.pre_tokenizers import DEFAULT_FILTERS, ByteLevel, KerasFilters, SentencePiece
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 
 __all__ = ["SUBWORD_KINDS", "keras_subword", "sentencepiece_style"]
@@ -111,7 +112,7 @@ def keras_subword(
     if kind not in SUBWORD_KINDS:
         raise ValueError(f"subword must be one of {SUBWORD_KINDS}, got {kind!r}")
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 1:
-        raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
+        raise must_be("vocab_size", "a positive int", vocab_size)
     lowercase = normalizers.Lowercase() if lower else None
     # the trainers show progress by default, as Hugging Face's do; Keras' Tokenizer never prints
     trainer_options.setdefault("show_progress", False)

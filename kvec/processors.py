@@ -15,6 +15,7 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import wrong_type
 from kvec.contracts import JsonState, PostProcessor, StageList, registered
 from kvec.encoding import Encoding
 
@@ -61,14 +62,14 @@ class TemplateProcessing(PostProcessor):
         if pair is not None:
             _check_pair(self._pair)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         written = [
             [name, ids[0]] if ids and len(ids) == 1 and tokens == [name] else {"id": name, "ids": ids, "tokens": tokens}
             for name, ids, tokens in self.special_tokens
         ]
         return {"single": self.single, "pair": self.pair, "special_tokens": written}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         def template(pieces):
             return [
                 {"Sequence": {"id": value, "type_id": type_id}}
@@ -86,7 +87,7 @@ class TemplateProcessing(PostProcessor):
             },
         }
 
-    def single_affixes(self):
+    def single_affixes(self) -> tuple[list[int], list[int]] | None:
         """The special ids before and after the sequence in the single template.
 
         Example:
@@ -100,12 +101,12 @@ class TemplateProcessing(PostProcessor):
         before, after = self._single[:at], self._single[at + 1 :]
         return [i for _, value, _ in before for i in value[1]], [i for _, value, _ in after for i in value[1]]
 
-    def process(self, encodings, add_special_tokens):
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         """The template's pieces in order: each sequence with the template's type id, each special token
         (when ``add_special_tokens``) as an encoding of its own."""
         return _apply(self._single if len(encodings) == 1 else self._pair, encodings, add_special_tokens)
 
-    def added_tokens(self, is_pair):
+    def added_tokens(self, is_pair: bool) -> int:
         """How many special tokens the single (or pair) template adds.
 
         Example:
@@ -151,8 +152,9 @@ def _parse(template, special_ids, name):
     elif isinstance(template, str):
         parts = template.split(" ")
     else:
-        raise TypeError(f"{name} template must be a str or a list of str, got {type(template).__name__}")
-    pieces, missing = [], []
+        raise wrong_type(f"{name} template", "a str or a list of str", template)
+    pieces: list[tuple[str, Any, int]] = []  # (kind, the special token's (name, ids, tokens) or "A"/"B", type id)
+    missing: list[str] = []
     for part in parts:
         fields = part.split(":")
         body, type_text = fields[0], fields[1] if len(fields) == 2 else None
@@ -190,7 +192,7 @@ def _special_entry(entry, position):
                 raise ValueError(f"{where}: `{key}` must be specified")
         name, ids, tokens = entry["id"], entry["ids"], entry["tokens"]
         if not isinstance(name, str):
-            raise TypeError(f"{where}['id'] must be a str, got {type(name).__name__}")
+            raise wrong_type(f"{where}['id']", "a str", name)
         if not isinstance(ids, (list, tuple)) or not all(_is_id(i) for i in ids):
             raise TypeError(f"{where}['ids'] must be a list of non-negative int ids")
         if not isinstance(tokens, (list, tuple)) or not all(isinstance(t, str) for t in tokens):
@@ -210,7 +212,7 @@ def _special_entry(entry, position):
 
 
 def _is_id(value):
-    return isinstance(value, Integral) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, Integral) and not isinstance(value, bool) and int(value) >= 0
 
 
 def _is_type_id(text):
@@ -283,20 +285,20 @@ class ByteLevel(JsonState, PostProcessor):
         self.trim_offsets = trim_offsets is None or bool(trim_offsets)
         self.use_regex = use_regex is None or bool(use_regex)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "add_prefix_space": self.add_prefix_space,
             "trim_offsets": self.trim_offsets,
             "use_regex": self.use_regex,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def single_affixes(self):
+    def single_affixes(self) -> tuple[list[int], list[int]] | None:
         return [], []
 
-    def process(self, encodings, add_special_tokens):
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         if self.trim_offsets:
             for encoding in encodings:
                 for trimmed in (encoding, *encoding.overflowing):
@@ -305,7 +307,7 @@ class ByteLevel(JsonState, PostProcessor):
             encoding.set_sequence_id(index)
         return encodings
 
-    def added_tokens(self, is_pair):
+    def added_tokens(self, is_pair: bool) -> int:
         return 0
 
 
@@ -332,10 +334,10 @@ class BertProcessing(TemplateProcessing):
             f"{cls} $A {separator}", f"{cls} $A {separator} $B:1 {separator}:1", [self.cls_token, self.sep]
         )
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"sep": list(self.sep), "cls_token": list(self.cls_token)}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "BertProcessing", "sep": list(self.sep), "cls": list(self.cls_token)}
 
 
@@ -374,7 +376,7 @@ class RobertaProcessing(PostProcessor):
         self._single = [cls, ("sequence", "A", 0), sep_piece]
         self._pair = [*self._single, sep_piece, ("sequence", "B", 0), sep_piece]
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "sep": list(self.sep),
             "cls_token": list(self.cls_token),
@@ -382,7 +384,7 @@ class RobertaProcessing(PostProcessor):
             "add_prefix_space": self.add_prefix_space,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {
             "type": "RobertaProcessing",
             "sep": list(self.sep),
@@ -391,10 +393,10 @@ class RobertaProcessing(PostProcessor):
             "add_prefix_space": self.add_prefix_space,
         }
 
-    def single_affixes(self):
+    def single_affixes(self) -> tuple[list[int], list[int]] | None:
         return [self.cls_token[1]], [self.sep[1]]
 
-    def process(self, encodings, add_special_tokens):
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         for encoding in encodings:
             for part in (encoding, *encoding.overflowing):
                 if self.trim_offsets:
@@ -403,7 +405,7 @@ class RobertaProcessing(PostProcessor):
                     part.set_type_ids([0] * len(part))
         return _apply(self._single if len(encodings) == 1 else self._pair, encodings, add_special_tokens)
 
-    def added_tokens(self, is_pair):
+    def added_tokens(self, is_pair: bool) -> int:
         return 4 if is_pair else 2
 
 
@@ -441,16 +443,16 @@ class Sequence(StageList, PostProcessor):
         processors = list(processors)
         for position, processor in enumerate(processors):
             if not isinstance(processor, PostProcessor):
-                raise TypeError(f"processors[{position}] must be a PostProcessor, got {type(processor).__name__}")
+                raise wrong_type(f"processors[{position}]", "a PostProcessor", processor)
         self.processors = processors
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"processors": list(self.processors)}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "processors": [p.to_tokenizer_json() for p in self.processors]}
 
-    def single_affixes(self):
+    def single_affixes(self) -> tuple[list[int], list[int]] | None:
         prefix: list[int] = []
         suffix: list[int] = []
         for processor in self.processors:
@@ -460,10 +462,10 @@ class Sequence(StageList, PostProcessor):
             prefix, suffix = affixes[0] + prefix, suffix + affixes[1]
         return prefix, suffix
 
-    def process(self, encodings, add_special_tokens):
+    def process(self, encodings: list[Encoding], add_special_tokens: bool) -> list[Encoding]:
         for processor in self.processors:
             encodings = processor.process(encodings, add_special_tokens)
         return encodings
 
-    def added_tokens(self, is_pair):
+    def added_tokens(self, is_pair: bool) -> int:
         return sum(processor.added_tokens(is_pair) for processor in self.processors)

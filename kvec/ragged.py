@@ -13,6 +13,8 @@ from itertools import chain
 import numpy as np
 from numpy.typing import NDArray
 
+from kvec.arguments import wrong_type
+
 __all__ = ["rows_to_ragged"]
 
 
@@ -37,12 +39,12 @@ def _raise_bad_row(rows: Sequence[Sequence[int]]) -> None:
     """``TypeError``/``ValueError`` naming the first row that is not a list of ids, or the first id that
     is not an int64 (the rows were refused by NumPy, which names neither)."""
     if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__"):
-        raise TypeError(f"rows must be a list of id lists, got {type(rows).__name__}")
+        raise wrong_type("rows", "a list of id lists", rows)
     for position, row in enumerate(rows):
         if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
-            raise TypeError(f"rows[{position}] must be a list of int ids, got {type(row).__name__}")
+            raise wrong_type(f"rows[{position}]", "a list of int ids", row)
         for index, value in enumerate(row):
             if not isinstance(value, (int, np.integer)):
-                raise TypeError(f"rows[{position}][{index}] must be an int id, got {type(value).__name__}")
+                raise wrong_type(f"rows[{position}][{index}]", "an int id", value)
             if not -(2**63) <= value < 2**63:
                 raise ValueError(f"rows[{position}][{index}] = {value} does not fit an int64")

@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec._native import fill_padded
+from kvec._keras import fill_padded
+from kvec.arguments import check_int, check_number, must_be, wrong_type
 
 __all__ = ["make_sampling_table", "pad_sequences", "skipgrams"]
 
@@ -243,10 +244,10 @@ def make_sampling_table(size: int, sampling_factor: float = 1e-5) -> NDArray[np.
         >>> make_sampling_table(5, sampling_factor=0.01).round(3).tolist()
         [0.1, 0.1, 0.173, 0.235, 0.289]
     """
-    size = _int_argument("size", size, minimum=1)
-    factor = _real_argument("sampling_factor", sampling_factor)
+    size = check_int(size, "size", minimum=1)
+    factor = check_number(sampling_factor, "sampling_factor")
     if not factor > 0:
-        raise ValueError(f"sampling_factor must be > 0, got {sampling_factor!r}")
+        raise must_be("sampling_factor", "> 0", sampling_factor)
     rank = np.arange(size, dtype=np.int64)
     rank[0] = 1
     inverse_frequency = rank * (np.log(rank) + _GAMMA) + 0.5 - 1.0 / (12.0 * rank)
@@ -313,11 +314,11 @@ def skipgrams(
         >>> len(couples), sorted(labels)
         (8, [0, 0, 0, 0, 1, 1, 1, 1])
     """
-    vocabulary_size = _int_argument("vocabulary_size", vocabulary_size, minimum=0)
-    window_size = _int_argument("window_size", window_size, minimum=0)
-    ratio = _real_argument("negative_samples", negative_samples)
+    vocabulary_size = check_int(vocabulary_size, "vocabulary_size", minimum=0)
+    window_size = check_int(window_size, "window_size", minimum=0)
+    ratio = check_number(negative_samples, "negative_samples")
     if not 0 <= ratio < math.inf:
-        raise ValueError(f"negative_samples must be a finite number >= 0, got {negative_samples!r}")
+        raise must_be("negative_samples", "a finite number >= 0", negative_samples)
     words = _word_indices(sequence, vocabulary_size, sampling_table)
     seed = _seed_argument(seed)
 
@@ -354,32 +355,18 @@ def skipgrams(
     return couples, labels
 
 
-def _int_argument(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return int(value)
-
-
-def _real_argument(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    return float(value)
-
-
 def _seed_argument(seed):
     if isinstance(seed, np.integer):
         return int(seed)
     if seed is not None and not isinstance(seed, _SEED_TYPES):
-        raise TypeError(f"seed must be None, an int, a float, a str or bytes, got {type(seed).__name__}")
+        raise wrong_type("seed", "None, an int, a float, a str or bytes", seed)
     return seed
 
 
 def _word_indices(sequence, vocabulary_size, sampling_table):
     """``sequence`` as a list of its own elements (the couples hold them as given), checked."""
     if isinstance(sequence, (str, bytes)) or not hasattr(sequence, "__len__"):
-        raise TypeError(f"sequence must be a list of word indices, got {type(sequence).__name__}")
+        raise wrong_type("sequence", "a list of word indices", sequence)
     words = list(sequence)
     table_size = None
     if sampling_table is not None:
@@ -389,7 +376,7 @@ def _word_indices(sequence, vocabulary_size, sampling_table):
         table_size = len(sampling_table)
     for i, word in enumerate(words):
         if isinstance(word, bool) or not isinstance(word, (int, np.integer)):
-            raise TypeError(f"sequence[{i}] must be an int word index, got {type(word).__name__}")
+            raise wrong_type(f"sequence[{i}]", "an int word index", word)
         if word < 0:
             raise ValueError(f"sequence[{i}] is {word}: word indices are >= 0")
         if word and table_size is not None and word >= table_size:

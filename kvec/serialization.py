@@ -12,23 +12,24 @@ the old file or the new one, never a partial one.
 """
 
 import json
+from typing import Any
 
 # the stage modules register their stages (kvec.contracts.registered) as they are imported
-from kvec import chinese, decoders, models, normalizers, pretokenizers, processors  # noqa: F401
+from kvec import chinese, decoders, models, normalizers, pre_tokenizers, processors  # noqa: F401
 from kvec.added_vocabulary import AddedToken
-from kvec.atomic import atomic_write
 from kvec.contracts import STAGE_TYPES
 from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, parse_json
+from kvec.files.atomic import atomic_write
+from kvec.files.vocab_reading import read_text
 from kvec.patterns import Regex, pattern_json
-from kvec.vocab_reading import read_text
 
 FORMAT_VERSION = 1
 
 
 def to_document(tokenizer):
-    """The JSON-ready dict of a :class:`kvec.pipeline.Tokenizer`."""
-    document = {"kvec_format": FORMAT_VERSION}
+    """The JSON-ready dict of a :class:`kvec.Pipeline`."""
+    document: dict[str, Any] = {"kvec_format": FORMAT_VERSION}
     for stage in STAGE_TYPES:
         component = getattr(tokenizer, stage)
         document[stage] = None if component is None else component_document(stage, component)
@@ -90,7 +91,7 @@ def from_document(document, source):
         )
     if version != FORMAT_VERSION or isinstance(version, bool):  # (true == 1 in Python, not in JSON)
         raise FormatError(source, f"unsupported kvec_format {version!r} (this kvec reads {FORMAT_VERSION})")
-    stages = {}
+    stages: dict[str, Any] = {}
     for stage in STAGE_TYPES:
         entry = document.get(stage)
         if entry is None:
@@ -178,6 +179,6 @@ def load(path):
 
 
 def save(document, path):
-    """Write ``document`` as JSON to ``path`` atomically (see :mod:`kvec.atomic`)."""
+    """Write ``document`` as JSON to ``path`` atomically (see :mod:`kvec.files.atomic`)."""
     with atomic_write(path) as f:
         json.dump(document, f, ensure_ascii=False)

@@ -25,20 +25,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from itertools import chain, repeat
 from operator import is_not, itemgetter
-from typing import Any
+from typing import Any, TypeGuard, cast
 
 import numpy as np
 
 from kvec._encoder import id_rows
-from kvec._native import WordCounter, WordLookup, WordSplitter
+from kvec._keras import WordCounter, WordLookup, WordSplitter
+from kvec.arguments import must_be, type_name, wrong_type
 from kvec.chinese import Jieba
 from kvec.collector import collector_paused
 from kvec.contracts import Model
-from kvec.count_matrix import MATRIX_MODES, count_matrix
+from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
 from kvec.pipeline import Pipeline
+from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit
 from kvec.presets import keras_subword
-from kvec.pretokenizers import DEFAULT_FILTERS, WhitespaceSplit
 
 __all__ = [
     "CHINESE_PUNCTUATION",
@@ -81,10 +82,6 @@ def _analyze(analyzer):
     return analyzer.analyze if isinstance(analyzer, Pipeline) else analyzer
 
 
-def _type_name(value):
-    return type(value).__name__
-
-
 def _warn_unless_bool(value, name):
     """A ``UserWarning`` naming ``name`` when a yes/no argument is not a bool. The legacy code reads any
     value by its truth (``lower="no"`` lowercases), so kvec does too, and says so; a value that has no
@@ -94,9 +91,9 @@ def _warn_unless_bool(value, name):
     try:
         truth = bool(value)
     except Exception:  # noqa: BLE001 (any error of __bool__ means the same: no truth value)
-        raise TypeError(f"{name} must be a bool, got {_type_name(value)}") from None
+        raise wrong_type(name, "a bool", value) from None
     warnings.warn(
-        f"{name} should be a bool, got {_type_name(value)} {value!r:.40}: read as {truth}", UserWarning, stacklevel=3
+        f"{name} should be a bool, got {type_name(value)} {value!r:.40}: read as {truth}", UserWarning, stacklevel=3
     )
 
 
@@ -127,7 +124,7 @@ class _WordRule:
 
     def __init__(self, filters, split):
         if len(split) == 1 and all(len(c) == 1 for c in filters):
-            self.native = WordSplitter("".join(sorted(set(filters) | {split})))
+            self.native: WordSplitter | None = WordSplitter("".join(sorted(set(filters) | {split})))
         else:
             self.native = None
             self._translation = str.maketrans({c: split for c in filters})
@@ -148,19 +145,20 @@ def _compile_rule(filters, split):
 
 def _word_rule(filters, split):
     if not isinstance(split, str):
-        raise TypeError(f"split must be a str, got {_type_name(split)}")
+        raise wrong_type("split", "a str", split)
     if not split:
         raise ValueError("split must be a non-empty string")
+    key: str | tuple[str, ...]
     if isinstance(filters, str):
         key = filters
     else:
         try:
             key = tuple(filters)
         except TypeError:
-            raise TypeError(f"filters must be a str of characters, got {_type_name(filters)}") from None
+            raise wrong_type("filters", "a str of characters", filters) from None
         for i, c in enumerate(key):
             if not isinstance(c, str) or len(c) != 1:
-                raise ValueError(f"filters[{i}] must be a single character, got {c!r}")
+                raise must_be(f"filters[{i}]", "a single character", c)
     return _compile_rule(key, split)
 
 
@@ -185,7 +183,7 @@ def text_to_word_sequence(text: str, filters: str = DEFAULT_FILTERS, lower: bool
         ['hello', 'world', "it's", 'me']
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {_type_name(text)}")
+        raise wrong_type("text", "a str", text)
     _warn_unless_bool(lower, "lower")
     return _word_rule(filters, split).words(text, lower)
 
@@ -221,7 +219,7 @@ def hashing_trick(
         [51, 3]
     """
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"n must be an int, got {_type_name(n)}")
+        raise wrong_type("n", "an int", n)
     if n < 2:
         raise ValueError(f"n must be at least 2, got {n}")
     if hash_function is None:
@@ -233,7 +231,7 @@ def hashing_trick(
     elif not callable(hash_function):
         raise TypeError(f"hash_function must be None, 'md5' or a callable, got {hash_function!r}")
     if analyzer is not None and not callable(analyzer):
-        raise TypeError(f"analyzer must be a callable or None, got {_type_name(analyzer)}")
+        raise wrong_type("analyzer", "a callable or None", analyzer)
     modulus = n - 1
     words = text_to_word_sequence(text, filters, lower, split) if analyzer is None else _analyze(analyzer)(text)
     return [hash_function(w) % modulus + 1 for w in words]
@@ -339,15 +337,15 @@ class Tokenizer:
             self.subword = None
         if num_words is not None:
             if isinstance(num_words, bool) or not isinstance(num_words, (int, np.integer)):
-                raise TypeError(f"num_words must be an int or None, got {_type_name(num_words)}")
+                raise wrong_type("num_words", "an int or None", num_words)
             if num_words < 0:
                 raise ValueError(f"num_words must be >= 0, got {num_words}")
         if oov_token is not None and not isinstance(oov_token, str):
-            raise TypeError(f"oov_token must be a str or None, got {_type_name(oov_token)}")
+            raise wrong_type("oov_token", "a str or None", oov_token)
         if analyzer is not None and not callable(analyzer):
-            raise TypeError(f"analyzer must be a callable text -> tokens, got {_type_name(analyzer)}")
+            raise wrong_type("analyzer", "a callable text -> tokens", analyzer)
         if isinstance(document_count, bool) or not isinstance(document_count, (int, np.integer)):
-            raise TypeError(f"document_count must be an int, got {_type_name(document_count)}")
+            raise wrong_type("document_count", "an int", document_count)
         _warn_unless_bool(lower, "lower")
         _warn_unless_bool(char_level, "char_level")
         _word_rule(filters, split)  # validates both now rather than at the first text
@@ -381,7 +379,7 @@ class Tokenizer:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> bert = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
             >>> Tokenizer.from_model(bert).texts_to_sequences(["unable un x"])
             [[2, 3, 2, 1]]
@@ -389,14 +387,15 @@ class Tokenizer:
         if isinstance(model, Model):  # a bare model reads whitespace-separated words
             model = Pipeline(model, pre_tokenizer=WhitespaceSplit())
         if not isinstance(model, Pipeline):
-            raise TypeError(f"model must be a kvec.pipeline.Tokenizer or a kvec model, got {_type_name(model)}")
+            raise wrong_type("model", "a kvec.pipeline.Tokenizer or a kvec model", model)
         tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
         tokenizer._use_model_vocabulary()
         return tokenizer
 
     def _use_model_vocabulary(self):
         self.uses_model_vocabulary = True
-        self.word_index = {t: i for t, i in sorted(self.analyzer.get_vocab().items(), key=itemgetter(1)) if i != 0}
+        vocab = cast(Pipeline, self.analyzer).get_vocab()  # a model's vocabulary: the analyzer is its pipeline
+        self.word_index = {t: i for t, i in sorted(vocab.items(), key=itemgetter(1)) if i != 0}
         self.index_word = {i: t for t, i in self.word_index.items()}
 
     # ---- turning one text into tokens ------------------------------------------------------------
@@ -426,12 +425,12 @@ class Tokenizer:
                 return _token_list(text, position, lower)
             if char_level:
                 if not isinstance(text, str):
-                    raise TypeError(f"texts[{position}] must be a str or a list of str, got {_type_name(text)}")
+                    raise wrong_type(f"texts[{position}]", "a str or a list of str", text)
                 return text.lower() if lower else text
             if analyzer is not None:
                 return analyzer(text)
             if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str or a list of str, got {_type_name(text)}")
+                raise wrong_type(f"texts[{position}]", "a str or a list of str", text)
             if segmenter is not None:
                 text = split.join(segmenter.split_words(text))
             return rule.words(text, lower)
@@ -490,14 +489,15 @@ class Tokenizer:
         texts = list(_iterate(texts, "texts"))
         for position, text in enumerate(texts):
             if not isinstance(text, str):
-                raise TypeError(f"texts[{position}] must be a str to train the subword model, got {_type_name(text)}")
+                raise wrong_type(f"texts[{position}]", "a str to train the subword model", text)
+        subword = cast(dict[str, Any], self.subword)  # set whenever the subword model trains
         pipeline, trainer = keras_subword(
-            self.subword["kind"],
-            self.subword["vocab_size"],
+            subword["kind"],
+            subword["vocab_size"],
             self.lower,
             self.filters,
             self.split,
-            **self.subword["options"],
+            **subword["options"],
         )
         pipeline.train_from_iterator(texts, trainer)
         self.analyzer = SubwordAnalyzer._taking_over(pipeline)
@@ -530,14 +530,14 @@ class Tokenizer:
             ({1: 1, 2: 2, 3: 1}, 2)
         """
         if not hasattr(sequences, "__len__"):
-            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+            raise wrong_type("sequences", "a list of sequences", sequences)
         per_document: list[int] = []
         for position, seq in enumerate(sequences):
             try:
                 per_document.extend(set(seq))
             except TypeError:
                 raise TypeError(
-                    f"sequences[{position}] must be a sequence of int indices, got {_type_name(seq)}"
+                    f"sequences[{position}] must be a sequence of int indices, got {type_name(seq)}"
                 ) from None
         self.document_count += len(sequences)
         index_docs = self.index_docs
@@ -599,7 +599,7 @@ class Tokenizer:
         """
         num_words = self.num_words
         word_index = self.word_index
-        oov_index = word_index.get(self.oov_token)
+        oov_index = None if self.oov_token is None else word_index.get(self.oov_token)
         if num_words:
             lookup = {w: i for w, i in word_index.items() if not i >= num_words}
         else:
@@ -639,13 +639,13 @@ class Tokenizer:
                 yield join(to_words(seq))
             except TypeError:
                 raise TypeError(
-                    f"sequences[{position}] must be a sequence of int indices, got {_type_name(seq)}"
+                    f"sequences[{position}] must be a sequence of int indices, got {type_name(seq)}"
                 ) from None
 
     def _words_function(self):
         num_words = self.num_words
         index_word = self.index_word
-        oov_index = self.word_index.get(self.oov_token)
+        oov_index = None if self.oov_token is None else self.word_index.get(self.oov_token)
         if num_words:
             lookup = {i: w for i, w in index_word.items() if not i >= num_words}
         else:
@@ -704,7 +704,7 @@ class Tokenizer:
         """
         self._matrix_width(mode)  # its errors first, as before
         if not hasattr(sequences, "__len__"):
-            raise TypeError(f"sequences must be a list of sequences, got {_type_name(sequences)}")
+            raise wrong_type("sequences", "a list of sequences", sequences)
         ids, lengths = _flatten_indices(sequences)
         return self._matrix(ids, lengths, mode, sparse)
 
@@ -821,7 +821,7 @@ def _subword_sequences(pipeline, texts, lookup, oov_index):
         return id_rows(np.ascontiguousarray(indices), np.ascontiguousarray(row_lengths))
 
 
-def _all_str(texts):
+def _all_str(texts: object) -> TypeGuard[list[str]]:
     """True for a list of str only (what the native batch calls take)."""
     return type(texts) is list and not set(map(type, texts)) - {str}
 
@@ -830,13 +830,13 @@ def _iterate(values, name):
     try:
         return iter(values)
     except TypeError:
-        raise TypeError(f"{name} must be an iterable, got {_type_name(values)}") from None
+        raise wrong_type(name, "an iterable", values) from None
 
 
 def _token_list(text, position, lower):
     for i, token in enumerate(text):
         if not isinstance(token, str):
-            raise TypeError(f"texts[{position}][{i}] must be a str token, got {_type_name(token)}")
+            raise wrong_type(f"texts[{position}][{i}]", "a str token", token)
     return [token.lower() for token in text] if lower else text
 
 
@@ -880,7 +880,7 @@ def _flatten_indices(sequences):
         except TypeError:
             position = next(i for i, s in enumerate(sequences) if not hasattr(s, "__len__"))
             raise TypeError(
-                f"sequences[{position}] must be a sequence of int indices, got {_type_name(sequences[position])}"
+                f"sequences[{position}] must be a sequence of int indices, got {type_name(sequences[position])}"
             ) from None
         ids = np.array(list(chain.from_iterable(sequences)))
         if ids.size == 0:
@@ -897,7 +897,7 @@ def _raise_bad_index(sequences):
     for position, seq in enumerate(sequences):
         for i, j in enumerate(seq):
             if isinstance(j, (bool, np.bool_)) or not isinstance(j, (int, np.integer)):
-                raise TypeError(f"sequences[{position}][{i}] must be an int index, got {_type_name(j)}")
+                raise wrong_type(f"sequences[{position}][{i}]", "an int index", j)
             if j < 0:
                 raise ValueError(f"sequences[{position}][{i}] must be a non-negative index, got {j}")
     raise TypeError("sequences must contain int indices")
@@ -931,9 +931,9 @@ def tokenizer_from_json(json_string: str | bytes) -> Tokenizer:
         except UnicodeDecodeError as e:
             raise FormatError(source, f"not UTF-8 text ({e})") from None
     if isinstance(json_string, os.PathLike):
-        raise TypeError(f"json_string must be a str, got {_type_name(json_string)}: {_TAKES_A_STRING}")
+        raise TypeError(f"json_string must be a str, got {type_name(json_string)}: {_TAKES_A_STRING}")
     if not isinstance(json_string, str):
-        raise TypeError(f"json_string must be a str, got {_type_name(json_string)}")
+        raise wrong_type("json_string", "a str", json_string)
     document = parse_json(json_string, source, path_hint=_TAKES_A_STRING)
     if not isinstance(document, dict) or not isinstance(document.get("config"), dict):
         raise FormatError(source, 'expected an object with a "config" object')
@@ -1025,7 +1025,7 @@ def _check_table(table, key, values, source):
     for name, value in table.items():
         if type(value) is not values:
             wanted = "an int" if values is int else "a str"
-            raise FormatError(source, f'"{key}"[{name!r:.60}] must be {wanted}, got {_type_name(value)}')
+            raise FormatError(source, f'"{key}"[{name!r:.60}] must be {wanted}, got {type_name(value)}')
         if values is int and not 0 <= value <= _INT64_MAX:
             raise FormatError(source, f'"{key}"[{name!r:.60}] = {value} is out of range (0 to {_INT64_MAX})')
 

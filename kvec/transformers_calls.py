@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import must_be, wrong_type
 from kvec.encoding import DIRECTIONS, STRATEGIES, Encoding, non_negative_int, one_of, pad_encodings
 
 __all__ = ["PRETRAINED", "SPECIAL_ROLES", "BatchEncoding", "TransformersCalls", "VERY_LARGE_INTEGER"]
@@ -78,7 +79,7 @@ _FRAMEWORKS: dict[str, tuple[Callable[[], Any], str, str]] = {
 def _framework(tensor_type: str) -> Any:
     """The module that makes ``tensor_type``'s tensors; ``ImportError`` naming the extra that installs it."""
     if tensor_type not in _FRAMEWORKS:
-        raise ValueError(f"return_tensors must be one of 'np', 'tf', 'jax', 'pt' or None, got {tensor_type!r}")
+        raise must_be("return_tensors", "one of 'np', 'tf', 'jax', 'pt' or None", tensor_type)
     importer, name, requirement = _FRAMEWORKS[tensor_type]
     try:
         return importer()
@@ -112,7 +113,7 @@ class BatchEncoding(UserDict):
     Example:
         >>> from kvec.models import WordPiece
         >>> from kvec.pipeline import Pipeline
-        >>> from kvec.pretokenizers import Whitespace
+        >>> from kvec.pre_tokenizers import Whitespace
         >>> tok = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "un": 2, "##able": 3}), pre_tokenizer=Whitespace())
         >>> tok.pad_token = "[PAD]"  # (a tokenizer_config.json read by kvec.load sets it)
         >>> batch = tok(["unable un", "un"], padding=True)
@@ -280,7 +281,7 @@ def _check_inputs(name: str, value: Any, split: bool) -> None:
     if isinstance(value, str) or (split and _is_words(value)):
         return
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{name} must be a str or a list of str, got {type(value).__name__}")
+        raise wrong_type(name, "a str or a list of str", value)
     for position, item in enumerate(value):
         if isinstance(item, str) and not split:
             continue
@@ -292,7 +293,7 @@ def _check_inputs(name: str, value: Any, split: bool) -> None:
 
 def _check_flag(name: str, value: Any, optional: bool = False) -> None:
     if not isinstance(value, bool) and not (optional and value is None):
-        raise TypeError(f"{name} must be a bool{' or None' if optional else ''}, got {type(value).__name__}")
+        raise wrong_type(name, "a bool or None" if optional else "a bool", value)
 
 
 def _special(token: Any, name: str) -> str | None:
@@ -302,7 +303,7 @@ def _special(token: Any, name: str) -> str | None:
     content = getattr(token, "content", None)
     if isinstance(content, str):
         return content
-    raise TypeError(f"{name} must be a str, an AddedToken or None, got {type(token).__name__}")
+    raise wrong_type(name, "a str, an AddedToken or None", token)
 
 
 def _role(role: str) -> property:
@@ -439,7 +440,7 @@ class TransformersCalls:
         names = list(value)
         for position, name in enumerate(names):
             if not isinstance(name, str):
-                raise TypeError(f"model_input_names[{position}] must be a str, got {type(name).__name__}")
+                raise wrong_type(f"model_input_names[{position}]", "a str", name)
         self._hf_settings()["model_input_names"] = names
 
     @property
@@ -476,7 +477,7 @@ class TransformersCalls:
         for role, value in named.items():
             if role in ("additional_special_tokens", "extra_special_tokens"):
                 if isinstance(value, str) or not isinstance(value, Iterable):
-                    raise TypeError(f"{role} must be a list of tokens, got {type(value).__name__}")
+                    raise wrong_type(role, "a list of tokens", value)
                 self._register(list(value), special=True)
                 continue
             if role not in SPECIAL_ROLES:
@@ -499,7 +500,7 @@ class TransformersCalls:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> wordpiece = Pipeline(WordPiece({"[UNK]": 0, "un": 1, "##able": 2}), pre_tokenizer=Whitespace())
             >>> wordpiece.analyze("unable")
             ['un', '##able']
@@ -566,7 +567,7 @@ class TransformersCalls:
         Example:
             >>> from kvec.models import WordPiece
             >>> from kvec.pipeline import Pipeline
-            >>> from kvec.pretokenizers import Whitespace
+            >>> from kvec.pre_tokenizers import Whitespace
             >>> tok = Pipeline(WordPiece({"[PAD]": 0, "[UNK]": 1, "a": 2, "b": 3}), pre_tokenizer=Whitespace())
             >>> tok.pad_token = "[PAD]"
             >>> tok(["a b a", "b"], padding=True, truncation=True, max_length=2, return_tensors="np")["input_ids"]
@@ -587,9 +588,9 @@ class TransformersCalls:
         _check_flag("return_token_type_ids", return_token_type_ids, optional=True)
         _check_flag("return_attention_mask", return_attention_mask, optional=True)
         if not isinstance(padding, (bool, str)):
-            raise TypeError(f"padding must be a bool or a str, got {type(padding).__name__}")
+            raise wrong_type("padding", "a bool or a str", padding)
         if truncation is not None and not isinstance(truncation, (bool, str)):
-            raise TypeError(f"truncation must be a bool, a str or None, got {type(truncation).__name__}")
+            raise wrong_type("truncation", "a bool, a str or None", truncation)
         if return_tensors is not None:
             _framework(return_tensors)  # before any work: a missing framework fails fast
         stride = non_negative_int(stride, "stride")
@@ -702,12 +703,12 @@ class TransformersCalls:
         if isinstance(ids, int) and not isinstance(ids, bool):
             return self.id_to_token(ids)
         if isinstance(ids, (str, bytes)) or not isinstance(ids, Iterable):
-            raise TypeError(f"ids must be an int or a sequence of int, got {type(ids).__name__}")
+            raise wrong_type("ids", "an int or a sequence of int", ids)
         skipped = set(self.all_special_ids) if skip_special_tokens else set()
         tokens = []
         for position, token_id in enumerate(ids):
             if isinstance(token_id, bool) or not isinstance(token_id, (int, np.integer)):
-                raise TypeError(f"ids[{position}] must be an int, got {type(token_id).__name__}")
+                raise wrong_type(f"ids[{position}]", "an int", token_id)
             if int(token_id) not in skipped:
                 tokens.append(self.id_to_token(int(token_id)))
         return tokens
@@ -729,11 +730,11 @@ class TransformersCalls:
         if isinstance(tokens, str):
             return self._token_id(tokens)
         if not isinstance(tokens, Iterable):
-            raise TypeError(f"tokens must be a str or a list of str, got {type(tokens).__name__}")
+            raise wrong_type("tokens", "a str or a list of str", tokens)
         ids = []
         for position, token in enumerate(tokens):
             if not isinstance(token, str):
-                raise TypeError(f"tokens[{position}] must be a str, got {type(token).__name__}")
+                raise wrong_type(f"tokens[{position}]", "a str", token)
             ids.append(self._token_id(token))
         return ids
 

@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from kvec.atomic import atomic_write
+from kvec.files.atomic import atomic_write
 
 # The child process: `python -c CHILD WRITER PATH VERSION KILL_POINT`. A kill point patches the step
 # where the process dies; "loop" rewrites versions A and B forever instead.
@@ -176,7 +176,7 @@ def test_a_failed_write_removes_its_temporary_file_and_keeps_the_target(tmp_path
 
 def test_the_layer_writes_its_assets_atomically(tmp_path, monkeypatch):
     pytest.importorskip("tensorflow")
-    import kvec.atomic
+    import kvec.files.atomic
     from kvec.layers import TextVectorization
     from kvec.pretokenizers import Whitespace
 
@@ -190,7 +190,7 @@ def test_the_layer_writes_its_assets_atomically(tmp_path, monkeypatch):
     def failing_fsync(fd):
         raise OSError("no space left on device")
 
-    monkeypatch.setattr(kvec.atomic.os, "fsync", failing_fsync)
+    monkeypatch.setattr(kvec.files.atomic.os, "fsync", failing_fsync)
     layer.adapt(["x y z"])
     with pytest.raises(OSError, match="no space left"):
         layer.save_assets(str(tmp_path))
@@ -300,10 +300,10 @@ def test_the_umask_is_never_changed_to_be_read(tmp_path, monkeypatch):
 
 
 def test_a_temporary_name_in_use_is_skipped(tmp_path, monkeypatch):
-    import kvec.atomic
+    import kvec.files.atomic
 
     names = iter(["taken", "taken", "free"])
-    monkeypatch.setattr(kvec.atomic.secrets, "token_hex", lambda n: next(names))
+    monkeypatch.setattr(kvec.files.atomic.secrets, "token_hex", lambda n: next(names))
     (tmp_path / ".kvec-taken.tmp").write_text("someone else's")
     write_text(tmp_path / "target.txt")
     assert (tmp_path / ".kvec-taken.tmp").read_text() == "someone else's"

@@ -1,4 +1,4 @@
-"""``kvec.batching.TokenBatches``: every example once per epoch, rows padded as ``pad_sequences`` pads
+"""``kvec.data.batching.TokenBatches``: every example once per epoch, rows padded as ``pad_sequences`` pads
 them, masks on the real ids, less padding with bucketing, the same batches for the same seed."""
 
 import numpy as np
@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kvec import Tokenizer, pad_sequences
-from kvec.batching import TokenBatches
+from kvec.data.batching import TokenBatches
 
 SEQUENCES = st.lists(st.lists(st.integers(1, 50), max_size=12), min_size=1, max_size=60)
 

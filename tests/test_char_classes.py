@@ -7,8 +7,8 @@ import regex
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kvec import char_classes, hf_unicode
 from kvec.pretokenizers import BertPreTokenizer, Whitespace
+from kvec.unicode import char_classes, hf_unicode
 
 # The classes of the pre-tokenizers named after Hugging Face's, as they write them.
 HF_CLASSES = [

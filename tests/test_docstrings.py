@@ -19,7 +19,7 @@ MODULES = sorted(
 # naming the extra elsewhere (make test-core): {doctest or module name: extra}, {extra: package}.
 NEEDS_EXTRA = {
     "kvec.normalizers.OpenCC": "chinese",
-    "kvec.count_matrix.count_matrix": "sparse",
+    "kvec.data.count_matrix.count_matrix": "sparse",
     "kvec.text.Tokenizer.texts_to_matrix": "sparse",
     "kvec.spark": "spark",
 }

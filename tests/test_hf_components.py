@@ -17,7 +17,7 @@ from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Pipeline
-from kvec.unicode_scripts import ANY, script_classes
+from kvec.unicode.scripts import ANY, script_classes
 from tests.support import STABLE_CHARS, Oracle
 
 hf = Oracle("tokenizers")

@@ -1,4 +1,4 @@
-"""Hugging Face's Unicode tables (kvec/hf_unicode.py) on every code point U+0000..U+10FFFF:
+"""Hugging Face's Unicode tables (kvec/unicode/hf_unicode.py) on every code point U+0000..U+10FFFF:
 BertNormalizer and BertPreTokenizer (and the other components named after HF's) give tokenizers
 0.23's texts and words, and a BERT pipeline read from a tokenizer.json gives its ids on every path:
 the native encode_batch, the Python path and the TensorFlow op's description.
@@ -9,13 +9,14 @@ is narrowed down to the code points that differ."""
 
 import pytest
 
-from kvec import hf_unicode, normalizers, pretokenizers
+from kvec import normalizers, pretokenizers
 from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.normalizers import BertNormalizer
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import BertPreTokenizer
 from kvec.processors import TemplateProcessing
+from kvec.unicode import hf_unicode
 
 CODE_POINTS = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
 CHUNK = 4096

@@ -18,7 +18,7 @@ from tests.support import run_bounded
 # ---- saves replace regular files only --------------------------------------------------------------
 
 SAVE_CALLS = {
-    "atomic_write": "from kvec.atomic import atomic_write\nwith atomic_write(args[0]) as f:\n    f.write('new')",
+    "atomic_write": "from kvec.files.atomic import atomic_write\nwith atomic_write(args[0]) as f:\n    f.write('new')",
     "Tokenizer.save": (
         "from kvec.models import WordPiece\nfrom kvec.pipeline import Tokenizer\n"
         "Tokenizer(WordPiece({'[UNK]': 0, 'a': 1})).save(args[0])"
@@ -199,7 +199,7 @@ def test_kvec_load_refuses_each_kind_of_special_file(kind, tmp_path):
 
 @pytest.mark.parametrize("loader", LOADERS)
 def test_every_loader_refuses_a_two_gigabyte_file_by_its_size(loader, tmp_path):
-    from kvec.vocab_reading import MAX_FILE_BYTES
+    from kvec.files.vocab_reading import MAX_FILE_BYTES
 
     path = tmp_path / "tokenizer.json"
     with open(path, "wb") as f:  # sparse: nothing is written but the size
@@ -248,7 +248,7 @@ def test_a_ranks_file_token_one_byte_too_long_is_refused(tmp_path):
 # One interpreter reads every case's folder with both readers (TensorFlow's start-up is paid once).
 SHARD_READERS = """
 from kvec.layers.shards import dataset_from_shards
-from kvec.shards import read_shards
+from kvec.data.shards import read_shards
 
 def error_of(read):
     try:
@@ -270,7 +270,7 @@ def parquet_shards(folder, ids, rows=None, ids_type=None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from kvec.shards import ShardColumn, ShardInfo, write_info
+    from kvec.data.shards import ShardColumn, ShardInfo, write_info
 
     folder.mkdir()
     table = pa.table({"input_ids": pa.array(ids, type=ids_type or pa.list_(pa.int64()))})
@@ -286,7 +286,7 @@ def tfrecord_shards(folder, features, rows=None):
     ``("int", [ids])`` or ``("float", [values])``."""
     import tensorflow as tf
 
-    from kvec.shards import ShardColumn, ShardInfo, write_info
+    from kvec.data.shards import ShardColumn, ShardInfo, write_info
 
     folder.mkdir()
     file = folder / "part-00000.tfrecord"

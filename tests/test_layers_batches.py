@@ -8,7 +8,7 @@ tf = pytest.importorskip("tensorflow")
 keras = pytest.importorskip("keras")
 
 from kvec import Tokenizer  # noqa: E402
-from kvec.batching import TokenBatches  # noqa: E402
+from kvec.data.batching import TokenBatches  # noqa: E402
 from kvec.layers import TextBatches  # noqa: E402
 
 

@@ -18,25 +18,15 @@ from hypothesis import strategies as st
 
 import kvec._encoder
 import kvec._jieba
-import kvec._native
+import kvec._keras
 import kvec._spec
+import kvec._subword
 import kvec._unigram
 from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
-from kvec._native import (
-    BottomUpLearner,
-    BpeRanks,
-    BpeSymbols,
-    CharsMapTable,
-    WordCounter,
-    WordLookup,
-    WordPieceTable,
-    WordSplitter,
-    bpe_merge_loop,
-    fill_padded,
-    fill_rows,
-)
+from kvec._keras import WordCounter, WordLookup, WordSplitter, fill_padded, fill_rows
 from kvec._spec import SpecEncoder
+from kvec._subword import BottomUpLearner, BpeRanks, BpeSymbols, CharsMapTable, WordPieceTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
@@ -80,7 +70,7 @@ def attempt(function, *args, errors=ARGUMENT_ERRORS, **kwargs):
 
 
 # --------------------------------------------------------------------------------------------------
-# kvec._native: padding and the Keras word rule
+# kvec._keras: padding and the Keras word rule
 
 
 NUMBERS = st.integers(-(2**40), 2**40) | st.floats(-1e6, 1e6) | st.sampled_from([None, 2**31, 2**53 + 1, 2**70, True])
@@ -247,7 +237,7 @@ def test_word_counter_counts_words_and_documents(separators, documents, lower):
 
 
 # --------------------------------------------------------------------------------------------------
-# kvec._native: BPE
+# kvec._subword: BPE
 
 
 def merged_oracle(ranks, ids):
@@ -418,7 +408,7 @@ def test_bpe_merge_loop_names_its_bad_inputs():
 
 
 # --------------------------------------------------------------------------------------------------
-# kvec._native: WordPiece, the bottom-up learner, sentencepiece's character map
+# kvec._subword: WordPiece, the bottom-up learner, sentencepiece's character map
 
 
 def wordpiece_oracle(vocab, prefix, unk_token, max_chars, word):
@@ -1063,7 +1053,7 @@ def test_a_second_init_starts_afresh():
 
 def test_this_file_calls_every_native_entry_point():
     source = open(__file__, encoding="utf-8").read()
-    for module in (kvec._native, kvec._unigram, kvec._jieba, kvec._encoder, kvec._spec):
+    for module in (kvec._keras, kvec._subword, kvec._unigram, kvec._jieba, kvec._encoder, kvec._spec):
         for name in dir(module):
             if name.startswith("_"):
                 continue

@@ -1,8 +1,10 @@
 """The native core's entry points under AddressSanitizer and UBSan: the pipeline description decoder
 and encoder of the TensorFlow kernels (``csrc/core/spec_encoder.c``), fed valid, cut and corrupted
-descriptions with arbitrary bytes as text; and jieba's segmentation (``csrc/core/jieba_cut.c``) over
-random dictionaries and texts."""
+descriptions with arbitrary bytes as text; jieba's segmentation (``csrc/core/jieba_cut.c``) over
+random dictionaries and texts; and BPE training's merge loop (``csrc/core/bpe_merges.c``) alone, whose
+merges are Hugging Face tokenizers' own."""
 
+import json
 import random
 import shutil
 import struct
@@ -22,6 +24,7 @@ from kvec.presets import keras_subword, sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, ByteLevel
 from kvec.processors import TemplateProcessing
 from kvec.trainers import UnigramTrainer
+from tests.support import Oracle
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "csrc" / "core"
@@ -220,3 +223,44 @@ def test_jieba_descriptions_and_texts_run_clean_under_the_sanitizers(driver, tmp
     assert run.returncode == 0, run.stderr.decode(errors="replace")[-3000:]
     accepted, refused = map(int, run.stdout.split())
     assert accepted + refused == len(cases) and accepted >= 2 * len(texts) and refused >= 30
+
+
+HFTokenizer = Oracle("tokenizers", "Tokenizer")
+hf_models = Oracle("tokenizers.models")
+hf_pre_tokenizers = Oracle("tokenizers.pre_tokenizers")
+hf_trainers = Oracle("tokenizers.trainers")
+
+
+def hugging_face_merges(word_counts, vocab_size, min_frequency):
+    """The merges tokenizers' BpeTrainer learns from the words, each repeated its count of times."""
+    tokenizer = HFTokenizer(hf_models.BPE())
+    tokenizer.pre_tokenizer = hf_pre_tokenizers.WhitespaceSplit()
+    trainer = hf_trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, show_progress=False)
+    tokenizer.train_from_iterator([" ".join([word] * count) for word, count in word_counts.items()], trainer)
+    merges = json.loads(tokenizer.to_str())["model"]["merges"]
+    return [tuple(merge.split(" ")) if isinstance(merge, str) else tuple(merge) for merge in merges]
+
+
+@pytest.fixture(scope="module")
+def bpe_merges_driver(tmp_path_factory):
+    return sanitized(tmp_path_factory, "bpe_merges_driver")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_bpe_merge_loop_alone_runs_clean_and_merges_as_hugging_face(bpe_merges_driver, seed):
+    rng = random.Random(seed)
+    letters = "abcdefgh"[: rng.randint(2, 8)]
+    word_counts = {}
+    for _ in range(rng.randint(1, 60)):  # short words, and long ones (past 64 characters: indexed places)
+        length = rng.choice([rng.randint(1, 6), rng.randint(60, 90)])
+        word_counts["".join(rng.choice(letters) for _ in range(length))] = rng.randint(1, 9)
+    alphabet = sorted({c for word in word_counts for c in word})  # tokenizers' ids: by code point
+    vocab_size, min_frequency = rng.randint(len(alphabet), 200), rng.choice([0, 2, 5])
+    lines = [f"{vocab_size} {min_frequency} {2**40}", " ".join(alphabet)]
+    lines += [f"{count} " + " ".join(str(alphabet.index(c)) for c in word) for word, count in word_counts.items()]
+    run = subprocess.run(
+        [str(bpe_merges_driver)], input="\n".join(lines) + "\n", capture_output=True, text=True, timeout=300
+    )
+    assert (run.returncode, run.stderr) == (0, "")
+    merges = [tuple(line.split(" ")) for line in run.stdout.splitlines()]
+    assert merges == hugging_face_merges(word_counts, vocab_size, min_frequency)

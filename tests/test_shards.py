@@ -10,10 +10,18 @@ import numpy as np
 import pytest
 
 from kvec import Tokenizer
-from kvec.batching import TokenBatches
+from kvec.data.batching import TokenBatches
+from kvec.data.shards import (
+    SHARDS_FILE,
+    ShardColumn,
+    ShardInfo,
+    batches_from_shards,
+    read_info,
+    read_shards,
+    write_info,
+)
 from kvec.errors import FormatError
 from kvec.ragged import rows_to_ragged
-from kvec.shards import SHARDS_FILE, ShardColumn, ShardInfo, batches_from_shards, read_info, read_shards, write_info
 from tests.spark_session import shared_session, skip_without_spark
 from tests.support import TEXTS
 

@@ -9,8 +9,8 @@ from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.presets import keras_subword
 from kvec.sequence import pad_sequences
-from kvec.spark_encoding import padded_ids
-from kvec.spark_tokenizers import portable, rebuild
+from kvec.spark.encoding import padded_ids
+from kvec.spark.tokenizers import portable, rebuild
 from tests.spark_session import shared_session, skip_without_spark
 from tests.support import TEXTS
 

@@ -1,4 +1,4 @@
-"""kvec._spec.SpecEncoder, the native encoder of a pipeline's description (csrc/spec_module.c over
+"""kvec._spec.SpecEncoder, the native encoder of a pipeline's description (csrc/python/spec/spec_module.c over
 csrc/core/spec_encoder.h): its ids are those of the Python reference encoder (``Pipeline.encode``, text
 by text) for every kind of pipeline it describes, the same for every thread count, and its bad inputs
 are named."""

@@ -14,7 +14,7 @@ import sys
 import pytest
 from hypothesis import settings
 
-EXTENSIONS = ("kvec._native", "kvec._unigram", "kvec._jieba", "kvec._encoder")
+EXTENSIONS = ("kvec._keras", "kvec._subword", "kvec._unigram", "kvec._jieba", "kvec._encoder")
 
 
 def outside_the_sanitized_package(package: str) -> list[str]:

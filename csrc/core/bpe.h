@@ -1,5 +1,5 @@
 /* csrc/core/bpe.h: a BPE model's segmentation of one word, without Python: the one implementation
- * behind kvec.models.BPE (csrc/bpe_model.c) and the TensorFlow kernels.
+ * behind kvec.models.BPE (csrc/python/subword/bpe_model.c) and the TensorFlow kernels.
  *
  * A word's first symbols are made as kvec.models.BPE makes them (each character with the continuing
  * prefix before it after the first and the end-of-word suffix after the last; byte-level words byte by

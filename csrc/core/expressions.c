@@ -1,5 +1,5 @@
 /* csrc/core/expressions.c: the words of GPT-2's and cl100k's regular expressions, from a class table
- * (see csrc/expressions.h). Each function follows its expression's alternatives in order, so the
+ * (see csrc/core/expressions.h). Each function follows its expression's alternatives in order, so the
  * first alternative that matches at a position gives the word, as a backtracking regex engine does. */
 #include "expressions.h"
 

@@ -1,4 +1,4 @@
-/* csrc/hash.h: the hash functions every kvec extension uses, written once: FNV-1a over code points,
+/* csrc/core/hash.h: the hash functions every kvec extension uses, written once: FNV-1a over code points,
  * finished (or used alone, for integer keys) by a 64-bit mixer so that open-addressing tables can take
  * the low bits. */
 #ifndef KVEC_HASH_H

@@ -1,5 +1,5 @@
 /* csrc/core/unigram_trie.h: the pieces of a Unigram model in a compact trie, walked from each position
- * of a text by the best path (unigram_path.h) and by the trainer's lattices (csrc/unigram_lattice.c).
+ * of a text by the best path (unigram_path.h) and by the trainer's lattices (csrc/python/unigram/unigram_lattice.c).
  *
  * The trie is path-compressed: a chain of characters with no branch and no piece in it is one edge, so
  * the nodes are the pieces and the places where pieces part (about one node per piece, where a trie of

@@ -1,5 +1,5 @@
 /* csrc/core/wordpiece.h: WordPiece's greedy longest-match-first segmentation of one word, without
- * Python: the one implementation behind kvec.models.WordPiece (csrc/wordpiece_model.c) and the
+ * Python: the one implementation behind kvec.models.WordPiece (csrc/python/subword/wordpiece_model.c) and the
  * TensorFlow kernels.
  *
  * From the start of the word, the longest piece of the vocabulary; from each later point, the longest

@@ -14,6 +14,7 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import must_be, wrong_type
 from kvec.contracts import Decoder, PieceDecoder, registered
 from kvec.decoders.pieces import WordPiece
 from kvec.patterns import Pattern, compile_pattern, find_matches, pattern_json
@@ -50,24 +51,24 @@ class Replace(Decoder):
     def __init__(self, pattern: Pattern, content: str) -> None:
         self._expression = compile_pattern(pattern)
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise wrong_type("content", "a str", content)
         self.pattern = pattern
         self.content = content
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"pattern": self.pattern, "content": self.content}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Replace", "pattern": pattern_json(self.pattern), "content": self.content}
 
     def _replace(self, token, first=False):
         found = find_matches(self._expression, token)
         return "".join(self.content if is_match else token[start:end] for start, end, is_match in found)
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self._replace(token) for token in tokens]
 
-    def token_step(self):
+    def token_step(self) -> Callable[[str, bool], str] | None:
         return self._replace
 
 
@@ -80,10 +81,10 @@ class Fuse(Decoder):
         ['Hey you']
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         return ["".join(tokens)]
 
 
@@ -99,18 +100,18 @@ class Strip(Decoder):
 
     def __init__(self, content: str = " ", left: int = 0, right: int = 0) -> None:
         if not isinstance(content, str) or len(content) != 1:
-            raise ValueError(f"content must be one character, got {content!r}")
+            raise must_be("content", "one character", content)
         for name, value in (("left", left), ("right", right)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+                raise must_be(name, "a non-negative int", value)
         self.content = content
         self.left = left
         self.right = right
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"content": self.content, "left": self.left, "right": self.right}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Strip", "content": self.content, "start": self.left, "stop": self.right}
 
     def _strip(self, token, first=False):
@@ -122,10 +123,10 @@ class Strip(Decoder):
             stop -= 1
         return token[start:stop] if start <= stop else ""
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self._strip(token) for token in tokens]
 
-    def token_step(self):
+    def token_step(self) -> Callable[[str, bool], str] | None:
         return self._strip
 
 
@@ -141,10 +142,10 @@ class ByteFallback(Decoder):
         '\ufffd\ufffd\ufffd\ufffdb'
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         out: list[str] = []
         run = bytearray()
         for token in tokens:
@@ -181,18 +182,18 @@ class CTC(Decoder):
     def __init__(self, pad_token: str = "<pad>", word_delimiter_token: str = "|", cleanup: bool = True) -> None:
         for name, value in (("pad_token", pad_token), ("word_delimiter_token", word_delimiter_token)):
             if not isinstance(value, str):
-                raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+                raise wrong_type(name, "a str", value)
         self.pad_token = pad_token
         self.word_delimiter_token = word_delimiter_token
         self.cleanup = bool(cleanup)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"pad_token": self.pad_token, "word_delimiter_token": self.word_delimiter_token, "cleanup": self.cleanup}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         out = []
         for position, token in enumerate(tokens):
             if position and token == tokens[position - 1]:
@@ -222,16 +223,16 @@ class BPEDecoder(Decoder):
 
     def __init__(self, suffix: str = "</w>") -> None:
         if not isinstance(suffix, str):
-            raise TypeError(f"suffix must be a str, got {type(suffix).__name__}")
+            raise wrong_type("suffix", "a str", suffix)
         self.suffix = suffix
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"suffix": self.suffix}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         last = len(tokens) - 1
         return [token.replace(self.suffix, "" if i == last else " ") for i, token in enumerate(tokens)]
 
@@ -252,27 +253,27 @@ class Sequence(Decoder):
         decoders = list(decoders)
         for position, decoder in enumerate(decoders):
             if not isinstance(decoder, Decoder):
-                raise TypeError(f"decoders[{position}] must be a Decoder, got {type(decoder).__name__}")
+                raise wrong_type(f"decoders[{position}]", "a Decoder", decoder)
         self.decoders = decoders
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"decoders": list(self.decoders)}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "Sequence", "decoders": [d.to_tokenizer_json() for d in self.decoders]}
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         for decoder in self.decoders:
             tokens = decoder.decode_chain(tokens)
         return tokens
 
-    def token_step(self):
+    def token_step(self) -> Callable[[str, bool], str] | None:
         steps = [decoder.token_step() for decoder in self.decoders]
         if any(step is None for step in steps):
             return None
         return _composed(steps)
 
-    def pieces(self):
+    def pieces(self) -> PieceDecoder | None:
         decoders = self.decoders
         if len(decoders) == 1 and decoders[0].pieces() is not None:
             return decoders[0].pieces()
@@ -310,13 +311,13 @@ class _SequencePieces(PieceDecoder):
         self.finish_step = finish
         self.invalid_utf8 = "runs" if byte_fallback else "lossy"
 
-    def token_bytes(self, token, first):
+    def token_bytes(self, token: str, first: bool) -> bytes:
         text = self.step(token, first)
         value = byte_value(text) if self.byte_fallback else None
         return text.encode("utf-8", "surrogatepass") if value is None else bytes([value])
 
-    def is_byte_token(self, token, first):
+    def is_byte_token(self, token: str, first: bool) -> bool:
         return self.byte_fallback and byte_value(self.step(token, first)) is not None
 
-    def finish(self, text):
+    def finish(self, text: str) -> str:
         return self.finish_step(text, True)

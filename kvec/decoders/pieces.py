@@ -3,12 +3,13 @@ pipeline decodes them in C."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import regex
 
 from kvec.contracts import JsonState, PieceDecoder, registered
-from kvec.pretokenizers import MetaspaceOptions, byte_level_bytes
+from kvec.pre_tokenizers import MetaspaceOptions, byte_level_bytes
 
 __all__ = ["ByteLevel", "Metaspace", "SentencePiece", "WordPiece"]
 
@@ -31,17 +32,17 @@ class ByteLevel(JsonState, PieceDecoder):
     def __init__(self, **settings: object) -> None:
         self._state_keywords(settings, allowed=("add_prefix_space", "trim_offsets", "use_regex"))
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 
-    def _state_config(self):
+    def _state_config(self) -> dict[str, Any]:
         # tokenizers' decoder is its ByteLevel with the default settings
         return {"add_prefix_space": True, "trim_offsets": True, "use_regex": True}
 
-    def token_bytes(self, token, first):
+    def token_bytes(self, token: str, first: bool) -> bytes:
         return byte_level_bytes(token)
 
 
@@ -75,13 +76,13 @@ class WordPiece(PieceDecoder):
         self.prefix = prefix
         self.cleanup = cleanup
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"prefix": self.prefix, "cleanup": self.cleanup}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def token_bytes(self, token, first):
+    def token_bytes(self, token: str, first: bool) -> bytes:
         if not first:
             token = token[len(self.prefix) :] if token.startswith(self.prefix) else " " + token
         if self.cleanup:  # token by token, as Hugging Face tokenizers does
@@ -89,10 +90,10 @@ class WordPiece(PieceDecoder):
                 token = token.replace(before, after)
         return token.encode("utf-8", "surrogatepass")
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self.token_bytes(t, i == 0).decode("utf-8", "surrogatepass") for i, t in enumerate(tokens)]
 
-    def token_step(self):
+    def token_step(self) -> Callable[[str, bool], str] | None:
         return lambda token, first: self.token_bytes(token, first).decode("utf-8", "surrogatepass")
 
 
@@ -106,10 +107,10 @@ class Metaspace(MetaspaceOptions, PieceDecoder):
         'Hey my  friend'
     """
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def token_bytes(self, token, first):
+    def token_bytes(self, token: str, first: bool) -> bytes:
         return self._text(token, first).encode("utf-8", "surrogatepass")
 
     def _text(self, token, first):
@@ -117,10 +118,10 @@ class Metaspace(MetaspaceOptions, PieceDecoder):
         drop = first and self.prepend_scheme != "never"
         return token.replace(self.replacement, "" if drop else " ")
 
-    def decode_chain(self, tokens):
+    def decode_chain(self, tokens: list[str]) -> list[str]:
         return [self._text(token, i == 0) for i, token in enumerate(tokens)]
 
-    def token_step(self):
+    def token_step(self) -> Callable[[str, bool], str] | None:
         return self._text
 
 
@@ -167,7 +168,7 @@ class SentencePiece(PieceDecoder):
         self.keep_surrogates = bool(keep_surrogates)
         self.invalid_utf8 = "bytes" if self.keep_surrogates else "strict_bytes"
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "add_dummy_prefix": self.add_dummy_prefix,
             "escape": self.escape,
@@ -178,7 +179,7 @@ class SentencePiece(PieceDecoder):
             "keep_surrogates": self.keep_surrogates,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         """As the converters of sentencepiece models write it; kvec's escape of a literal ▁ is not undone."""
         steps = [
             {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
@@ -189,7 +190,7 @@ class SentencePiece(PieceDecoder):
             steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
         return {"type": "Sequence", "decoders": steps}
 
-    def token_bytes(self, token, first):
+    def token_bytes(self, token: str, first: bool) -> bytes:
         if token in self.control_tokens:
             return b""
         if token == self.unk_token:
@@ -200,14 +201,14 @@ class SentencePiece(PieceDecoder):
             token = token[1:]
         return token.replace("▁", " ").encode("utf-8", "surrogatepass")
 
-    def keeps_first(self, token):
+    def keeps_first(self, token: str) -> bool:
         # sentencepiece strips the ▁ of the first piece after control pieces; with remove_extra_whitespaces
         # also after pieces that were one ▁ (they decode to nothing)
         if token in self.control_tokens:
             return True
         return self.remove_extra_whitespaces and token == "▁"
 
-    def finish(self, text):
+    def finish(self, text: str) -> str:
         return text if self.escape is None else _unescape(text, self.escape)
 
 

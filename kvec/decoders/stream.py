@@ -12,6 +12,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kvec.arguments import wrong_type
+
 __all__ = ["DecodeStream"]
 
 _REPLACEMENT = "\ufffd"  # what a decoder writes for bytes that do not end a character yet
@@ -37,7 +39,7 @@ class DecodeStream:
 
     def __init__(self, ids: list[int] | None = None, skip_special_tokens: bool = False) -> None:
         if not isinstance(skip_special_tokens, bool):
-            raise TypeError(f"skip_special_tokens must be a bool, got {type(skip_special_tokens).__name__}")
+            raise wrong_type("skip_special_tokens", "a bool", skip_special_tokens)
         self.skip_special_tokens = skip_special_tokens
         self._ids = [] if ids is None else _id_list(ids, "ids")
         self._prefix = ""  # the text of _ids[:_prefix_index], already returned
@@ -88,7 +90,7 @@ class DecodeStream:
 def _id_list(ids: Any, name: str) -> list[int]:
     """``ids`` as a list of non-negative ints; ``TypeError`` naming the first that is not one."""
     if isinstance(ids, (str, bytes)) or not hasattr(ids, "__iter__"):
-        raise TypeError(f"{name} must be an int or a list of int, got {type(ids).__name__}")
+        raise wrong_type(name, "an int or a list of int", ids)
     found = list(ids)
     for position, value in enumerate(found):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:

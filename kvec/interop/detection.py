@@ -28,6 +28,7 @@ from typing import Any
 import regex
 
 from kvec.errors import FormatError, parse_json
+from kvec.files.vocab_reading import open_regular, read_text
 from kvec.interop.huggingface import load_tokenizer_json
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.interop.tiktoken_ranks import load_tiktoken
@@ -35,7 +36,6 @@ from kvec.interop.tokenizer_config import apply_tokenizer_config, local_path
 from kvec.interop.vocab_files import load_bert_vocab, load_gpt2_files
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
-from kvec.vocab_reading import open_regular, read_text
 
 __all__ = ["detect_format", "load"]
 

@@ -21,12 +21,12 @@ from typing import Any
 
 import regex
 
-from kvec import decoders, normalizers, pretokenizers, processors, serialization
+from kvec import decoders, normalizers, pre_tokenizers, processors, serialization
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import MAX_ID, wrong_type
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
 from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
-from kvec.models.base import MAX_ID
 from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
@@ -39,11 +39,11 @@ __all__ = [
     "to_tokenizer_json_str",
 ]
 
-_SENTENCEPIECE_WORDS = pretokenizers.SentencePiece.WORDS_JSON
-_ASCII_DIGITS = pretokenizers.SentencePiece.DIGITS_JSON
+_SENTENCEPIECE_WORDS = pre_tokenizers.SentencePiece.WORDS_JSON
+_ASCII_DIGITS = pre_tokenizers.SentencePiece.DIGITS_JSON
 _TRUNCATION_STRATEGIES = {"LongestFirst": "longest_first", "OnlyFirst": "only_first", "OnlySecond": "only_second"}
 _DIRECTIONS = {"Left": "left", "Right": "right"}
-_BEHAVIORS = pretokenizers.HF_BEHAVIORS
+_BEHAVIORS = pre_tokenizers.HF_BEHAVIORS
 
 
 def load_tokenizer_json(path: str | os.PathLike[str]) -> Pipeline:
@@ -315,30 +315,30 @@ class _Reader:
         kind = self.kind(entry)
         if kind == "Sequence":
             if entry.entry.get("pretokenizers") == [_SENTENCEPIECE_WORDS, _ASCII_DIGITS]:
-                return pretokenizers.SentencePiece(split_digits=True)
-            return pretokenizers.Sequence([self.pre_tokenizer(p) for p in entry.objects("pretokenizers")])
+                return pre_tokenizers.SentencePiece(split_digits=True)
+            return pre_tokenizers.Sequence([self.pre_tokenizer(p) for p in entry.objects("pretokenizers")])
         if kind == "ByteLevel":
-            return pretokenizers.ByteLevel(
+            return pre_tokenizers.ByteLevel(
                 add_prefix_space=entry.flag("add_prefix_space", True),
                 trim_offsets=entry.flag("trim_offsets", True),
                 use_regex=entry.flag("use_regex", True),
             )
         if kind in ("BertPreTokenizer", "Whitespace", "WhitespaceSplit"):
-            return getattr(pretokenizers, kind)()
+            return getattr(pre_tokenizers, kind)()
         if kind == "Metaspace":
-            return pretokenizers.Metaspace(**self.metaspace(entry))
+            return pre_tokenizers.Metaspace(**self.metaspace(entry))
         if kind == "Punctuation":
-            return pretokenizers.Punctuation(_named(entry, "behavior", _BEHAVIORS, "Isolated"))
+            return pre_tokenizers.Punctuation(_named(entry, "behavior", _BEHAVIORS, "Isolated"))
         if kind == "Digits":
-            return pretokenizers.Digits(individual_digits=entry.flag("individual_digits", False))
+            return pre_tokenizers.Digits(individual_digits=entry.flag("individual_digits", False))
         if kind == "Split":
             return self.split(entry)
         if kind == "CharDelimiterSplit":
-            return pretokenizers.CharDelimiterSplit(entry.text("delimiter"))
+            return pre_tokenizers.CharDelimiterSplit(entry.text("delimiter"))
         if kind == "FixedLength":
-            return pretokenizers.FixedLength(entry.count("length", 5))
+            return pre_tokenizers.FixedLength(entry.count("length", 5))
         if kind == "UnicodeScripts":
-            return pretokenizers.UnicodeScripts()
+            return pre_tokenizers.UnicodeScripts()
         entry.fail(f"unsupported pre_tokenizer {kind!r}")
 
     def split(self, entry):
@@ -347,7 +347,7 @@ class _Reader:
         behavior = _named(entry, "behavior", _BEHAVIORS, REQUIRED)
         invert = entry.flag("invert", False)
         if pattern == "▁" and behavior == "merged_with_next" and not invert:
-            return pretokenizers.SentencePiece()
+            return pre_tokenizers.SentencePiece()
         regex_text = pattern.pattern if isinstance(pattern, Regex) else ""
         if (
             behavior == "removed"
@@ -363,8 +363,8 @@ class _Reader:
                 chars.append(body[i])
                 i += 1
             if chars and "^" not in body[:1]:
-                return pretokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
-        return pretokenizers.Split(pattern, behavior, invert=invert)
+                return pre_tokenizers.KerasFilters(filters="".join(chars[1:]), split=chars[0])
+        return pre_tokenizers.Split(pattern, behavior, invert=invert)
 
     @staticmethod
     def pattern(entry):
@@ -556,7 +556,7 @@ def _check_meaning(tokenizer, huggingface_meaning, stacklevel):
     if tokenizer.model is None:
         raise ValueError("the tokenizer has no model yet: train it first")
     if not isinstance(huggingface_meaning, bool):
-        raise TypeError(f"huggingface_meaning must be a bool, got {type(huggingface_meaning).__name__}")
+        raise wrong_type("huggingface_meaning", "a bool", huggingface_meaning)
     if not (isinstance(tokenizer.model, Unigram) and tokenizer.model.viterbi == "sentencepiece"):
         return
     changes = (

@@ -13,8 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kvec.atomic import atomic_write
+from kvec.arguments import wrong_type
 from kvec.errors import FormatError
+from kvec.files.atomic import atomic_write
 from kvec.interop.detection import load
 from kvec.interop.huggingface import save_tokenizer_json
 from kvec.interop.tokenizer_config import CONFIG, SPECIAL_MAP, local_path
@@ -28,9 +29,9 @@ def save_pretrained(tokenizer: Pipeline, folder: str | os.PathLike[str]) -> tupl
     """Write ``tokenizer`` into ``folder`` as transformers' ``save_pretrained`` does (see
     :meth:`kvec.transformers_calls.TransformersCalls.save_pretrained`); returns the paths written."""
     if not isinstance(tokenizer, Pipeline):
-        raise TypeError(f"tokenizer must be a kvec.Pipeline, got {type(tokenizer).__name__}")
+        raise wrong_type("tokenizer", "a kvec.Pipeline", tokenizer)
     if not isinstance(folder, (str, os.PathLike)):
-        raise TypeError(f"save_directory must be a str or a path, got {type(folder).__name__}")
+        raise wrong_type("save_directory", "a str or a path", folder)
     target = Path(folder)
     if target.exists() and not target.is_dir():
         raise ValueError(f"save_directory must be a folder, but {target} is a file")

@@ -15,7 +15,8 @@ VARINT, FIXED64, LENGTH, FIXED32 = 0, 1, 2, 5
 def read_message(data, source):
     """``{field: [raw values]}`` of one message: ints for varints, ``bytes`` for length-delimited
     fields and the 4 or 8 raw bytes of fixed-width ones."""
-    fields, position, end = {}, 0, len(data)
+    fields: dict[int, list[int | bytes]] = {}
+    position, end = 0, len(data)
     while position < end:
         key, position = _varint(data, position, source)
         field, wire = key >> 3, key & 7

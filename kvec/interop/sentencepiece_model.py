@@ -13,18 +13,44 @@ import base64
 import math
 import os
 
-from kvec import decoders, normalizers, pretokenizers
+from kvec import decoders, normalizers, pre_tokenizers
 from kvec.decoders.pieces import UNK_SURFACE
 from kvec.errors import FormatError
+from kvec.files.vocab_reading import read_bytes
 from kvec.interop.protobuf import as_float, as_int32, last, read_message
 from kvec.models import BPE, Unigram
 from kvec.pipeline import Pipeline
-from kvec.vocab_reading import read_bytes
 
 __all__ = ["load_sentencepiece_model"]
 
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNIGRAM, BPE_TYPE = 1, 2
+
+
+class _ModelProto:
+    """The field numbers kvec reads of sentencepiece_model.proto's messages, by their names there."""
+
+    PIECES, TRAINER_SPEC, NORMALIZER_SPEC, DENORMALIZER_SPEC = 1, 2, 3, 5
+
+
+class _SentencePiece:
+    PIECE, SCORE, TYPE = 1, 2, 3
+
+
+class _TrainerSpec:
+    MODEL_TYPE = 3
+    SPLIT_BY_WHITESPACE = 22
+    TREAT_WHITESPACE_AS_SUFFIX = 24
+    SPLIT_DIGITS = 25
+    ALLOW_WHITESPACE_ONLY_PIECES = 26
+    BYTE_FALLBACK = 35
+    UNK_ID = 40
+    UNK_SURFACE = 44
+
+
+class _NormalizerSpec:
+    PRECOMPILED_CHARSMAP, ADD_DUMMY_PREFIX, REMOVE_EXTRA_WHITESPACES, ESCAPE_WHITESPACES = 2, 3, 4, 5
+    NORMALIZATION_RULE_TSV = 6
 
 
 def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
@@ -36,37 +62,37 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
     """
     path, data = read_bytes(path)
     model = read_message(data, path)
-    trainer = read_message(last(model, 2, b"", path), path)
-    spec = read_message(last(model, 3, b"", path), path)
+    trainer = read_message(last(model, _ModelProto.TRAINER_SPEC, b"", path), path)
+    spec = read_message(last(model, _ModelProto.NORMALIZER_SPEC, b"", path), path)
     pieces: list[tuple[str, float, int]] = []
-    for raw in model.get(1, []):
+    for raw in model.get(_ModelProto.PIECES, []):
         if not isinstance(raw, bytes):
             raise FormatError(path, "field 1 has the wrong wire type")
         fields = read_message(raw, path)
-        piece = _text(last(fields, 1, b"", path), f"piece {len(pieces)}", path)
+        piece = _text(last(fields, _SentencePiece.PIECE, b"", path), f"piece {len(pieces)}", path)
         if not piece:
             raise FormatError(path, f"piece {len(pieces)} is empty")
-        score = as_float(last(fields, 2, bytes(4), path), path)
+        score = as_float(last(fields, _SentencePiece.SCORE, bytes(4), path), path)
         if not math.isfinite(score):
             raise FormatError(path, f"piece {len(pieces)} ({piece[:40]!r}) has the score {score}: not a finite number")
-        kind = last(fields, 3, NORMAL, path)
+        kind = last(fields, _SentencePiece.TYPE, NORMAL, path)
         # protobuf's rule for an enum value the schema does not name: the field reads as its default
         pieces.append((piece, score, kind if NORMAL <= kind <= BYTE else NORMAL))
     if not pieces:
         raise FormatError(path, "no pieces: not a sentencepiece model")
-    _refuse_unsupported(trainer, spec, read_message(last(model, 5, b"", path), path), path)
-    model_type = last(trainer, 3, UNIGRAM, path)
-    byte_fallback = bool(last(trainer, 35, 0, path))
-    split_digits = bool(last(trainer, 25, 0, path))
+    _refuse_unsupported(trainer, spec, read_message(last(model, _ModelProto.DENORMALIZER_SPEC, b"", path), path), path)
+    model_type = last(trainer, _TrainerSpec.MODEL_TYPE, UNIGRAM, path)
+    byte_fallback = bool(last(trainer, _TrainerSpec.BYTE_FALLBACK, 0, path))
+    split_digits = bool(last(trainer, _TrainerSpec.SPLIT_DIGITS, 0, path))
     unknown = [i for i, (_, _, kind) in enumerate(pieces) if kind == UNKNOWN]
-    unk_id = unknown[0] if unknown else as_int32(last(trainer, 40, 0, path))
+    unk_id = unknown[0] if unknown else as_int32(last(trainer, _TrainerSpec.UNK_ID, 0, path))
     symbols = [piece for piece, _, kind in pieces if kind == USER_DEFINED]
     unmatchable = [i for i, (_, _, kind) in enumerate(pieces) if kind in (CONTROL, UNUSED)]
     normalizer = normalizers.SentencePieceNormalizer(
-        base64.b64encode(last(spec, 2, b"", path)).decode("ascii"),
-        add_dummy_prefix=bool(last(spec, 3, 1, path)),
-        remove_extra_whitespaces=bool(last(spec, 4, 1, path)),
-        escape_whitespaces=bool(last(spec, 5, 1, path)),
+        base64.b64encode(last(spec, _NormalizerSpec.PRECOMPILED_CHARSMAP, b"", path)).decode("ascii"),
+        add_dummy_prefix=bool(last(spec, _NormalizerSpec.ADD_DUMMY_PREFIX, 1, path)),
+        remove_extra_whitespaces=bool(last(spec, _NormalizerSpec.REMOVE_EXTRA_WHITESPACES, 1, path)),
+        escape_whitespaces=bool(last(spec, _NormalizerSpec.ESCAPE_WHITESPACES, 1, path)),
         user_defined_symbols=symbols,
     )
     try:
@@ -99,11 +125,11 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
     words = None
     if (
         model_type == BPE_TYPE
-        and last(trainer, 22, 1, path)
-        and not last(trainer, 26, 0, path)
-        and last(spec, 5, 1, path)
+        and last(trainer, _TrainerSpec.SPLIT_BY_WHITESPACE, 1, path)
+        and not last(trainer, _TrainerSpec.ALLOW_WHITESPACE_ONLY_PIECES, 0, path)
+        and last(spec, _NormalizerSpec.ESCAPE_WHITESPACES, 1, path)
     ):
-        words = pretokenizers.SentencePiece(split_digits=split_digits)
+        words = pre_tokenizers.SentencePiece(split_digits=split_digits)
     tokenizer = Pipeline(
         subwords,
         pre_tokenizer=words,
@@ -112,7 +138,9 @@ def load_sentencepiece_model(path: str | os.PathLike[str]) -> Pipeline:
             remove_extra_whitespaces=normalizer.remove_extra_whitespaces,
             control_tokens=[piece for piece, _, kind in pieces if kind == CONTROL],
             unk_token=pieces[unk_id][0] if 0 <= unk_id < len(pieces) else None,
-            unk_surface=_text(last(trainer, 44, UNK_SURFACE.encode("utf-8"), path), "unk_surface", path),
+            unk_surface=_text(
+                last(trainer, _TrainerSpec.UNK_SURFACE, UNK_SURFACE.encode("utf-8"), path), "unk_surface", path
+            ),
             keep_surrogates=False,
         ),
         normalizer=normalizer,
@@ -129,9 +157,12 @@ def _refuse_unsupported(trainer, spec, denormalizer, path):
     digits, the character map, dummy prefix, whitespace rules, unk id) are followed; the others of the
     trainer spec (split by script, number or whitespace, delimiters, sizes...) only shape training, and
     the pieces a model holds carry their effect."""
-    if last(trainer, 24, 0, path):
+    if last(trainer, _TrainerSpec.TREAT_WHITESPACE_AS_SUFFIX, 0, path):
         raise FormatError(path, "treat_whitespace_as_suffix=true is not supported (kvec puts ▁ before words)")
-    if denormalizer and (last(denormalizer, 2, b"", path) or last(denormalizer, 6, b"", path)):
+    if denormalizer and (
+        last(denormalizer, _NormalizerSpec.PRECOMPILED_CHARSMAP, b"", path)
+        or last(denormalizer, _NormalizerSpec.NORMALIZATION_RULE_TSV, b"", path)
+    ):
         raise FormatError(path, "a denormalizer_spec (decoding rules) is not supported")
 
 

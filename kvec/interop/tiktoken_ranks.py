@@ -16,11 +16,11 @@ import os
 from array import array
 from collections.abc import Mapping
 
-from kvec import decoders, pretokenizers, serialization
+from kvec import decoders, pre_tokenizers, serialization
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import MAX_ID, check_id, wrong_type
 from kvec.errors import FormatError
 from kvec.models import BPE
-from kvec.models.base import MAX_ID, check_id
 from kvec.pipeline import Pipeline
 
 __all__ = ["MAX_TOKEN_BYTES", "PATTERNS", "load_tiktoken"]
@@ -43,7 +43,7 @@ PATTERNS = {
 
 def load_tiktoken(
     path: str | os.PathLike[str],
-    pattern: str | pretokenizers.Regex = "cl100k_base",
+    pattern: str | pre_tokenizers.Regex = "cl100k_base",
     special_tokens: Mapping[str, int] | None = None,
 ) -> Pipeline:
     """A pipeline that encodes as tiktoken does with this rank file.
@@ -73,16 +73,18 @@ def load_tiktoken(
         if len(parts) != 2:
             raise FormatError(path, f"token of rank {rank} cannot be made from two lower-ranked tokens")
         merges.append(tuple(part.decode("latin-1").translate(spelling) for part in parts))
-    if not isinstance(pattern, pretokenizers.Regex):
-        pattern = pretokenizers.Regex(PATTERNS.get(pattern, pattern))
-    words = pretokenizers.Split(pattern, behavior="isolated")
+    if not isinstance(pattern, pre_tokenizers.Regex):
+        pattern = pre_tokenizers.Regex(PATTERNS.get(pattern, pattern))
+    words = pre_tokenizers.Split(pattern, behavior="isolated")
     try:
         model = BPE(vocab, merges, ignore_merges=True)
     except ValueError as e:
         raise FormatError(path, f"the ranks do not make a BPE model ({e})") from None
     tokenizer = Pipeline(
         model,
-        pre_tokenizer=pretokenizers.Sequence([words, pretokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]),
+        pre_tokenizer=pre_tokenizers.Sequence(
+            [words, pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        ),
         decoder=decoders.ByteLevel(),
     )
     if special:
@@ -94,7 +96,7 @@ def load_tiktoken(
 
 
 #: ``bytes.decode("latin-1").translate(_BYTE_SPELLING)``: a token's bytes as byte-level BPE spells them
-_BYTE_SPELLING = str.maketrans(pretokenizers.bytes_to_unicode())
+_BYTE_SPELLING = str.maketrans(pre_tokenizers.bytes_to_unicode())
 _RANK_DIGITS = len(str(MAX_ID))
 
 
@@ -140,7 +142,7 @@ def _checked_special_tokens(special_tokens):
     if special_tokens is None:
         return {}
     if not isinstance(special_tokens, Mapping):
-        raise TypeError(f"special_tokens must be a mapping of token to id, got {type(special_tokens).__name__}")
+        raise wrong_type("special_tokens", "a mapping of token to id", special_tokens)
     special = {}
     for token, token_id in special_tokens.items():
         if not isinstance(token, str) or not token:

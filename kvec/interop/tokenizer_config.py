@@ -16,6 +16,7 @@ from typing import Any
 
 import regex
 
+from kvec.arguments import wrong_type
 from kvec.errors import FormatError, NotLocalError, parse_json
 from kvec.pipeline import Pipeline
 from kvec.transformers_calls import SPECIAL_ROLES
@@ -32,7 +33,7 @@ def local_path(name: str | os.PathLike[str]) -> Path:
     """``name`` as an existing local path; :class:`NotLocalError` (a ``FileNotFoundError``) saying how
     to download a Hub tokenizer when there is none."""
     if not isinstance(name, (str, os.PathLike)):
-        raise TypeError(f"path must be a str or a path, got {type(name).__name__}")
+        raise wrong_type("path", "a str or a path", name)
     found = Path(name)
     if found.exists():
         return found

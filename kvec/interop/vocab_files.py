@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 
-from kvec import decoders, normalizers, pretokenizers
+from kvec import decoders, normalizers, pre_tokenizers
 from kvec.errors import FormatError
+from kvec.files.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
 from kvec.models import BPE, WordPiece
 from kvec.models.base import checked_vocab
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
-from kvec.vocab_reading import read_merges_txt, read_vocab_json, read_vocab_txt
 
 __all__ = ["load_bert_vocab", "load_gpt2_files"]
 
@@ -55,7 +55,7 @@ def load_bert_vocab(
             raise FormatError(path, f"{name} {token!r} is not in the vocabulary")
     tokenizer = Pipeline(
         WordPiece(vocab, unk_token=unk_token),
-        pre_tokenizer=pretokenizers.BertPreTokenizer(),
+        pre_tokenizer=pre_tokenizers.BertPreTokenizer(),
         decoder=decoders.WordPiece(),
         normalizer=normalizers.BertNormalizer(
             clean_text=clean_text,
@@ -99,5 +99,5 @@ def load_gpt2_files(
     except ValueError as e:
         raise FormatError(os.fspath(merges_path), str(e)) from None
     return Pipeline(
-        model, pre_tokenizer=pretokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel()
+        model, pre_tokenizer=pre_tokenizers.ByteLevel(add_prefix_space=add_prefix_space), decoder=decoders.ByteLevel()
     )

@@ -1,11 +1,11 @@
-"""Training batches for Keras: :class:`kvec.batching.TokenBatches` as a ``keras.utils.PyDataset`` and
+"""Training batches for Keras: :class:`kvec.data.batching.TokenBatches` as a ``keras.utils.PyDataset`` and
 as a ``tf.data.Dataset``."""
 
 import keras
 import numpy as np
 
-from kvec.batching import TokenBatches
-from kvec.token_ids import ragged_ids
+from kvec.data.batching import TokenBatches
+from kvec.data.token_ids import ragged_ids
 
 __all__ = ["TextBatches"]
 
@@ -15,7 +15,7 @@ _PY_DATASET_OPTIONS = ("workers", "use_multiprocessing", "max_queue_size")
 class TextBatches(keras.utils.PyDataset):
     """Padded, length-bucketed batches of token ids that ``model.fit`` reads directly.
 
-    Takes the arguments of :class:`kvec.batching.TokenBatches` (``sequences``, ``labels``,
+    Takes the arguments of :class:`kvec.data.batching.TokenBatches` (``sequences``, ``labels``,
     ``batch_size``, ``maxlen``, ``padding``, ``truncating``, ``pad_value``, ``bucket``,
     ``bucket_window``, ``shuffle``, ``seed``, ``dtype``), ``PyDataset``'s ``workers``,
     ``use_multiprocessing`` and ``max_queue_size``, and ``inputs``: ``"dict"`` (the default) gives
@@ -63,7 +63,7 @@ class TextBatches(keras.utils.PyDataset):
         self.batches.on_epoch_end()
 
     def padding_report(self):
-        """See :meth:`kvec.batching.TokenBatches.padding_report`."""
+        """See :meth:`kvec.data.batching.TokenBatches.padding_report`."""
         return self.batches.padding_report()
 
     def as_dataset(self):

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kvec._native import WordLookup, WordSplitter, fill_rows
+from kvec._keras import WordLookup, WordSplitter, fill_rows
 from kvec._spec import SpecEncoder
 from kvec.native_spec import describe_word_lookup
 

@@ -6,7 +6,7 @@ depend on TensorFlow, so the library is compiled (about 10 s with g++) the first
 it, into ``default_cache_dir()/tf_ops/<key>/``. The key is a hash of the sources, the compilers, the
 flags and the TensorFlow version, so an upgrade of either builds afresh and a second process loads the
 cached library at once. The folders are the user's alone (0700, checked before every load: see
-:mod:`kvec.user_cache`); the library is built in a temporary folder inside, fsynced, and moved into
+:mod:`kvec.files.user_cache`); the library is built in a temporary folder inside, fsynced, and moved into
 place, and then its size and SHA-256 are written beside it (``libkvec_ops.so.json``, atomically).
 
 A cached library is loaded only after its size and SHA-256 match that record: a file cut short (a
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import tensorflow as tf
 
-from kvec.atomic import atomic_write
-from kvec.user_cache import UnsafeCacheError, check_private, private_folder
+from kvec.files.atomic import atomic_write
+from kvec.files.user_cache import UnsafeCacheError, check_private, private_folder
 
 __all__ = ["LIBRARY_NAME", "OpLibraryWarning", "failure", "library_path", "load"]
 

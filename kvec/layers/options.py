@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from kvec.atomic import atomic_write
+from kvec.files.atomic import atomic_write
 from kvec.layers.sources import source_from_json, token_source
 
 __all__ = [

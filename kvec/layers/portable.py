@@ -329,7 +329,8 @@ class TextVectorization(keras.layers.Layer):
         strings = _str_list(inputs) if self._takes_str_lists() else None
         ragged = self._str_ids(strings) if strings is not None else None
         if ragged is not None:  # str texts: no arrays of bytes on the way
-            return self._ids_output(*ragged, False)
+            values, row_lengths = ragged
+            return self._ids_output(values, row_lengths, False)
         texts = self._strings(inputs)
         scalar = texts.ndim == 0
         if scalar:

@@ -1,13 +1,13 @@
-"""Training shards (:mod:`kvec.shards`) as a ``tf.data.Dataset`` of padded, length-bucketed batches, read
+"""Training shards (:mod:`kvec.data.shards`) as a ``tf.data.Dataset`` of padded, length-bucketed batches, read
 file by file as ``model.fit`` consumes them: TFRecord shards by TensorFlow's ``TFRecordDataset`` and
 ``parse_example``, Parquet shards by pyarrow, one record batch at a time.
 
-Without ``shuffle`` the batches are exactly those of :class:`kvec.batching.TokenBatches` over the same
+Without ``shuffle`` the batches are exactly those of :class:`kvec.data.batching.TokenBatches` over the same
 rows and options: windows of ``batch_size * bucket_window`` rows, each sorted by length (longest first,
 ties in order) and cut into batches, each padded to its longest row.
 
-The shards are read by :func:`kvec.shards.shard_chunks`, the reader of
-:func:`kvec.shards.read_shards`, and checked whole when the dataset is made: a file either reader
+The shards are read by :func:`kvec.data.shards.shard_chunks`, the reader of
+:func:`kvec.data.shards.read_shards`, and checked whole when the dataset is made: a file either reader
 cannot represent (nulls, ids past int64 or negative, float ids, row counts other than the manifest's,
 a file outside the folder) raises the same :class:`kvec.errors.FormatError`, naming the file and row.
 """
@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import tensorflow as tf
 
-from kvec.batching import PADDING_SIDES
-from kvec.shards import IDS, MASK, ShardInfo, read_info, real_ids, shard_chunks, tfrecord_features
+from kvec.data.batching import PADDING_SIDES
+from kvec.data.shards import IDS, MASK, ShardInfo, read_info, real_ids, shard_chunks, tfrecord_features
 
 __all__ = ["dataset_from_shards"]
 
@@ -55,7 +55,7 @@ def dataset_from_shards(
         path: the shard folder.
         label: the column holding one label per row (ints, or floats), or None.
         batch_size, maxlen, padding, truncating, pad_value, bucket, bucket_window, dtype: as in
-            :class:`kvec.batching.TokenBatches`. Padded shards are read as their real ids (the
+            :class:`kvec.data.batching.TokenBatches`. Padded shards are read as their real ids (the
             ``attention_mask`` says which) and padded again batch by batch.
         shuffle: a new order every epoch: rows through a shuffle buffer of one bucketing window, then
             batches through one of ``bucket_window`` batches (``seed`` fixes both). A stream cannot be
@@ -152,7 +152,7 @@ def _tfrecord_rows(info, label):
 
 def _parquet_rows(info, label):
     """``(ids, label)`` per row (label 0 when there is none), through pyarrow, one record batch at a
-    time, converted and checked by :func:`kvec.shards.shard_chunks`."""
+    time, converted and checked by :func:`kvec.data.shards.shard_chunks`."""
     label_type = _label_dtype(info, label)
 
     def record_batches():

@@ -16,11 +16,11 @@ import numpy as np
 
 from kvec import serialization
 from kvec.contracts import Model, PreTokenizer, settings_key
+from kvec.data.token_ids import as_id_tokenizer, ragged_ids
 from kvec.errors import FormatError, parse_json
 from kvec.native_spec import NotNativeError, describe, describe_splitter
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
-from kvec.token_ids import as_id_tokenizer, ragged_ids
 
 __all__ = ["IdSource", "WordSplitterSource", "source_from_json", "token_source"]
 

@@ -15,23 +15,17 @@ from __future__ import annotations
 import os
 import struct
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import islice
+from typing import Any, cast
 
-from kvec import spec_bytes
-from kvec._native import BpeRanks, BpeSymbols
+from kvec._subword import BpeRanks, BpeSymbols
+from kvec.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
-from kvec.models.base import (
-    SubwordModel,
-    check_bool,
-    check_count,
-    check_score,
-    check_seed,
-    check_token,
-    checked_vocab,
-)
-from kvec.vocab_reading import read_merges_txt, read_vocab_json
+from kvec.files.vocab_reading import Path, read_merges_txt, read_vocab_json
+from kvec.models import spec_bytes
+from kvec.models.base import SubwordModel, checked_vocab
 
 __all__ = ["BPE"]
 
@@ -60,40 +54,40 @@ class BPE(SubwordModel):
 
     def __init__(
         self,
-        vocab=None,
-        merges=None,
-        unk_token=None,
-        continuing_subword_prefix=None,
-        end_of_word_suffix=None,
-        dropout=None,
-        byte_fallback=False,
-        fuse_unk=False,
-        ignore_merges=False,
-        cache_capacity=10000,
-        seed=None,
-    ):
+        vocab: Mapping[str, int] | Path | None = None,
+        merges: Iterable[tuple[str, ...]] | Path | None = None,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        dropout: float | None = None,
+        byte_fallback: bool = False,
+        fuse_unk: bool = False,
+        ignore_merges: bool = False,
+        cache_capacity: int = 10000,
+        seed: int | None = None,
+    ) -> None:
         if isinstance(vocab, (str, os.PathLike)):  # tokenizers' BPE("vocab.json", "merges.txt")
             if not isinstance(merges, (str, os.PathLike)):
                 wrong = type(merges).__name__
                 raise TypeError(f"with vocab a vocab.json path, merges must be the path of its merges.txt, got {wrong}")
             vocab, merges = self.read_file(vocab, merges)
         if dropout is not None:
-            dropout = check_score(dropout, "dropout")
+            dropout = check_number(dropout, "dropout", finite=True)
             if not 0.0 <= dropout <= 1.0:
                 raise ValueError(f"dropout must be between 0 and 1, got {dropout}")
         self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.merges = _checked_merges(merges)
-        self.unk_token = check_token(unk_token, "unk_token", optional=True)
-        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix", True)
-        self.end_of_word_suffix = check_token(end_of_word_suffix, "end_of_word_suffix", optional=True)
+        self.unk_token = check_str(unk_token, "unk_token", optional=True)
+        self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix", True)
+        self.end_of_word_suffix = check_str(end_of_word_suffix, "end_of_word_suffix", optional=True)
         self.dropout = dropout
         self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
         self.fuse_unk = check_bool(fuse_unk, "fuse_unk")
         self.ignore_merges = check_bool(ignore_merges, "ignore_merges")
         self.cache_capacity = check_count(cache_capacity, "cache_capacity")
         generator = check_seed(seed)
-        self._cache = OrderedDict()
+        self._cache: OrderedDict[str, list[tuple[int, int, int]]] = OrderedDict()
         self._ranks = {}
         prefix_length = len(continuing_subword_prefix or "")
         for rank, (a, b) in enumerate(self.merges):
@@ -114,12 +108,12 @@ class BPE(SubwordModel):
         self._native.seed(generator.getstate()[1])  # dropout draws as Python's random.Random(seed)
 
     @staticmethod
-    def read_file(vocab, merges):
+    def read_file(vocab: Path, merges: Path) -> tuple[dict[str, int], list[tuple[str, str]]]:
         """``(vocab, merges)`` of a ``vocab.json`` and a ``merges.txt`` (Hugging Face's helper)."""
         return read_vocab_json(vocab), read_merges_txt(merges)
 
     @classmethod
-    def from_file(cls, vocab, merges, **kwargs):
+    def from_file(cls, vocab: Path, merges: Path, **kwargs: Any) -> BPE:
         """A BPE model from a ``vocab.json`` and a ``merges.txt``; ``kwargs`` as the constructor's.
 
         Example:
@@ -134,14 +128,14 @@ class BPE(SubwordModel):
         """
         return cls(*cls.read_file(vocab, merges), **kwargs)
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if not name.startswith("_") and "_cache" in self.__dict__:
             self._cache.clear()  # a new setting (a prefix, unk_token...): words are segmented again
 
-    def word_model(self, byte_spelling=""):
+    def word_model(self, byte_spelling: str = "") -> object | None:
         """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
-        of ``kvec._native.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
+        of ``kvec._subword.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
         the vocabulary. With dropout, it draws from the model's generator, as :meth:`tokenize_ids`
         does; with ``ignore_merges``, a word that is a token (spelled, for byte-level words) is that
         token."""
@@ -150,9 +144,9 @@ class BPE(SubwordModel):
             return None
         return BpeSymbols(self._native, **arguments, dropout=self.dropout or 0.0).word_model()
 
-    def native_symbols(self, byte_spelling=""):
+    def native_symbols(self, byte_spelling: str = "") -> dict[str, Any] | None:
         """How the native core (``csrc/core/bpe.h``) makes a word's first symbols, as the arguments of
-        ``kvec._native.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
+        ``kvec._subword.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
         int32, a byte symbol missing from the vocabulary, a lone surrogate in an affix)."""
         if any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
@@ -193,10 +187,10 @@ class BPE(SubwordModel):
         }
 
     @property
-    def sampling(self):
+    def sampling(self) -> bool:
         return bool(self.dropout)  # dropout draws each word's merges afresh
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         """Everything needed to rebuild the model (the dropout generator's state aside)."""
         return {
             "vocab": self.vocab,
@@ -210,12 +204,12 @@ class BPE(SubwordModel):
             "ignore_merges": self.ignore_merges,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         if self.dropout:
             raise ValueError("model BPE with dropout has no tokenizer.json form")
         return self.serde_structure()
 
-    def serde_structure(self):
+    def serde_structure(self) -> dict[str, Any]:
         """The fields of tokenizers' BPE in its order, the dropout included (what ``repr`` prints; a
         ``tokenizer.json`` holds no dropout of kvec's, see :meth:`to_tokenizer_json`)."""
         return {
@@ -234,7 +228,7 @@ class BPE(SubwordModel):
     #: a byte-level pre-tokenizer's words, spelled byte by byte, are segmented by the native encoder
     spells_bytes = True
 
-    def native_model(self, byte_spelling=""):
+    def native_model(self, byte_spelling: str = "") -> bytes:
         """Kind 3 (``csrc/core/bpe.h``): the merges and the first symbols' tables, the arguments the
         model gives its own native segmentation (:meth:`native_symbols`)."""
         if self.sampling:
@@ -264,7 +258,7 @@ class BPE(SubwordModel):
                 parts.append(struct.pack("<256I", *map(ord, byte_spelling)))
         return b"".join(parts)
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, start, end), ...]``: each token with the span of word characters it covers."""
         if not word:
             return []
@@ -281,7 +275,7 @@ class BPE(SubwordModel):
                 self._cache[word] = cached
         return list(cached)
 
-    def tokenize_ids(self, word):
+    def tokenize_ids(self, word: str) -> list[int]:
         """The token ids of one word. A long word (256 characters or more, never cached) whose
         characters are all in the vocabulary skips the spans: its memory stays a few dozen bytes a
         character."""
@@ -308,8 +302,8 @@ class BPE(SubwordModel):
     def _symbols(self, word):
         """Initial ``(id, start, end)`` symbols of a word, with the library's unknown-character rules."""
         vocab, prefix, suffix = self.vocab, self.continuing_subword_prefix, self.end_of_word_suffix
-        symbols = []
-        unk = None  # a pending unknown symbol [id, start, end] (fused runs are one symbol)
+        symbols: list[tuple[int, ...]] = []
+        unk: list[int] | None = None  # a pending unknown symbol [id, start, end] (fused runs are one symbol)
         last = len(word) - 1
         for i, c in enumerate(word):
             s = c
@@ -328,7 +322,7 @@ class BPE(SubwordModel):
                 byte_ids = [vocab.get(f"<0x{b:02X}>") for b in s.encode("utf-8")]
                 if None not in byte_ids:
                     # as in the library, a pending unk is emitted after these
-                    symbols.extend((b, i, i + 1) for b in byte_ids)
+                    symbols.extend((cast(int, b), i, i + 1) for b in byte_ids)
                     continue
             if self.unk_token is not None:
                 unk_id = vocab.get(self.unk_token)
@@ -346,7 +340,7 @@ class BPE(SubwordModel):
 
     def _merge_native(self, symbols, dropout=0.0):
         """The merges applied to the symbols, lowest rank first and leftmost on ties, in C; with
-        ``dropout``, each merge is skipped with that probability (see ``kvec._native.BpeRanks``)."""
+        ``dropout``, each merge is skipped with that probability (see ``kvec._subword.BpeRanks``)."""
         ids, starts = self._native.merge([symbol[0] for symbol in symbols], True, dropout or 0.0)
         ends = starts[1:] + [len(symbols)]
         return [(i, symbols[s][1], symbols[e - 1][2]) for i, s, e in zip(ids, starts, ends)]
@@ -357,7 +351,7 @@ def _checked_merges(merges):
     if merges is None:
         return []
     if isinstance(merges, (str, bytes, Mapping)):
-        raise TypeError(f"merges must be a list of (left, right) pairs, got {type(merges).__name__}")
+        raise wrong_type("merges", "a list of (left, right) pairs", merges)
     checked = []
     for rank, pair in enumerate(merges):
         if not (

@@ -15,7 +15,7 @@ sentencepiece's float32 sums; the unknown and byte pieces never match text (a li
 text, not the byte ``A``); each unknown character is spelled by byte pieces on its own. At each end
 position both keep the first best path in order of start position. The rule also says what a lattice
 spans: Hugging Face's is one word of the pre-tokenizer; sentencepiece's is the whole text behind a
-pre-tokenizer whose words only shape training (:class:`kvec.pretokenizers.SentencePiece`), so its sums
+pre-tokenizer whose words only shape training (:class:`kvec.pre_tokenizers.SentencePiece`), so its sums
 carry on from word to word. Given the same pieces and scores, the ids equal those of the library the
 rule names.
 
@@ -30,15 +30,17 @@ import heapq
 import math
 import struct
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 
-from kvec import spec_bytes
 from kvec._unigram import Lattice
+from kvec.arguments import MAX_ID, check_bool, check_id, check_number, check_seed, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
-from kvec.models.base import MAX_ID, SubwordModel, check_bool, check_id, check_score, check_seed
+from kvec.models import spec_bytes
+from kvec.models.base import SubwordModel
 
 __all__ = ["Unigram"]
 
@@ -76,16 +78,16 @@ class Unigram(SubwordModel):
 
     def __init__(
         self,
-        vocab=None,
-        unk_id=None,
-        byte_fallback=False,
-        alpha=0.1,
-        nbest_size=None,
-        seed=None,
-        unmatchable=(),
-        unk_score=None,
-        viterbi=None,
-    ):
+        vocab: Iterable[tuple[str, float]] | None = None,
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        alpha: float = 0.1,
+        nbest_size: int | None = None,
+        seed: int | None = None,
+        unmatchable: Iterable[int] = (),
+        unk_score: float | None = None,
+        viterbi: str | None = None,
+    ) -> None:
         self.viterbi_given = viterbi is not None
         viterbi = "huggingface" if viterbi is None else viterbi
         if not isinstance(viterbi, str) or viterbi not in VITERBI_RULES:
@@ -94,14 +96,14 @@ class Unigram(SubwordModel):
         if vocab is None:  # Hugging Face's empty model: the unknown piece alone
             vocab, unk_id = [("<unk>", 0.0)], 0 if unk_id is None else unk_id
         if isinstance(vocab, (str, bytes, Mapping)):
-            raise TypeError(f"vocab must be a list of (piece, score) pairs, got {type(vocab).__name__}")
+            raise wrong_type("vocab", "a list of (piece, score) pairs", vocab)
         self.pieces = []
         for position, entry in enumerate(vocab):
             if not (isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str)):
                 raise TypeError(f"vocab[{position}] must be a (piece, score) pair, got {entry!r:.60}")
             score = entry[1]
             if not (type(score) is float and -math.inf < score < math.inf):  # (the common case, checked fast)
-                score = check_score(score, f"the score of vocab[{position}]")
+                score = check_number(score, f"the score of vocab[{position}]", finite=True)
             self.pieces.append((entry[0], score))
         if len(self.pieces) > MAX_ID + 1:
             raise ValueError(f"vocab has {len(self.pieces)} pieces: ids are 0 to {MAX_ID}")
@@ -111,10 +113,10 @@ class Unigram(SubwordModel):
                 raise ValueError(f"unk_id {unk_id} is not an id of the vocabulary ({len(self.pieces)} pieces)")
         self.unk_id = unk_id
         self.byte_fallback = check_bool(byte_fallback, "byte_fallback")
-        self.alpha = check_score(alpha, "alpha")
+        self.alpha = check_number(alpha, "alpha", finite=True)
         if nbest_size is not None:
             if isinstance(nbest_size, (bool, np.bool_)) or not isinstance(nbest_size, (int, np.integer)):
-                raise TypeError(f"nbest_size must be an int or None, got {type(nbest_size).__name__}")
+                raise wrong_type("nbest_size", "an int or None", nbest_size)
             nbest_size = int(nbest_size)
         self.nbest_size = nbest_size
         self._rng = check_seed(seed)
@@ -126,10 +128,10 @@ class Unigram(SubwordModel):
         if unk_score is None:
             self.unk_score = (min(scores) if scores else 0.0) - UNKNOWN_PENALTY
         else:
-            self.unk_score = check_score(unk_score, "unk_score")
+            self.unk_score = check_number(unk_score, "unk_score", finite=True)
         self._explicit_unk_score = unk_score is not None
         if isinstance(unmatchable, (str, bytes, Mapping)):
-            raise TypeError(f"unmatchable must be a list of ids, got {type(unmatchable).__name__}")
+            raise wrong_type("unmatchable", "a list of ids", unmatchable)
         self.unmatchable = sorted({check_id(i, f"unmatchable[{k}]") for k, i in enumerate(unmatchable)})
         if self.unmatchable and self.unmatchable[-1] >= len(self.pieces):
             raise ValueError(f"unmatchable id {self.unmatchable[-1]} is not an id of the vocabulary")
@@ -157,14 +159,14 @@ class Unigram(SubwordModel):
         return pieces, scores, byte_ids
 
     @property
-    def sampling(self):
+    def sampling(self) -> bool:
         return self.nbest_size is not None  # each call draws a segmentation
 
     @property
     def segments_across_words(self) -> bool:  # type: ignore[override]
         return self.viterbi == "sentencepiece"
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "vocab": [list(entry) for entry in self.pieces],
             "unk_id": self.unk_id,
@@ -176,7 +178,7 @@ class Unigram(SubwordModel):
             "viterbi": self.viterbi,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         if self.nbest_size is not None:
             raise ValueError("model Unigram with sampling (nbest_size) has no tokenizer.json form")
         return {
@@ -186,7 +188,7 @@ class Unigram(SubwordModel):
             "byte_fallback": self.byte_fallback,
         }
 
-    def native_model(self, byte_spelling=""):
+    def native_model(self, byte_spelling: str = "") -> bytes:
         """Kind 5 (``csrc/core/unigram_path.h``): what the best path runs on (:meth:`lattice_inputs`),
         the unknown score and id, the byte pieces and the Viterbi rule."""
         if self.sampling:
@@ -201,7 +203,7 @@ class Unigram(SubwordModel):
 
     # ---- segmentation ----
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, start, end), ...]`` for one word: the best segmentation, or a sampled one when
         ``nbest_size`` is set."""
         if not word:
@@ -229,11 +231,11 @@ class Unigram(SubwordModel):
             return self._lattice.ids(word)
         return [i for i, _, _ in self.tokenize_spans(word)]
 
-    def ids_function(self):
+    def ids_function(self) -> Callable[[str], list[int]]:
         """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
-    def word_model(self, byte_spelling=""):
+    def word_model(self, byte_spelling: str = "") -> object | None:
         """:meth:`ids_function` as a capsule for the encoder's threads (no GIL); None when sampling or
         for byte-spelled words."""
         return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
@@ -257,7 +259,7 @@ class Unigram(SubwordModel):
 
     def _edges(self, word):
         """Lattice edges ``(start, end, piece, score)`` grouped by end position."""
-        incoming = [[] for _ in range(len(word) + 1)]
+        incoming: list[list[tuple[int, Any, float]]] = [[] for _ in range(len(word) + 1)]
         for start, end, piece, score in self._lattice.lattice(word, self.unk_score):
             incoming[end].append((start, piece, score))
         return incoming
@@ -270,7 +272,7 @@ class Unigram(SubwordModel):
         if not word:
             return [(0.0, [])]
         incoming = self._edges(word)
-        best = [[(0.0, None)]] + [None] * len(word)  # position -> [(score, (edge, previous rank))]
+        best: list[Any] = [[(0.0, None)]] + [None] * len(word)  # position -> [(score, (edge, previous rank))]
         for end in range(1, len(word) + 1):
             candidates = []
             for order, (start, piece, score) in enumerate(incoming[end]):

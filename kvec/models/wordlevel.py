@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
+from kvec.arguments import check_str
 from kvec.contracts import registered
-from kvec.models.base import SubwordModel, check_token, checked_vocab
-from kvec.vocab_reading import read_vocab_json
+from kvec.files.vocab_reading import read_vocab_json
+from kvec.models.base import SubwordModel, checked_vocab
 
 __all__ = ["WordLevel"]
 
@@ -36,7 +38,7 @@ class WordLevel(SubwordModel):
         if isinstance(vocab, (str, os.PathLike)):  # tokenizers' WordLevel("vocab.json")
             vocab = read_vocab_json(vocab)
         self.vocab = checked_vocab(vocab)
-        check_token(unk_token, "unk_token")
+        check_str(unk_token, "unk_token")
         self.id_to_token = {i: t for t, i in self.vocab.items()}
         self.unk_token = unk_token
 
@@ -50,17 +52,17 @@ class WordLevel(SubwordModel):
         """A WordLevel model from a ``vocab.json``."""
         return cls(cls.read_file(vocab), unk_token=unk_token)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {"vocab": self.vocab, "unk_token": self.unk_token}
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": "WordLevel", **self.get_config()}
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, 0, len(word))]``: the word's id, or the unknown token's."""
         return [(self._id(word), 0, len(word))]
 
-    def tokenize_ids(self, word):
+    def tokenize_ids(self, word: str) -> list[int]:
         return [self._id(word)]
 
     def _id(self, word):

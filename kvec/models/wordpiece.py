@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from kvec import spec_bytes
-from kvec._native import WordPieceTable
+from kvec._subword import WordPieceTable
+from kvec.arguments import check_count, check_str
 from kvec.contracts import registered
-from kvec.models.base import SubwordModel, check_count, check_token, checked_vocab
-from kvec.vocab_reading import read_vocab_txt
+from kvec.files.vocab_reading import read_vocab_txt
+from kvec.models import spec_bytes
+from kvec.models.base import SubwordModel, checked_vocab
 
 __all__ = ["WordPiece"]
 
@@ -48,12 +50,12 @@ class WordPiece(SubwordModel):
             vocab = read_vocab_txt(vocab)
         self.vocab = checked_vocab(vocab)
         self.id_to_token = {i: t for t, i in self.vocab.items()}
-        self.unk_token = check_token(unk_token, "unk_token")
+        self.unk_token = check_str(unk_token, "unk_token")
         self.max_input_chars_per_word = check_count(max_input_chars_per_word, "max_input_chars_per_word")
-        self.continuing_subword_prefix = check_token(continuing_subword_prefix, "continuing_subword_prefix")
-        self._table = None  # the vocabulary as a C table, built on first use
+        self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix")
+        self._table: WordPieceTable | None = None  # the vocabulary as a C table, built on first use
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if not name.startswith("_"):  # a new setting: the C table is built again, with it
             self.__dict__["_table"] = None
@@ -64,11 +66,11 @@ class WordPiece(SubwordModel):
         return read_vocab_txt(vocab)
 
     @classmethod
-    def from_file(cls, vocab: str, **kwargs) -> WordPiece:
+    def from_file(cls, vocab: str, **kwargs: Any) -> WordPiece:
         """A WordPiece model from a ``vocab.txt``; ``kwargs`` as the constructor's."""
         return cls(cls.read_file(vocab), **kwargs)
 
-    def get_config(self):
+    def get_config(self) -> dict[str, Any]:
         return {
             "vocab": self.vocab,
             "unk_token": self.unk_token,
@@ -76,7 +78,7 @@ class WordPiece(SubwordModel):
             "continuing_subword_prefix": self.continuing_subword_prefix,
         }
 
-    def to_tokenizer_json(self):
+    def to_tokenizer_json(self) -> dict[str, Any]:
         return {
             "type": "WordPiece",
             "unk_token": self.unk_token,
@@ -85,25 +87,25 @@ class WordPiece(SubwordModel):
             "vocab": self.vocab,
         }
 
-    def native_model(self, byte_spelling=""):
+    def native_model(self, byte_spelling: str = "") -> bytes:
         """Kind 1: the longest-match limit, the unknown id, the continuing prefix and the vocabulary."""
         unk_id = self.vocab.get(self.unk_token, -1)
         header = struct.pack("<Iqq", spec_bytes.WORDPIECE, self.max_input_chars_per_word, unk_id)
         return header + spec_bytes.string(self.continuing_subword_prefix) + spec_bytes.tokens(self.vocab)
 
-    def tokenize_spans(self, word):
+    def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, start, end), ...]`` for one word: the longest piece of the vocabulary at each point,
         and the unknown token for the whole word when it is too long or some part matches no piece."""
         return self._native().spans(word) if word else []
 
-    def tokenize_ids(self, word):
+    def tokenize_ids(self, word: str) -> list[int]:
         return self._native().ids(word) if word else []
 
-    def ids_function(self):
+    def ids_function(self) -> Callable[[str], list[int]]:
         """A C function ``word -> ids`` (``tokenize_ids`` for non-empty words, without a Python call)."""
         return self._native().ids
 
-    def word_model(self, byte_spelling=""):
+    def word_model(self, byte_spelling: str = "") -> object | None:
         """The C segmentation of :meth:`ids_function`, for the encoder's threads (no GIL)."""
         return None if byte_spelling else self._native().word_model()
 

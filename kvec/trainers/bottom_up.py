@@ -11,7 +11,7 @@ produces for the same word counts and parameters.
 The first round does not depend on the threshold, so it is computed once and shared by every step of
 the binary search. The native rounds never discount: a token's discounted count equals the count of
 its occurrences that run to the end of their word, so only those suffixes are counted (see
-``count_suffixes`` in ``csrc/bottom_up_trainer.c``). The rounds run natively (tokens keyed by their
+``count_suffixes`` in ``csrc/python/subword/bottom_up_trainer.c``). The rounds run natively (tokens keyed by their
 characters and whether they carry the joiner); a word list in which some word contains the joiner
 itself takes the Python rounds, where tokens are plain strings as in tensorflow_text.
 """
@@ -21,7 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kvec._native import BottomUpLearner
+from kvec._subword import BottomUpLearner
+from kvec.arguments import wrong_type
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 
@@ -29,19 +30,19 @@ __all__ = ["BottomUpWordPieceTrainer", "learn_vocabulary"]
 
 
 def learn_vocabulary(
-    word_counts,
-    vocab_size,
-    reserved_tokens=(),
-    upper_thresh=10_000_000,
-    lower_thresh=10,
-    num_iterations=4,
-    max_input_tokens=5_000_000,
-    max_token_length=50,
-    max_unique_chars=1000,
-    slack_ratio=0.05,
-    include_joiner_token=True,
-    joiner="##",
-):
+    word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+    vocab_size: int,
+    reserved_tokens: Iterable[str] = (),
+    upper_thresh: int = 10_000_000,
+    lower_thresh: int = 10,
+    num_iterations: int = 4,
+    max_input_tokens: int | None = 5_000_000,
+    max_token_length: int = 50,
+    max_unique_chars: int = 1000,
+    slack_ratio: float = 0.05,
+    include_joiner_token: bool = True,
+    joiner: str = "##",
+) -> list[str]:
     """The vocabulary list for ``word_counts`` (a ``{word: count}`` mapping or ``(word, count)`` pairs).
 
     Arguments and defaults are those of tensorflow_text's ``learn``; ``max_input_tokens`` of ``None``
@@ -59,9 +60,9 @@ def learn_vocabulary(
         raise ValueError("word_counts is empty")
     for i, (word, count) in enumerate(items):
         if not isinstance(word, str):
-            raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            raise wrong_type(f"word_counts: word {i}", "a str", word)
         if isinstance(count, bool) or not isinstance(count, int):
-            raise TypeError(f"word_counts: the count of {word!r} must be an int, got {type(count).__name__}")
+            raise wrong_type(f"word_counts: the count of {word!r}", "an int", count)
     reserved_tokens = list(reserved_tokens)
     counts = [count for _, count in items]
     upper = max(counts) if upper_thresh is None else min(max(counts), upper_thresh)
@@ -71,7 +72,7 @@ def learn_vocabulary(
     candidates = [(w, c) for w, c in items if len(w) <= max_token_length and w not in reserved]
     allowed = _allowed_chars(candidates, max_unique_chars)
     limit = -1 if max_input_tokens is None else max_input_tokens
-    words = []
+    words: list[tuple[str, int]] = []
     for word, count in sorted(candidates, key=lambda item: item[1], reverse=True):
         if limit != -1 and len(words) >= limit:
             break
@@ -93,7 +94,7 @@ def learn_vocabulary(
 
 
 def _allowed_chars(word_counts, max_unique_chars):
-    weight = {}
+    weight: dict[str, int] = {}
     for word, count in word_counts:
         for c in word:
             weight[c] = weight.get(c, 0) + count
@@ -148,7 +149,7 @@ class _ThresholdLearner:
     def _count_substrings(self, tokens):
         """``table[length][token] = count`` of substrings starting at wordpiece starts."""
         joiner = self.joiner
-        table = [{} for _ in range(self.max_token_length + 1)]
+        table: list[dict[str, int]] = [{} for _ in range(self.max_token_length + 1)]
         for word, count in self.words:
             if tokens is None:
                 starts = range(len(word))
@@ -229,8 +230,9 @@ class BottomUpWordPieceTrainer(Trainer):
         self.joiner = joiner
         self.options = options
 
+    # Trainer's attribute, read-only here: the reserved tokens are its one copy
     @property
-    def special_tokens(self):
+    def special_tokens(self) -> list[str]:  # type: ignore[override]
         return self.reserved_tokens
 
     def train_from_counts(

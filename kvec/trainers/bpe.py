@@ -24,10 +24,12 @@ import heapq
 import sys
 import warnings
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import cast
 
-from kvec._native import bpe_merge_loop
+from kvec._subword import bpe_merge_loop
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import check_int, must_be, wrong_type
 from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
 from kvec.progress import progress_bar
@@ -76,24 +78,24 @@ class BpeTrainer(Trainer):
 
     def __init__(
         self,
-        vocab_size=30000,
-        min_frequency=0,
-        special_tokens=(),
-        limit_alphabet=None,
-        initial_alphabet=(),
-        continuing_subword_prefix=None,
-        end_of_word_suffix=None,
-        max_token_length=None,
-        tie_break="ids",
-        byte_fallback=False,
-        show_progress=True,
-    ):
-        _check_int("vocab_size", vocab_size, 0)
-        _check_int("min_frequency", min_frequency, 0)
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        special_tokens: Iterable[str | AddedToken] = (),
+        limit_alphabet: int | None = None,
+        initial_alphabet: Iterable[str] = (),
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        max_token_length: int | None = None,
+        tie_break: str = "ids",
+        byte_fallback: bool = False,
+        show_progress: bool = True,
+    ) -> None:
+        check_int(vocab_size, "vocab_size", 0)
+        check_int(min_frequency, "min_frequency", 0)
         if limit_alphabet is not None:
-            _check_int("limit_alphabet", limit_alphabet, 0)
+            check_int(limit_alphabet, "limit_alphabet", 0)
         if max_token_length is not None:
-            _check_int("max_token_length", max_token_length, 1)
+            check_int(max_token_length, "max_token_length", 1)
         if tie_break not in TIE_RULES:
             raise ValueError(f"tie_break must be one of {TIE_RULES}, got {tie_break!r}")
         for name, value in (
@@ -101,7 +103,7 @@ class BpeTrainer(Trainer):
             ("end_of_word_suffix", end_of_word_suffix),
         ):
             if value is not None and not isinstance(value, str):
-                raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+                raise wrong_type(name, "a str or None", value)
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.special_tokens = special_tokens
@@ -187,7 +189,7 @@ class BpeTrainer(Trainer):
 
     def _alphabet(self, items):
         """Characters weighted by word count; the rarest dropped past ``limit_alphabet``; in code point order."""
-        weight = {}
+        weight: dict[str, int] = {}
         for word, count in items:
             for c in word:
                 weight[c] = weight.get(c, 0) + count
@@ -268,7 +270,8 @@ class _Word:
 
 
 def _count_pairs(words, counts):
-    pair_counts, where = {}, {}
+    pair_counts: dict[tuple[int, int], int] = {}
+    where: dict[tuple[int, int], set[int]] = {}  # pair -> the words it occurs in
     for w, (word, count) in enumerate(zip(words, counts)):
         for pair in word.pairs():
             pair_counts[pair] = pair_counts.get(pair, 0) + count
@@ -276,7 +279,16 @@ def _count_pairs(words, counts):
     return pair_counts, where
 
 
-def merge_everywhere(words, counts, where, pair_counts, a, b, new, max_length):
+def merge_everywhere(
+    words: list[_Word],
+    counts: list[int],
+    where: dict[tuple[int, int], set[int]],
+    pair_counts: dict[tuple[int, int], int],
+    a: int,
+    b: int,
+    new: int,
+    max_length: float,  # inf: no limit
+) -> tuple[set[tuple[int, int]], int]:
     """Merge ``(a, b)`` into ``new`` in every word ``where`` lists for it, applying the count deltas.
 
     Returns the pairs whose count changed and the number of occurrences merged (weighted by count).
@@ -354,7 +366,8 @@ def _merge_first_in_corpus(trainer, ids, sizes, counts, vocab, tokens, add):
 
 def _pop_best_first(heap, pair_counts, words):
     """Pop every current entry of the top count; return the one occurring first, push the others back."""
-    tied, top = [], None
+    tied: list[tuple[int, int]] = []
+    top: int | None = None
     while heap:
         negative, pair = heap[0]
         if pair_counts.get(pair) != -negative:
@@ -369,25 +382,26 @@ def _pop_best_first(heap, pair_counts, words):
     best = first_in_corpus(words, set(tied))
     for pair in tied:
         if pair != best:
-            heapq.heappush(heap, (-top, pair))
+            heapq.heappush(heap, (-cast(int, top), pair))
     return best
 
 
-def word_count_items(word_counts):
+def word_count_items(word_counts: Mapping[str, int] | Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
     """Validated ``(word, count)`` pairs from a mapping or an iterable of pairs, in the given order."""
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     for i, (word, count) in enumerate(items):
         if not isinstance(word, str):
-            raise TypeError(f"word_counts: word {i} must be a str, got {type(word).__name__}")
+            raise wrong_type(f"word_counts: word {i}", "a str", word)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"word_counts: the count of {word!r} must be a non-negative int, got {count!r}")
+            raise must_be(f"word_counts: the count of {word!r}", "a non-negative int", count)
     return items
 
 
-def new_vocabulary(special_tokens):
+def new_vocabulary(special_tokens: Iterable[str]) -> tuple[dict[str, int], list[str], Callable[[str], int]]:
     """``(vocab, tokens, add)``: ``{token: id}``, the tokens by id, and ``add(token) -> id``
     (which gives a new token the next id); the special tokens are already in."""
-    vocab, tokens = {}, []
+    vocab: dict[str, int] = {}
+    tokens: list[str] = []
 
     def add(token):
         if token not in vocab:
@@ -400,13 +414,6 @@ def new_vocabulary(special_tokens):
     return vocab, tokens, add
 
 
-def first_in_corpus(words, candidates):
+def first_in_corpus(words: Iterable[_Word], candidates: set[tuple[int, int]]) -> tuple[int, int]:
     """The candidate pair that occurs first, scanning words in order and each word left to right."""
     return next(pair for word in words for pair in word.pairs() if pair in candidates)
-
-
-def _check_int(name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")

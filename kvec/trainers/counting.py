@@ -15,9 +15,13 @@ from collections import Counter, deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from kvec.arguments import must_be, wrong_type
 from kvec.progress import progress_bar
+
+if TYPE_CHECKING:
+    from kvec.contracts import PreTokenizer
 
 __all__ = ["count_words", "iterate_files", "spell_counts"]
 
@@ -36,14 +40,14 @@ def count_words(
         show_progress: show the number of texts counted.
 
     Example:
-        >>> from kvec.pretokenizers import WhitespaceSplit
+        >>> from kvec.pre_tokenizers import WhitespaceSplit
         >>> count_words(["a b a", "c a"], WhitespaceSplit())
         {'a': 3, 'b': 1, 'c': 1}
     """
     if n_jobs == -1:
         n_jobs = os.cpu_count() or 1
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive int or -1, got {n_jobs!r}")
+        raise must_be("n_jobs", "a positive int or -1", n_jobs)
     totals: dict[str, int] = {}
     bar = progress_bar(show_progress, desc="Counting words")
 
@@ -71,12 +75,12 @@ def count_words(
     return spell_counts(totals, pre_tokenizer)
 
 
-def spell_counts(totals, pre_tokenizer):
+def spell_counts(totals: dict[str, int], pre_tokenizer: PreTokenizer | None) -> dict[str, int]:
     """Raw word counts in first-occurrence order turned into the model's spelling (words that spell
     alike add up, in the order of their first spelling)."""
     if pre_tokenizer is None:
         return totals
-    spelled = {}
+    spelled: dict[str, int] = {}
     spell = pre_tokenizer.spell
     for word, count in totals.items():
         key = spell(word)
@@ -96,10 +100,10 @@ def _chunks(texts, chunk_size):
 
 
 def _count_chunk(pre_tokenizer, chunk, first):
-    counts = Counter()
+    counts: Counter[str] = Counter()
     for offset, text in enumerate(chunk):
         if not isinstance(text, str):
-            raise TypeError(f"texts[{first + offset}] must be a str, got {type(text).__name__}")
+            raise wrong_type(f"texts[{first + offset}]", "a str", text)
         if pre_tokenizer is None:
             counts.update([text] if text else [])
         else:

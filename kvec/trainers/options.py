@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import must_be
 
 __all__ = [
     "alphabet_list",
@@ -74,7 +75,7 @@ def alphabet_list(chars: Iterable[str] | None) -> list[str]:
     result = []
     for i, c in enumerate(() if chars is None else chars):
         if not isinstance(c, str) or len(c) != 1:
-            raise ValueError(f"initial_alphabet[{i}] must be a single character, got {c!r}")
+            raise must_be(f"initial_alphabet[{i}]", "a single character", c)
         if c not in result:
             result.append(c)
     return result

@@ -400,7 +400,8 @@ class UnigramTrainer(Trainer):
         """The most frequent characters covering ``character_coverage`` of all occurrences (``weight``,
         as :func:`_char_weights` gives them), as ``[(char, count)]`` by count then character."""
         ranked = sorted(weight.items(), key=lambda item: (-item[1], item[0]))
-        total, covered, required = sum(weight.values()), 0, []
+        total, covered = sum(weight.values()), 0
+        required: list[tuple[str, int]] = []
         for char, count in ranked:
             if required and covered / total >= self.character_coverage:
                 break

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kvec.added_vocabulary import AddedToken
+from kvec.arguments import must_be
 from kvec.contracts import Trainer
 from kvec.models.wordlevel import WordLevel
 from kvec.progress import progress_bar
@@ -53,7 +54,7 @@ class WordLevelTrainer(Trainer):
     ) -> None:
         for name, value in (("vocab_size", vocab_size), ("min_frequency", min_frequency)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+                raise must_be(name, "a non-negative int", value)
         self.vocab_size = vocab_size
         self.min_frequency = min_frequency
         self.show_progress = show_progress

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from kvec.added_vocabulary import AddedToken
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 from kvec.progress import progress_bar
@@ -75,17 +76,17 @@ class WordPieceTrainer(Trainer):
 
     def __init__(
         self,
-        vocab_size=30000,
-        min_frequency=0,
-        special_tokens=(),
-        limit_alphabet=None,
-        initial_alphabet=(),
-        continuing_subword_prefix="##",
-        scoring="frequency",
-        unk_token="[UNK]",
-        show_progress=True,
-        end_of_word_suffix=None,
-    ):
+        vocab_size: int = 30000,
+        min_frequency: int = 0,
+        special_tokens: Iterable[str | AddedToken] = (),
+        limit_alphabet: int | None = None,
+        initial_alphabet: Iterable[str] = (),
+        continuing_subword_prefix: str = "##",
+        scoring: str = "frequency",
+        unk_token: str = "[UNK]",
+        show_progress: bool = True,
+        end_of_word_suffix: str | None = None,
+    ) -> None:
         if scoring not in SCORINGS:
             raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
         if continuing_subword_prefix is not None and not isinstance(continuing_subword_prefix, str):
@@ -172,7 +173,7 @@ class WordPieceTrainer(Trainer):
         bpe = self._bpe
         prefix = bpe.continuing_subword_prefix
         vocab, tokens, add = new_vocabulary(t.content for t in bpe._special_tokens)
-        alphabet = {}
+        alphabet: dict[str, None] = {}
         for word, _ in items:
             if word:
                 alphabet[word[0]] = None
@@ -183,7 +184,7 @@ class WordPieceTrainer(Trainer):
         counts = [count for w, count in items if w]
 
         pair_counts, where = _count_pairs(words, counts)
-        symbol_counts = {}
+        symbol_counts: dict[int, int] = {}
         for word, count in zip(words, counts):
             for symbol in word.ids:
                 symbol_counts[symbol] = symbol_counts.get(symbol, 0) + count

@@ -1,0 +1,345 @@
+/* csrc/python/encoder/piece_table.c: PieceTable of kvec._encoder, for kvec/pipeline.py: token ids back to text in one C
+ * pass, for decoders whose text is the concatenation of what each token stands for
+ * (kvec.contracts.Decoder.token_bytes).
+ *
+ *   PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"", keep_first=b"")
+ *       first, later: lists of bytes or None, one per id: the UTF-8 bytes that id adds to the text as the
+ *           first token decoded, and as any later one; None: no token has that id.
+ *       keep_first: bytes, empty or one per id: 1 where the id, decoded first, leaves the next token
+ *           first too.
+ *       skipped: bytes, one per id: 1 where skip_special_tokens leaves the id out.
+ *       invalid: how bytes that are not UTF-8 are read (kvec.contracts.PieceDecoder.invalid_utf8):
+ *           0 ("lossy"): the whole text with one U+FFFD per bad byte run, as kvec.contracts.utf8_text;
+ *           1 ("bytes"): one U+FFFD per bad byte, lone surrogates kept; 3 ("strict_bytes"): one U+FFFD per
+ *           byte that is not strict UTF-8 (surrogates too), as sentencepiece; 2 ("runs"): each run of byte tokens (byte_first,
+ *           byte_later: 1 per id where its first or later bytes are a byte token's) that is not strict
+ *           UTF-8 as a whole becomes one U+FFFD per byte, as Hugging Face's ByteFallback decoder.
+ *   .decode(rows, skip_special_tokens) -> list of str: each row (a sequence of ints) as the concatenation
+ *       of its tokens' bytes read as UTF-8 (lone surrogates kept), bad bytes replaced as `invalid` says.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "piece_table.h"
+
+typedef struct {
+    PyObject_HEAD
+    Py_ssize_t n;           /* ids 0 .. n - 1 */
+    Py_ssize_t *first_at;   /* id i's first-token bytes: pool[first_at[i] .. first_at[i + 1]) */
+    Py_ssize_t *later_at;   /* and its later-token bytes: pool[later_at[i] .. later_at[i + 1]) */
+    unsigned char *present; /* 1 where an id has a token */
+    unsigned char *skipped;
+    unsigned char *byte_first; /* with invalid == 2: 1 where an id's first-token bytes are a byte token's */
+    unsigned char *byte_later;
+    int invalid;
+    unsigned char *keep_first; /* NULL, or 1 where an id decoded first keeps the next token first */
+    char *pool;
+} PieceTable;
+
+static const char REPLACEMENT[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD in UTF-8 */
+
+/* The length of the UTF-8 character at s[0 .. n), or 0 where none starts there (surrogates count as
+ * characters when `surrogates`). */
+static Py_ssize_t
+utf8_length(const unsigned char *s, Py_ssize_t n, int surrogates)
+{
+    unsigned char b = s[0], low = 0x80, high = 0xBF;
+    Py_ssize_t length;
+    if (b < 0x80) return 1;
+    if (b >= 0xC2 && b <= 0xDF) length = 2;
+    else if (b >= 0xE0 && b <= 0xEF) {
+        length = 3;
+        if (b == 0xE0) low = 0xA0;
+        if (b == 0xED && !surrogates) high = 0x9F;
+    } else if (b >= 0xF0 && b <= 0xF4) {
+        length = 4;
+        if (b == 0xF0) low = 0x90;
+        if (b == 0xF4) high = 0x8F;
+    } else return 0;
+    if (n < length || s[1] < low || s[1] > high) return 0;
+    for (Py_ssize_t k = 2; k < length; k++)
+        if ((s[k] & 0xC0) != 0x80) return 0;
+    return length;
+}
+
+/* True when data[0 .. n) is strict UTF-8 (no surrogates). */
+static int
+is_utf8(const unsigned char *data, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 0, length; k < n; k += length)
+        if (!(length = utf8_length(data + k, n - k, 0))) return 0;
+    return 1;
+}
+
+/* Room for `size` bytes in *buffer; -1 with an exception set. */
+static int
+reserve(char **buffer, Py_ssize_t *capacity, Py_ssize_t size)
+{
+    if (size <= *capacity) return 0;
+    Py_ssize_t grown = *capacity ? *capacity : 256;
+    while (grown < size) grown *= 2;
+    char *bigger = PyMem_Realloc(*buffer, (size_t)grown);
+    if (!bigger) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *buffer = bigger;
+    *capacity = grown;
+    return 0;
+}
+
+static void
+piece_table_clear(PieceTable *self)
+{
+    PyMem_Free(self->first_at);
+    PyMem_Free(self->later_at);
+    PyMem_Free(self->present);
+    PyMem_Free(self->skipped);
+    PyMem_Free(self->byte_first);
+    PyMem_Free(self->byte_later);
+    PyMem_Free(self->keep_first);
+    PyMem_Free(self->pool);
+    self->first_at = self->later_at = NULL;
+    self->present = self->skipped = self->byte_first = self->byte_later = self->keep_first = NULL;
+    self->invalid = 0;
+    self->pool = NULL;
+    self->n = 0;
+}
+
+/* The pieces of one list into the pool from *used on; -1 with an exception set. */
+static int
+piece_table_fill(PieceTable *self, PyObject *pieces, const char *name, Py_ssize_t *at, Py_ssize_t *used)
+{
+    for (Py_ssize_t i = 0; i < self->n; i++) {
+        PyObject *piece = PyList_GET_ITEM(pieces, i);
+        at[i] = *used;
+        if (piece == Py_None) continue;
+        if (!PyBytes_Check(piece)) {
+            PyErr_Format(PyExc_TypeError, "%s[%zd] must be bytes or None, got %.100s", name, i, Py_TYPE(piece)->tp_name);
+            return -1;
+        }
+        self->present[i] = 1;
+        memcpy(self->pool + *used, PyBytes_AS_STRING(piece), (size_t)PyBytes_GET_SIZE(piece));
+        *used += PyBytes_GET_SIZE(piece);
+    }
+    at[self->n] = *used;
+    return 0;
+}
+
+static int
+PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", "keep_first", NULL};
+    PyObject *first, *later;
+    Py_buffer skipped, byte_first = {0}, byte_later = {0}, keep_first = {0};
+    int invalid = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
+                                     &skipped, &invalid, &byte_first, &byte_later, &keep_first))
+        return -1;
+    piece_table_clear(self);
+    Py_ssize_t n = PyList_GET_SIZE(first), size = 0, used = 0;
+    int status = -1;
+    if (PyList_GET_SIZE(later) != n || skipped.len != n) {
+        PyErr_Format(PyExc_ValueError, "first, later and skipped must have one entry per id: %zd, %zd and %zd", n,
+                     PyList_GET_SIZE(later), skipped.len);
+        goto done;
+    }
+    if (invalid < 0 || invalid > 3 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
+        PyErr_Format(PyExc_ValueError, "invalid must be 0 to 3, with 2 byte_first and byte_later of %zd entries", n);
+        goto done;
+    }
+    if (keep_first.len != 0 && keep_first.len != n) {
+        PyErr_Format(PyExc_ValueError, "keep_first must be empty or have %zd entries, got %zd", n, keep_first.len);
+        goto done;
+    }
+    self->invalid = invalid;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = PyList_GET_ITEM(first, i), *b = PyList_GET_ITEM(later, i);
+        if ((a == Py_None) != (b == Py_None)) {
+            PyErr_Format(PyExc_ValueError, "first[%zd] and later[%zd] must both be None or both bytes", i, i);
+            goto done;
+        }
+        if (PyBytes_Check(a)) size += PyBytes_GET_SIZE(a);
+        if (PyBytes_Check(b)) size += PyBytes_GET_SIZE(b);
+    }
+    self->n = n;
+    self->first_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    self->later_at = PyMem_Malloc(sizeof(Py_ssize_t) * (size_t)(n + 1));
+    self->present = PyMem_Calloc((size_t)(n ? n : 1), 1);
+    self->skipped = PyMem_Malloc((size_t)(n ? n : 1));
+    self->pool = PyMem_Malloc((size_t)(size ? size : 1));
+    if (!self->first_at || !self->later_at || !self->present || !self->skipped || !self->pool) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(self->skipped, skipped.buf, (size_t)n);
+    if (invalid == 2) {
+        self->byte_first = PyMem_Malloc((size_t)(n ? n : 1));
+        self->byte_later = PyMem_Malloc((size_t)(n ? n : 1));
+        if (!self->byte_first || !self->byte_later) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(self->byte_first, byte_first.buf, (size_t)n);
+        memcpy(self->byte_later, byte_later.buf, (size_t)n);
+    }
+    if (keep_first.len) {
+        self->keep_first = PyMem_Malloc((size_t)n);
+        if (!self->keep_first) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        memcpy(self->keep_first, keep_first.buf, (size_t)n);
+    }
+    if (piece_table_fill(self, first, "first", self->first_at, &used) < 0 ||
+        piece_table_fill(self, later, "later", self->later_at, &used) < 0)
+        goto done;
+    status = 0;
+done:
+    if (status < 0) piece_table_clear(self);
+    PyBuffer_Release(&skipped);
+    if (byte_first.obj) PyBuffer_Release(&byte_first);
+    if (byte_later.obj) PyBuffer_Release(&byte_later);
+    if (keep_first.obj) PyBuffer_Release(&keep_first);
+    return status;
+}
+
+static void
+PieceTable_dealloc(PieceTable *self)
+{
+    piece_table_clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The id at row[k] (an int, or an object with __index__), checked against the table; -1 with an
+ * exception set. */
+static Py_ssize_t
+piece_id(const PieceTable *self, PyObject *item, Py_ssize_t k)
+{
+    PyObject *number = PyLong_CheckExact(item) ? Py_NewRef(item) : PyNumber_Index(item);
+    if (!number) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "ids[%zd] must be an int, got %.100s", k, Py_TYPE(item)->tp_name);
+        return -1;
+    }
+    int overflow = 0;
+    long long id = PyLong_AsLongLongAndOverflow(number, &overflow);
+    Py_DECREF(number);
+    if (overflow || id < 0 || id >= self->n || !self->present[id]) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "ids[%zd] = %R is not in the vocabulary", k, item);
+        return -1;
+    }
+    return (Py_ssize_t)id;
+}
+
+/* Ends the run of byte tokens at buffer[run .. *length): where it is not strict UTF-8, one U+FFFD per
+ * byte instead (as Hugging Face's ByteFallback decoder); -1 with an exception set. */
+static int
+end_byte_run(char **buffer, Py_ssize_t *capacity, Py_ssize_t run, Py_ssize_t *length)
+{
+    Py_ssize_t n = *length - run;
+    if (n <= 0 || is_utf8((const unsigned char *)*buffer + run, n)) return 0;
+    if (reserve(buffer, capacity, run + 3 * n) < 0) return -1;
+    for (Py_ssize_t k = 0; k < n; k++) memcpy(*buffer + run + 3 * k, REPLACEMENT, 3);
+    *length = run + 3 * n;
+    return 0;
+}
+
+/* buffer[0 .. length) read as UTF-8 with lone surrogates kept (but with invalid 3); bad bytes replaced as
+ * `invalid` says. */
+static PyObject *
+utf8_text(const char *buffer, Py_ssize_t length, int invalid)
+{
+    const int surrogates = invalid != 3;
+    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, surrogates ? "surrogatepass" : "strict");
+    if (text || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
+    PyErr_Clear();
+    if (invalid != 1 && invalid != 3) return PyUnicode_DecodeUTF8(buffer, length, "replace");
+    char *fixed = PyMem_Malloc((size_t)(3 * length));
+    if (!fixed) return PyErr_NoMemory();
+    Py_ssize_t size = 0;
+    for (Py_ssize_t k = 0, n; k < length; k += n) {
+        n = utf8_length((const unsigned char *)buffer + k, length - k, surrogates);
+        if (n) memcpy(fixed + size, buffer + k, (size_t)n);
+        else memcpy(fixed + size, REPLACEMENT, 3);
+        size += n ? n : 3;
+        n = n ? n : 1;
+    }
+    text = PyUnicode_DecodeUTF8(fixed, size, "surrogatepass");
+    PyMem_Free(fixed);
+    return text;
+}
+
+/* The text of one row; NULL with an exception set. The buffer is reused from row to row. */
+static PyObject *
+piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char **buffer, Py_ssize_t *capacity)
+{
+    PyObject *seq = PySequence_Fast(row, "each row of ids must be a sequence of int");
+    if (!seq) return NULL;
+    Py_ssize_t length = 0, run = -1, n = PySequence_Fast_GET_SIZE(seq);
+    int first = 1;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t id = piece_id(self, PySequence_Fast_GET_ITEM(seq, k), k);
+        if (id < 0) goto fail;
+        if (skip_special && self->skipped[id]) continue;
+        if (self->invalid == 2) {
+            int byte = (first ? self->byte_first : self->byte_later)[id];
+            if (byte && run < 0) run = length;
+            if (!byte && run >= 0) {
+                if (end_byte_run(buffer, capacity, run, &length) < 0) goto fail;
+                run = -1;
+            }
+        }
+        const Py_ssize_t *at = first ? self->first_at : self->later_at;
+        Py_ssize_t size = at[id + 1] - at[id];
+        if (reserve(buffer, capacity, length + size) < 0) goto fail;
+        if (size) memcpy(*buffer + length, self->pool + at[id], (size_t)size); /* no buffer yet for nothing */
+        length += size;
+        if (!self->keep_first || !self->keep_first[id]) first = 0;
+    }
+    Py_DECREF(seq);
+    if (run >= 0 && end_byte_run(buffer, capacity, run, &length) < 0) return NULL;
+    return utf8_text(*buffer, length, self->invalid);
+fail:
+    Py_DECREF(seq);
+    return NULL;
+}
+
+static PyObject *
+PieceTable_decode(PieceTable *self, PyObject *args)
+{
+    PyObject *rows;
+    int skip_special;
+    if (!PyArg_ParseTuple(args, "Op:decode", &rows, &skip_special)) return NULL;
+    PyObject *seq = PySequence_Fast(rows, "sequences must be a sequence of sequences of int");
+    if (!seq) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), capacity = 0;
+    char *buffer = NULL;
+    PyObject *texts = PyList_New(n);
+    for (Py_ssize_t r = 0; texts && r < n; r++) {
+        PyObject *text = piece_table_text(self, PySequence_Fast_GET_ITEM(seq, r), skip_special, &buffer, &capacity);
+        if (!text) Py_CLEAR(texts);
+        else PyList_SET_ITEM(texts, r, text);
+    }
+    PyMem_Free(buffer);
+    Py_DECREF(seq);
+    return texts;
+}
+
+static PyMethodDef PieceTable_methods[] = {
+    {"decode", (PyCFunction)PieceTable_decode, METH_VARARGS,
+     "decode(rows, skip_special_tokens) -> one str per row of ids: its tokens' bytes read as UTF-8"},
+    {NULL}};
+
+PyTypeObject PieceTableType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._encoder.PieceTable",
+    .tp_basicsize = sizeof(PieceTable),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "PieceTable(first, later, skipped): token ids back to text, each id standing for bytes.",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)PieceTable_init,
+    .tp_dealloc = (destructor)PieceTable_dealloc,
+    .tp_methods = PieceTable_methods,
+};

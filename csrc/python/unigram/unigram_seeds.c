@@ -1,0 +1,420 @@
+/* csrc/python/unigram/unigram_seeds.c: the seed vocabulary of Unigram training, for kvec/trainers/unigram.py
+ * (Lattice.seed, whose method is here too).
+ *
+ * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
+ * distinct words (each position weighted by its word's count, so it stands for the corpus with every
+ * word repeated), sorted on the first max_length + 1 characters, and its LCP intervals; a word suffix
+ * that no other shares is a leaf and a candidate too.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "unigram.h"
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Seeds: LCP intervals of a weighted suffix array                                                   */
+
+static const uint32_t *sort_text; /* the text the comparators read (the GIL is held throughout) */
+static Py_ssize_t sort_depth;
+static int seed_ties; /* 1: equal scores by substring ascending (sentencepiece); -1: descending (Hugging Face) */
+
+static int
+compare_suffixes(const void *a, const void *b)
+{
+    Py_ssize_t i = *(const int32_t *)a, j = *(const int32_t *)b;
+    for (Py_ssize_t k = 0; k < sort_depth; k++) {
+        uint32_t x = sort_text[i + k], y = sort_text[j + k];
+        if (x != y) return x < y ? -1 : 1;
+        if (x == 0) break; /* both reached the boundary */
+    }
+    return i < j ? -1 : (i > j); /* equal on the compared depth: a fixed order */
+}
+
+
+static int
+class_of(const Classes *c, uint32_t cp)
+{
+    Py_ssize_t lo = 0, hi = c->n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (c->cp[mid] < cp) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < c->n && c->cp[lo] == cp ? c->cls[lo] : 0;
+}
+
+typedef struct {
+    uint32_t cp;
+    int32_t cls;
+} ClassEntry;
+
+static int
+compare_class_entries(const void *x, const void *y)
+{
+    uint32_t a = ((const ClassEntry *)x)->cp, b = ((const ClassEntry *)y)->cp;
+    return (a > b) - (a < b);
+}
+
+/* The {code point: class} map as two arrays sorted by code point (a million characters sort in
+ * well under a second). */
+int
+classes_init(Classes *c, PyObject *map)
+{
+    Py_ssize_t n = PyDict_GET_SIZE(map), pos = 0, k = 0;
+    ClassEntry *entries = PyMem_Malloc((n + 1) * sizeof(ClassEntry));
+    c->cp = PyMem_Malloc((n + 1) * sizeof(uint32_t));
+    c->cls = PyMem_Malloc((n + 1) * sizeof(int32_t));
+    c->n = 0;
+    if (!entries || !c->cp || !c->cls) {
+        PyMem_Free(entries);
+        PyErr_NoMemory();
+        return -1;
+    }
+    PyObject *key, *value;
+    while (PyDict_Next(map, &pos, &key, &value)) {
+        long cp = PyLong_AsLong(key), cls = PyLong_AsLong(value);
+        if ((cp == -1 || cls == -1) && PyErr_Occurred()) {
+            PyMem_Free(entries);
+            return -1;
+        }
+        entries[k++] = (ClassEntry){(uint32_t)cp, (int32_t)cls};
+    }
+    qsort(entries, (size_t)k, sizeof(ClassEntry), compare_class_entries);
+    for (Py_ssize_t i = 0; i < k; i++) {
+        c->cp[i] = entries[i].cp;
+        c->cls[i] = entries[i].cls;
+    }
+    PyMem_Free(entries);
+    c->n = k;
+    return 0;
+}
+
+/* A piece may start with the prefix character but not contain it later, and its characters must share
+ * one class (class 0 goes with any; a negative class is in no piece). */
+static int
+valid_piece(const uint32_t *s, Py_ssize_t n, const Classes *classes, int64_t prefix_char)
+{
+    int current = 0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if ((int64_t)s[k] == prefix_char) {
+            if (k > 0) return 0;
+            continue;
+        }
+        int c = class_of(classes, s[k]);
+        if (c < 0) return 0;
+        if (c == 0) continue;
+        if (current != 0 && c != current) return 0;
+        current = c;
+    }
+    return 1;
+}
+
+
+static int
+compare_seeds(const void *a, const void *b)
+{
+    const Seed *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    Py_ssize_t n = x->length < y->length ? x->length : y->length;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        uint32_t p = sort_text[x->at + k], q = sort_text[y->at + k];
+        if (p != q) return p < q ? -seed_ties : seed_ties;
+    }
+    return x->length < y->length ? -seed_ties : (x->length > y->length ? seed_ties : 0);
+}
+
+
+static void
+seeds_sift_down(Seeds *seeds, Py_ssize_t at)
+{
+    for (;;) {
+        Py_ssize_t worst = at, left = 2 * at + 1, right = left + 1;
+        if (left < seeds->n && compare_seeds(&seeds->items[left], &seeds->items[worst]) > 0) worst = left;
+        if (right < seeds->n && compare_seeds(&seeds->items[right], &seeds->items[worst]) > 0) worst = right;
+        if (worst == at) return;
+        Seed swap = seeds->items[at];
+        seeds->items[at] = seeds->items[worst];
+        seeds->items[worst] = swap;
+        at = worst;
+    }
+}
+
+static void
+seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, int64_t frequency,
+          Py_ssize_t max_length, const Classes *classes, int64_t prefix_char)
+{
+    if (seeds->capacity == 0 || length < 2 || length > max_length || text[at + length - 1] == 0) return;
+    Seed seed = {frequency * length, (int32_t)at, (int32_t)length};
+    /* a full heap takes a seed better than its worst only: that is asked first, being the cheaper */
+    if (seeds->n == seeds->capacity && compare_seeds(&seed, &seeds->items[0]) >= 0) return;
+    if (!valid_piece(text + at, length, classes, prefix_char)) return;
+    if (seeds->n < seeds->capacity) { /* sift up */
+        Py_ssize_t k = seeds->n++;
+        while (k > 0 && compare_seeds(&seed, &seeds->items[(k - 1) / 2]) > 0) {
+            seeds->items[k] = seeds->items[(k - 1) / 2];
+            k = (k - 1) / 2;
+        }
+        seeds->items[k] = seed;
+    } else { /* better than the worst kept: it goes */
+        seeds->items[0] = seed;
+        seeds_sift_down(seeds, 0);
+    }
+}
+
+/* The count of the word holding position `at` of words->cps. */
+static int64_t
+count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
+{
+    Py_ssize_t lo = 0, hi = words->n; /* the last word starting at or before `at` */
+    while (hi - lo > 1) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (words->offset[mid] <= at) lo = mid;
+        else hi = mid;
+    }
+    return counts[lo];
+}
+
+/* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). With `nul_shared`
+ * (Hugging Face's suffix array of the words joined by NULs) a NUL both reach is shared too, and ends
+ * the prefix: a substring is then a node only where what follows it differs, a word's end being one
+ * character. */
+static Py_ssize_t
+common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth, int nul_shared)
+{
+    Py_ssize_t h = 0;
+    while (h < depth && text[a + h] == text[b + h] && text[a + h] != 0) h++;
+    if (nul_shared && h < depth && text[a + h] == 0 && text[b + h] == 0) h++;
+    return h;
+}
+
+/* The best seeds of `words` (separated: words->cps is the words joined by NULs), as many as `seeds`
+ * holds, best first, each a place in words->cps. Besides the seeds this takes 4 bytes per character
+ * (the suffix array) and a stack as deep as max_length: the weight of an interval is summed on the
+ * stack as the intervals close. */
+int
+find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
+           int64_t prefix_char, int hugging_face, Seeds *seeds)
+{
+    Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
+    if (n > INT32_MAX || max_length < 0 || max_length > 250) {
+        PyErr_SetString(PyExc_ValueError, "the seed search needs a max_piece_length of 0 to 250 and a corpus of "
+                        "less than 2**31 characters");
+        return -1;
+    }
+    const uint32_t *text = words->cps;
+    int32_t *sa = PyMem_Malloc((n + 1) * sizeof(int32_t));
+    Py_ssize_t *stack_lcp = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
+    Py_ssize_t *stack_lb = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
+    int64_t *stack_weight = PyMem_Malloc((max_length + 3) * sizeof(int64_t));
+    int rc = -1;
+    if (!sa || !stack_lcp || !stack_lb || !stack_weight) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) sa[k] = (int32_t)k;
+    Py_ssize_t depth = max_length + 1; /* deeper nodes are too long to be pieces */
+    sort_text = text;
+    sort_depth = depth;
+    seed_ties = hugging_face ? -1 : 1;
+    qsort(sa, n, sizeof(int32_t), compare_suffixes);
+    /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
+     * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
+    Py_ssize_t top = 0, lcp_before = 0; /* lcp_before: the lcp of suffixes k - 2 and k - 1 */
+    stack_lcp[0] = 0;
+    stack_lb[0] = 0;
+    stack_weight[0] = 0;
+    for (Py_ssize_t k = 1; k <= n; k++) {
+        Py_ssize_t lcp_after = k < n ? common_prefix(text, sa[k - 1], sa[k], depth, hugging_face) : 0;
+        /* suffix k - 1 (a NUL is a word's end and weighs nothing); Hugging Face counts each distinct
+         * word once */
+        int64_t weight = text[sa[k - 1]] == 0 ? 0 : hugging_face ? 1 : count_at(words, counts, sa[k - 1]);
+        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it (not a seed in
+         * Hugging Face's) */
+        Py_ssize_t leaf = 0;
+        while (text[sa[k - 1] + leaf] != 0 && leaf <= max_length) leaf++;
+        if (!hugging_face && leaf > lcp_before && leaf > lcp_after)
+            seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
+        /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
+         * next one out */
+        Py_ssize_t h = lcp_after, lb = k - 1;
+        int64_t carried = weight;
+        while (h < stack_lcp[top]) {
+            Py_ssize_t node = stack_lcp[top];
+            int64_t node_weight = stack_weight[top] + carried;
+            lb = stack_lb[top--];
+            seeds_add(seeds, text, sa[lb], node, node_weight, max_length, classes, prefix_char);
+            carried = node_weight;
+        }
+        if (h > stack_lcp[top]) {
+            top++;
+            stack_lcp[top] = h;
+            stack_lb[top] = lb;
+            stack_weight[top] = carried;
+        } else {
+            stack_weight[top] += carried;
+        }
+        lcp_before = lcp_after;
+    }
+    PyMem_Free(sa); /* before the seeds' sort takes as much again as they do: the search's peak */
+    sa = NULL;
+    qsort(seeds->items, seeds->n, sizeof(Seed), compare_seeds);
+    rc = 0;
+done:
+    PyMem_Free(sa);
+    PyMem_Free(stack_lcp);
+    PyMem_Free(stack_lb);
+    PyMem_Free(stack_weight);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Lattice.seed                                                                                      */
+
+/* Where each of the n sorted code points first occurs in the words (-1: nowhere). */
+static Py_ssize_t *
+first_occurrences(const Texts *words, const uint32_t *sorted, Py_ssize_t n)
+{
+    Py_ssize_t *at = PyMem_Malloc((n + 1) * sizeof(Py_ssize_t)), missing = n;
+    if (!at) return NULL;
+    for (Py_ssize_t k = 0; k < n; k++) at[k] = -1;
+    for (Py_ssize_t w = 0; w < words->n && missing > 0; w++) {
+        for (Py_ssize_t i = words->offset[w]; i < words->offset[w] + words->length[w]; i++) {
+            Py_ssize_t lo = 0, hi = n;
+            while (lo < hi) {
+                Py_ssize_t mid = (lo + hi) / 2;
+                if (sorted[mid] < words->cps[i]) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < n && sorted[lo] == words->cps[i] && at[lo] < 0) {
+                at[lo] = i;
+                missing--;
+            }
+        }
+    }
+    return at;
+}
+
+static int
+compare_code_points(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
+ * substrings of the words, seed_size pieces at most, scored as log probabilities of their
+ * frequency x length (a character's score is its count). Every character must occur in the words: the
+ * pieces are read where they occur there, with no copy. */
+PyObject *
+lattice_seed(Lattice *self, PyObject *args)
+{
+    PyObject *chars, *char_counts, *class_map;
+    Py_ssize_t max_length, seed_size;
+    long long prefix_char;
+    int hugging_face = 0;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
+        return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
+    Py_ssize_t n_chars = PyList_GET_SIZE(chars);
+    if (PyList_GET_SIZE(char_counts) != n_chars) {
+        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
+        return NULL;
+    }
+    Classes classes = {0};
+    Seeds seeds = {0};
+    Pieces pieces = {0};
+    double *scores = NULL;
+    uint32_t *sorted = PyMem_Malloc((n_chars + 1) * sizeof(uint32_t));
+    Py_ssize_t *char_at = NULL;
+    PyObject *result = NULL;
+    if (!sorted) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < n_chars; k++) {
+        PyObject *c = PyList_GET_ITEM(chars, k);
+        if (!PyUnicode_Check(c) || PyUnicode_GET_LENGTH(c) != 1) {
+            PyErr_Format(PyExc_TypeError, "chars[%zd] must be one character", k);
+            goto done;
+        }
+        sorted[k] = PyUnicode_READ_CHAR(c, 0);
+    }
+    qsort(sorted, n_chars, sizeof(uint32_t), compare_code_points);
+    char_at = first_occurrences(&self->words, sorted, n_chars);
+    if (!char_at) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    seeds.capacity = seed_size > n_chars ? seed_size - n_chars : 0;
+    /* the seeds label nodes and leaves of the words' suffix tree, fewer than two per position: a larger
+     * seed_size asks for no more room */
+    const Texts *words = &self->words;
+    Py_ssize_t positions = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
+    if (seeds.capacity > 2 * positions) seeds.capacity = 2 * positions;
+    seeds.items = PyMem_Malloc((seeds.capacity + 1) * sizeof(Seed));
+    if (!seeds.items) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (classes_init(&classes, class_map) < 0 ||
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, &seeds) < 0)
+        goto done;
+    Py_ssize_t n_seeds = seeds.n;
+    Py_ssize_t n = n_chars + n_seeds;
+    if (pieces_alloc(&pieces, &scores, n) < 0) goto done;
+    double sum = 0.0;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        if (k < n_chars) {
+            uint32_t cp = PyUnicode_READ_CHAR(PyList_GET_ITEM(chars, k), 0);
+            const uint32_t *found = bsearch(&cp, sorted, n_chars, sizeof(uint32_t), compare_code_points);
+            Py_ssize_t at = char_at[found - sorted];
+            if (at < 0) {
+                PyErr_Format(PyExc_ValueError, "chars[%zd] does not occur in the words", k);
+                goto done;
+            }
+            pieces.at[k] = (uint32_t)at;
+            pieces.length[k] = 1;
+            scores[k] = (double)PyLong_AsLongLong(PyList_GET_ITEM(char_counts, k));
+            if (scores[k] == -1.0 && PyErr_Occurred()) goto done;
+        } else {
+            const Seed *seed = &seeds.items[k - n_chars];
+            pieces.at[k] = (uint32_t)seed->at;
+            pieces.length[k] = (uint16_t)seed->length;
+            scores[k] = (double)seed->score;
+        }
+        if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
+        sum += scores[k];
+    }
+    pieces.n = n;
+    for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
+    PyMem_Free(seeds.items); /* before the trie is built: the peak of training */
+    seeds.items = NULL;
+    if (lattice_install(self, pieces, NULL, scores) < 0) {
+        memset(&pieces, 0, sizeof(pieces));
+        scores = NULL;
+        goto done;
+    }
+    memset(&pieces, 0, sizeof(pieces));
+    scores = NULL;
+    result = PyLong_FromSsize_t(n);
+done:
+    PyMem_Free(classes.cp);
+    PyMem_Free(classes.cls);
+    PyMem_Free(seeds.items);
+    PyMem_Free(sorted);
+    PyMem_Free(char_at);
+    PyMem_Free(pieces.at);
+    PyMem_Free(pieces.length);
+    PyMem_Free(scores);
+    return result;
+}
