@@ -39,10 +39,13 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import struct
 import sys
 import unicodedata
+import zlib
 from array import array
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -52,6 +55,7 @@ from kvec import serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import NotNativeError
+from kvec.files.stored_tables import stored_table
 from kvec.models.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.normalizers import Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
@@ -353,13 +357,55 @@ def _rule(config: str):
     return rule, type(normalizer).__name__
 
 
+@lru_cache(maxsize=1)
+def _rules_version() -> str:
+    """What the tables depend on beside their arguments: the sources of the rules (this module, the
+    normalizers, kvec's JSON of them, the Unicode tables) and Python's Unicode data."""
+    folder = os.path.dirname(hf_unicode.__file__)
+    sources = [__file__, sys.modules[Prepend.__module__].__file__, serialization.__file__]
+    sources += [os.path.join(folder, name) for name in sorted(os.listdir(folder)) if name.endswith(".py")]
+    checksums = []
+    for source in sources:
+        with open(cast(str, source), "rb") as file:
+            checksums.append(f"{zlib.crc32(file.read()):08x}")
+    return " ".join([sys.version, unicodedata.unidata_version, *checksums])
+
+
+def _stored(function: Callable[..., bytes]) -> Callable[..., bytes]:
+    """``function`` (of strings, giving bytes), its tables made once and then read from the user's
+    cache in every process (kvec/files/stored_tables.py), the NotNativeError it raises too."""
+
+    @functools.wraps(function)
+    def stored(*args: str) -> bytes:
+        def make() -> bytes:
+            try:
+                return b"T" + function(*args)
+            except NotNativeError as refused:
+                return b"E" + str(refused).encode("utf-8", "surrogatepass")
+
+        kept = stored_table("\0".join([function.__qualname__, *args, _rules_version()]), make)
+        if kept[:1] == b"E":
+            raise NotNativeError(kept[1:].decode("utf-8", "surrogatepass"))
+        return kept[1:]
+
+    return stored
+
+
 @lru_cache(maxsize=8)
 def _removes_a_character(config: str) -> bool:
+    return _removal(config) == b"\x01"
+
+
+@_stored
+def _removal(config: str) -> bytes:
+    """``b"\\x01"`` when the character rule of the normalizer serialized as ``config`` removes a code
+    point, else ``b"\\x00"``."""
     rule, _ = _rule(config)
-    return any(rule(chr(c)) == "" for c in range(0x110000))
+    return b"\x01" if any(rule(chr(c)) == "" for c in range(0x110000)) else b"\x00"
 
 
 @lru_cache(maxsize=8)
+@_stored
 def _normalizer_map(config: str) -> bytes:
     """The character map of the normalizer serialized as ``config``: what its character rule makes of
     every code point."""
@@ -367,6 +413,7 @@ def _normalizer_map(config: str) -> bytes:
 
 
 @lru_cache(maxsize=8)
+@_stored
 def _decomposition_maps(config: str) -> bytes:
     """The normalizer serialized as ``config`` as its decomposition: the table of its first rule with
     each character then decomposed, Python's combining classes, the table of its last rule."""
@@ -383,6 +430,7 @@ def _decomposition_maps(config: str) -> bytes:
 
 
 @lru_cache(maxsize=1)
+@_stored
 def _compositions() -> bytes:
     """``[first, second, composite]`` for every primary composite: each character whose canonical
     decomposition is two characters that NFC joins back into it, and the Hangul syllables (LV from L
@@ -404,6 +452,7 @@ def _compositions() -> bytes:
 
 
 @lru_cache(maxsize=1)
+@_stored
 def _combining_classes() -> bytes:
     """``[first, last, class]`` for the runs of code points of one nonzero canonical combining class."""
     triples: list[int] = []
@@ -419,6 +468,7 @@ def _combining_classes() -> bytes:
 
 
 @lru_cache(maxsize=1)
+@_stored
 def _python_lowercase() -> bytes:
     """Python's ``str.lower``: each character alone, then its one contextual rule, the final sigma, by
     the two properties it reads, probed from ``str.lower`` itself (csrc/core/char_map.h):
