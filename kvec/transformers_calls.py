@@ -97,9 +97,9 @@ def _as_array(key: str, value: Any) -> np.ndarray:
             rows = np.empty(len(value), dtype=object)
             rows[:] = [np.asarray(row) for row in value]
             return rows
-    if isinstance(value, list) and not value:
-        return np.asarray(value, dtype=np.int64)
-    return np.asarray(value)
+    array = np.asarray(value)
+    # every field holds ints: rows with none (an empty text without special tokens) are int64 too
+    return array.astype(np.int64) if array.size == 0 and array.dtype == np.float64 else array
 
 
 class BatchEncoding(UserDict):

@@ -417,3 +417,11 @@ def test_to_moves_pytorch_tensors(shape):
     for key in expected:
         assert isinstance(moved[key], torch.Tensor) and moved[key].device.type == "cpu"
         assert torch.equal(moved[key], expected[key])
+
+
+@pytest.mark.parametrize("args", [("",), ([""],), ("", ""), ([""], [""])])
+def test_empty_rows_as_numpy_have_transformers_dtypes(shape, args):
+    ours, theirs = _pair(shape)
+    arguments = {"add_special_tokens": False, "return_tensors": "np", "return_offsets_mapping": True}
+    arguments |= {"return_special_tokens_mask": True, "return_length": True}
+    _same(ours(*args, **arguments), theirs(*args, **arguments))
