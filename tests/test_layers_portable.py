@@ -126,3 +126,45 @@ def test_str_texts_in_one_native_call_give_the_outputs_of_the_rules_in_python(ba
         """,
     )
     assert out.split("\n")[0] == "[[2, 3, 1], [3, 0, 0]] 34"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tokens_with_line_breaks_other_than_newline_survive_pickle_and_keras_files(backend, tmp_path):
+    """vocabulary.txt holds one token a line, lines ending at "\\n" only (TensorFlow's rule for
+    vocabulary files): tokens holding "\\r", "\\x1c", "\\x85" or "\\u2028" come back as they were."""
+    out = run(
+        backend,
+        f"""
+        import pickle, keras, numpy as np, kvec.layers
+        texts = ["a\\rb", "c\\x1cd", "e\\x85f", "g\\u2028h", "a\\rb", "i"]
+        layer = kvec.layers.TextVectorization(standardize=None, split=None, output_sequence_length=1)
+        layer.adapt(texts)
+        path = {str(tmp_path / "model.keras")!r}
+        keras.Sequential([keras.Input(shape=(), dtype="string"), layer]).save(path)
+        loaded = keras.saving.load_model(path).layers[0]
+        copy = pickle.loads(pickle.dumps(layer))
+        expected = keras.ops.convert_to_numpy(layer(texts))
+        for other in (loaded, copy):
+            print(other.get_vocabulary() == layer.get_vocabulary(),
+                  np.array_equal(keras.ops.convert_to_numpy(other(texts)), expected))
+        print(sorted(layer.get_vocabulary()[2:]))
+        """,
+    )
+    lines = out.split("\n")
+    assert lines[:2] == ["True True", "True True"]
+    assert lines[2] == repr(sorted(["a\rb", "c\x1cd", "e\x85f", "g\u2028h", "i"]))
+
+
+def test_a_vocabulary_file_reads_as_tensorflow_reads_it(tmp_path):
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    from kvec.layers.keras_rules import vocabulary_lines
+
+    path = tmp_path / "vocabulary.txt"
+    path.write_bytes("a\r\nb\rc\nd\x1ce\nf\x85g\nh\u2028i\nj\n".encode())
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("Keras' TextVectorization runs on TensorFlow")
+    layer = keras.layers.TextVectorization(vocabulary=str(path))
+    assert tf.executing_eagerly()
+    expected = [str(token) for token in layer.get_vocabulary()][2:]
+    assert vocabulary_lines(path.read_bytes().decode()) == expected

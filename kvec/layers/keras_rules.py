@@ -249,10 +249,8 @@ class KerasVocabulary:
         if isinstance(vocabulary, str):
             if self.output_mode == "tf_idf":
                 raise ValueError("output_mode `'tf_idf'` does not support loading a vocabulary from file.")
-            with open(vocabulary, encoding=self.encoding) as f:
-                vocabulary = f.read().splitlines()
-            while vocabulary and vocabulary[-1] == "":
-                vocabulary.pop()
+            with open(vocabulary, encoding=self.encoding, newline="") as f:
+                vocabulary = vocabulary_lines(f.read())
         entries = [as_bytes(v, self.encoding).item() for v in np.asarray(vocabulary, dtype=object).reshape(-1)]
         if not entries:
             raise ValueError(f"Cannot set an empty vocabulary. Received: vocabulary={vocabulary}")
@@ -326,6 +324,17 @@ class KerasVocabulary:
                 [np.full(self.start, mean, np.float32), weights, np.zeros(max(back, 0), np.float32)]
             )
         self.reset_counts()
+
+
+def vocabulary_lines(text: str) -> list[str]:
+    """The entries of a vocabulary file's text, one per line as TensorFlow's ``TextFileInitializer``
+    reads them: lines end at ``"\\n"`` (or ``"\\r\\n"``) only, so a token may hold any other character
+    (``"\\x1c"``, ``"\\x85"``, a ``"\\r"`` but at its end); empty lines at the end are left out."""
+    lines = text.split("\n")
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def ragged_to_dense(

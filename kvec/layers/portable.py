@@ -28,6 +28,7 @@ from kvec.layers.keras_rules import (
     is_utf8,
     native_ragged,
     one_hot,
+    vocabulary_lines,
 )
 from kvec.layers.options import (
     IDS_PLACEHOLDER,
@@ -65,16 +66,14 @@ class _Lookup(keras.layers.Layer):
 
     def save_assets(self, dir_path):
         if not self.in_config:
-            with open(os.path.join(dir_path, VOCABULARY_ASSET), "w", encoding="utf-8") as f:
+            with open(os.path.join(dir_path, VOCABULARY_ASSET), "w", encoding="utf-8", newline="") as f:
                 f.write("\n".join(self.vocabulary.get_vocabulary()))
 
     def load_assets(self, dir_path):
         if self.in_config:
             return
-        with open(os.path.join(dir_path, VOCABULARY_ASSET), encoding="utf-8") as f:
-            lines = f.read().splitlines()
-        while lines and lines[-1] == "":
-            lines.pop()
+        with open(os.path.join(dir_path, VOCABULARY_ASSET), encoding="utf-8", newline="") as f:
+            lines = vocabulary_lines(f.read())
         weights = self.vocabulary.idf_weights
         mode = self.vocabulary.output_mode
         self.vocabulary.output_mode = "int"  # the weights come with the variables
