@@ -242,16 +242,7 @@ C_FUNCTION_NAME = re.compile(r"^(?:[A-Za-z_][\w \*]*?[\s\*])?([A-Za-z_]\w*)\s*\(
 PARSES_ARGUMENTS = re.compile(r"\bPyArg_(?:Parse\w*|UnpackTuple)\s*\(")
 LOOPS = re.compile(r"\b(?:for|while)\s*\(")
 # Files that still parse and loop in one function, each with the reason; the list empties as they change
-MIXING_ALLOWED = {
-    # the word encoder's files, which the native pipeline encoder is replacing
-    "csrc/python/encoder/char_rules.c": "retired with the word encoder (kvec._encoder)",
-    "csrc/python/encoder/id_rows.c": "retired with the word encoder (kvec._encoder)",
-    "csrc/python/encoder/piece_table.c": "retired with the word encoder (kvec._encoder)",
-    # the Unigram extension, whose trainer is being reworked
-    "csrc/python/unigram/unigram_encoder.c": "kvec._unigram: moves to csrc/core/ with the Unigram trainer's rework",
-    "csrc/python/unigram/unigram_module.c": "kvec._unigram: moves to csrc/core/ with the Unigram trainer's rework",
-    "csrc/python/unigram/unigram_seeds.c": "kvec._unigram: moves to csrc/core/ with the Unigram trainer's rework",
-}
+MIXING_ALLOWED: dict[str, str] = {}
 
 
 def c_functions(path):

@@ -45,34 +45,34 @@ int64_at(const char *buffer, Py_ssize_t k)
     return value;
 }
 
-PyObject *
-id_rows(PyObject *Py_UNUSED(module), PyObject *args)
+/* The list of rows of ints that int64 buffers of ids and row lengths hold; NULL with an exception set. */
+static PyObject *
+rows_of(const Py_buffer *values, const Py_buffer *lengths)
 {
-    Py_buffer values, lengths;
-    if (!PyArg_ParseTuple(args, "y*y*:id_rows", &values, &lengths)) return NULL;
     PyObject *rows = NULL;
-    Py_ssize_t n_values = values.len / (Py_ssize_t)sizeof(int64_t), n_rows = lengths.len / (Py_ssize_t)sizeof(int64_t);
-    if (values.len % (Py_ssize_t)sizeof(int64_t) || lengths.len % (Py_ssize_t)sizeof(int64_t)) {
+    Py_ssize_t n_values = values->len / (Py_ssize_t)sizeof(int64_t);
+    Py_ssize_t n_rows = lengths->len / (Py_ssize_t)sizeof(int64_t);
+    if (values->len % (Py_ssize_t)sizeof(int64_t) || lengths->len % (Py_ssize_t)sizeof(int64_t)) {
         PyErr_SetString(PyExc_ValueError, "values and row_lengths must hold whole int64s");
-        goto done;
+        return NULL;
     }
-    const char *ids = values.buf, *counts = lengths.buf;
+    const char *ids = values->buf, *counts = lengths->buf;
     Py_ssize_t total = 0;
     for (Py_ssize_t r = 0; r < n_rows; r++) {
         int64_t count = int64_at(counts, r);
         if (count < 0 || count > n_values - total) {
             PyErr_Format(PyExc_ValueError, "row_lengths[%zd] = %lld does not fit the %zd values", r, (long long)count,
                          n_values);
-            goto done;
+            return NULL;
         }
         total += (Py_ssize_t)count;
     }
     if (total != n_values) {
         PyErr_Format(PyExc_ValueError, "row_lengths add up to %zd, not the %zd values", total, n_values);
-        goto done;
+        return NULL;
     }
     rows = PyList_New(n_rows);
-    if (!rows) goto done;
+    if (!rows) return NULL;
     Py_ssize_t at = 0;
     for (Py_ssize_t r = 0; r < n_rows; r++) {
         Py_ssize_t count = (Py_ssize_t)int64_at(counts, r);
@@ -90,10 +90,19 @@ id_rows(PyObject *Py_UNUSED(module), PyObject *args)
             PyList_SET_ITEM(row, k, id);
         }
     }
-    goto done;
+    return rows;
 fail:
-    Py_CLEAR(rows);
-done:
+    Py_DECREF(rows);
+    return NULL;
+}
+
+/* id_rows(values, row_lengths): reads the two buffers, then makes their rows. */
+PyObject *
+id_rows(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    Py_buffer values, lengths;
+    if (!PyArg_ParseTuple(args, "y*y*:id_rows", &values, &lengths)) return NULL;
+    PyObject *rows = rows_of(&values, &lengths);
     PyBuffer_Release(&values);
     PyBuffer_Release(&lengths);
     return rows;
@@ -120,14 +129,10 @@ slot_offset(PyTypeObject *cls, const char *name)
     return offset;
 }
 
-PyObject *
-encodings(PyObject *Py_UNUSED(module), PyObject *args)
+/* One cls per row of ids, holding the row, the tokenizer and its text; NULL with an exception set. */
+static PyObject *
+make_encodings(PyTypeObject *cls, PyObject *values, PyObject *lengths, PyObject *tokenizer, PyObject *texts)
 {
-    PyTypeObject *cls;
-    PyObject *values, *lengths, *tokenizer, *texts;
-    if (!PyArg_ParseTuple(args, "O!OOOO!:encodings", &PyType_Type, &cls, &values, &lengths, &tokenizer, &PyList_Type,
-                          &texts))
-        return NULL;
     static const char *names[] = {"ids",        "_tokenizer",          "_text",  "_tokens",
                                   "_offsets",   "_type_ids",           "_words", "_special_tokens_mask",
                                   "_attention_mask", "_overflowing", "_sequence_ranges"};
@@ -160,4 +165,16 @@ encodings(PyObject *Py_UNUSED(module), PyObject *args)
         PyObject_GC_UnTrack(slots[0]); /* the row of ids */
     }
     return rows;
+}
+
+/* encodings(cls, values, row_lengths, tokenizer, texts): checks the argument types, then makes the encodings. */
+PyObject *
+encodings(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyTypeObject *cls;
+    PyObject *values, *lengths, *tokenizer, *texts;
+    if (!PyArg_ParseTuple(args, "O!OOOO!:encodings", &PyType_Type, &cls, &values, &lengths, &tokenizer, &PyList_Type,
+                          &texts))
+        return NULL;
+    return make_encodings(cls, values, lengths, tokenizer, texts);
 }

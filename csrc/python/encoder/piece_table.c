@@ -128,30 +128,26 @@ piece_table_fill(PieceTable *self, PyObject *pieces, const char *name, Py_ssize_
     return 0;
 }
 
+/* Checks the parsed arguments of PieceTable() and copies them into the table; -1 with an exception set and
+ * the table left empty. */
 static int
-PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
+piece_table_load(PieceTable *self, PyObject *first, PyObject *later, const Py_buffer *skipped, int invalid,
+                 const Py_buffer *byte_first, const Py_buffer *byte_later, const Py_buffer *keep_first)
 {
-    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", "keep_first", NULL};
-    PyObject *first, *later;
-    Py_buffer skipped, byte_first = {0}, byte_later = {0}, keep_first = {0};
-    int invalid = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
-                                     &skipped, &invalid, &byte_first, &byte_later, &keep_first))
-        return -1;
     piece_table_clear(self);
     Py_ssize_t n = PyList_GET_SIZE(first), size = 0, used = 0;
     int status = -1;
-    if (PyList_GET_SIZE(later) != n || skipped.len != n) {
+    if (PyList_GET_SIZE(later) != n || skipped->len != n) {
         PyErr_Format(PyExc_ValueError, "first, later and skipped must have one entry per id: %zd, %zd and %zd", n,
-                     PyList_GET_SIZE(later), skipped.len);
+                     PyList_GET_SIZE(later), skipped->len);
         goto done;
     }
-    if (invalid < 0 || invalid > 3 || (invalid == 2 && (byte_first.len != n || byte_later.len != n))) {
+    if (invalid < 0 || invalid > 3 || (invalid == 2 && (byte_first->len != n || byte_later->len != n))) {
         PyErr_Format(PyExc_ValueError, "invalid must be 0 to 3, with 2 byte_first and byte_later of %zd entries", n);
         goto done;
     }
-    if (keep_first.len != 0 && keep_first.len != n) {
-        PyErr_Format(PyExc_ValueError, "keep_first must be empty or have %zd entries, got %zd", n, keep_first.len);
+    if (keep_first->len != 0 && keep_first->len != n) {
+        PyErr_Format(PyExc_ValueError, "keep_first must be empty or have %zd entries, got %zd", n, keep_first->len);
         goto done;
     }
     self->invalid = invalid;
@@ -174,7 +170,7 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
         PyErr_NoMemory();
         goto done;
     }
-    memcpy(self->skipped, skipped.buf, (size_t)n);
+    memcpy(self->skipped, skipped->buf, (size_t)n);
     if (invalid == 2) {
         self->byte_first = PyMem_Malloc((size_t)(n ? n : 1));
         self->byte_later = PyMem_Malloc((size_t)(n ? n : 1));
@@ -182,16 +178,16 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
             PyErr_NoMemory();
             goto done;
         }
-        memcpy(self->byte_first, byte_first.buf, (size_t)n);
-        memcpy(self->byte_later, byte_later.buf, (size_t)n);
+        memcpy(self->byte_first, byte_first->buf, (size_t)n);
+        memcpy(self->byte_later, byte_later->buf, (size_t)n);
     }
-    if (keep_first.len) {
+    if (keep_first->len) {
         self->keep_first = PyMem_Malloc((size_t)n);
         if (!self->keep_first) {
             PyErr_NoMemory();
             goto done;
         }
-        memcpy(self->keep_first, keep_first.buf, (size_t)n);
+        memcpy(self->keep_first, keep_first->buf, (size_t)n);
     }
     if (piece_table_fill(self, first, "first", self->first_at, &used) < 0 ||
         piece_table_fill(self, later, "later", self->later_at, &used) < 0)
@@ -199,6 +195,22 @@ PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
     status = 0;
 done:
     if (status < 0) piece_table_clear(self);
+    return status;
+}
+
+/* PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"", keep_first=b""): reads the
+ * arguments, then loads the table from them. */
+static int
+PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", "keep_first", NULL};
+    PyObject *first, *later;
+    Py_buffer skipped, byte_first = {0}, byte_later = {0}, keep_first = {0};
+    int invalid = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
+                                     &skipped, &invalid, &byte_first, &byte_later, &keep_first))
+        return -1;
+    int status = piece_table_load(self, first, later, &skipped, invalid, &byte_first, &byte_later, &keep_first);
     PyBuffer_Release(&skipped);
     if (byte_first.obj) PyBuffer_Release(&byte_first);
     if (byte_later.obj) PyBuffer_Release(&byte_later);
@@ -307,12 +319,10 @@ fail:
     return NULL;
 }
 
+/* One str per row of ids, read through the table; NULL with an exception set. */
 static PyObject *
-PieceTable_decode(PieceTable *self, PyObject *args)
+piece_table_texts(const PieceTable *self, PyObject *rows, int skip_special)
 {
-    PyObject *rows;
-    int skip_special;
-    if (!PyArg_ParseTuple(args, "Op:decode", &rows, &skip_special)) return NULL;
     PyObject *seq = PySequence_Fast(rows, "sequences must be a sequence of sequences of int");
     if (!seq) return NULL;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq), capacity = 0;
@@ -326,6 +336,16 @@ PieceTable_decode(PieceTable *self, PyObject *args)
     PyMem_Free(buffer);
     Py_DECREF(seq);
     return texts;
+}
+
+/* decode(rows, skip_special_tokens): reads the arguments, then decodes each row. */
+static PyObject *
+PieceTable_decode(PieceTable *self, PyObject *args)
+{
+    PyObject *rows;
+    int skip_special;
+    if (!PyArg_ParseTuple(args, "Op:decode", &rows, &skip_special)) return NULL;
+    return piece_table_texts(self, rows, skip_special);
 }
 
 static PyMethodDef PieceTable_methods[] = {

@@ -217,24 +217,10 @@ raise_failure(const Part *parts, Py_ssize_t n_parts)
     return 0;
 }
 
+/* Encodes a tuple of texts on up to n_threads threads, GIL released: (values, row lengths) as int64 bytes. */
 static PyObject *
-SpecEncoder_encode(SpecEncoderObject *self, PyObject *args, PyObject *kwds)
+encode_texts(SpecEncoderObject *self, PyObject *texts, Py_ssize_t n_threads)
 {
-    static char *kwlist[] = {"texts", "n_threads", NULL};
-    PyObject *list;
-    Py_ssize_t n_threads = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|n", kwlist, &PyList_Type, &list, &n_threads)) return NULL;
-    if (!self->ready) {
-        PyErr_SetString(PyExc_RuntimeError, "SpecEncoder.__init__ was not called");
-        return NULL;
-    }
-    if (n_threads < 1) {
-        PyErr_Format(PyExc_ValueError, "n_threads must be at least 1, got %zd", n_threads);
-        return NULL;
-    }
-    /* a tuple holds the items for the call: the list may change while the GIL is let go */
-    PyObject *texts = PyList_AsTuple(list);
-    if (!texts) return NULL;
     Py_ssize_t n = PyTuple_GET_SIZE(texts);
     Py_ssize_t n_parts = n_threads < n ? n_threads : (n ? n : 1);
     PyObject *result = NULL, *values = NULL, *lengths = NULL;
@@ -294,6 +280,29 @@ done:
     PyMem_Free(items);
     Py_XDECREF(values);
     Py_XDECREF(lengths);
+    return result;
+}
+
+/* encode(texts, n_threads=1): checks the arguments, then encodes a snapshot of the list. */
+static PyObject *
+SpecEncoder_encode(SpecEncoderObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"texts", "n_threads", NULL};
+    PyObject *list;
+    Py_ssize_t n_threads = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|n", kwlist, &PyList_Type, &list, &n_threads)) return NULL;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "SpecEncoder.__init__ was not called");
+        return NULL;
+    }
+    if (n_threads < 1) {
+        PyErr_Format(PyExc_ValueError, "n_threads must be at least 1, got %zd", n_threads);
+        return NULL;
+    }
+    /* a tuple holds the items for the call: the list may change while the GIL is let go */
+    PyObject *texts = PyList_AsTuple(list);
+    if (!texts) return NULL;
+    PyObject *result = encode_texts(self, texts, n_threads);
     Py_DECREF(texts);
     return result;
 }

@@ -70,17 +70,10 @@ code_points(PyObject *text, Py_ssize_t *len)
 
 /* ---- the Python type ---- */
 
+/* The words and their counts into the lattice, the counts checked; -1 with an exception set. */
 static int
-lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
+lattice_load_words(Lattice *self, PyObject *words, PyObject *counts)
 {
-    static char *kwlist[] = {"words", "counts", NULL};
-    PyObject *words, *counts;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!", kwlist, &PyList_Type, &words, &PyList_Type, &counts))
-        return -1;
-    if (PyList_GET_SIZE(counts) != PyList_GET_SIZE(words)) {
-        PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
-        return -1;
-    }
     if (texts_init_separated(&self->words, words, "words") < 0) return -1;
     self->counts = int64_array(counts, self->words.n, "counts");
     if (!self->counts) return -1;
@@ -99,6 +92,21 @@ lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
         weight += self->counts[w] * length;
     }
     return 0;
+}
+
+/* Lattice(words, counts): checks the two lists, then loads the words. */
+static int
+lattice_init(Lattice *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"words", "counts", NULL};
+    PyObject *words, *counts;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!", kwlist, &PyList_Type, &words, &PyList_Type, &counts))
+        return -1;
+    if (PyList_GET_SIZE(counts) != PyList_GET_SIZE(words)) {
+        PyErr_SetString(PyExc_ValueError, "words and counts differ in length");
+        return -1;
+    }
+    return lattice_load_words(self, words, counts);
 }
 
 /* The pieces' offsets and lengths, and their own code points where they have them. */
@@ -173,21 +181,12 @@ lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
     return 0;
 }
 
-static PyObject *
-lattice_set_pieces(Lattice *self, PyObject *args)
+/* Lists of pieces (str) and their scores, checked, installed as the vocabulary; -1 with an exception set. */
+static int
+lattice_take_pieces(Lattice *self, PyObject *pieces, PyObject *scores)
 {
-    PyObject *pieces, *scores;
-    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
-    if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
-        PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
-        return NULL;
-    }
     Texts texts;
-    if (texts_init(&texts, pieces, "pieces") < 0) return NULL;
+    if (texts_init(&texts, pieces, "pieces") < 0) return -1;
     Pieces spans = {NULL, PyMem_Malloc((texts.n + 1) * sizeof(uint32_t)), PyMem_Malloc((texts.n + 1) * sizeof(uint16_t)),
                     texts.n, texts.longest};
     double *values = PyMem_Malloc((texts.n + 1) * sizeof(double));
@@ -208,14 +207,31 @@ lattice_set_pieces(Lattice *self, PyObject *args)
     }
     PyMem_Free(texts.offset);
     PyMem_Free(texts.length);
-    if (lattice_install(self, spans, texts.cps, values) < 0) return NULL;
-    Py_RETURN_NONE;
+    return lattice_install(self, spans, texts.cps, values);
 failed:
     texts_free(&texts);
     PyMem_Free(spans.at);
     PyMem_Free(spans.length);
     PyMem_Free(values);
-    return NULL;
+    return -1;
+}
+
+/* set_pieces(pieces, scores): checks the lists, then installs them as the vocabulary. */
+static PyObject *
+lattice_set_pieces(Lattice *self, PyObject *args)
+{
+    PyObject *pieces, *scores;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
+        PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
+        return NULL;
+    }
+    if (lattice_take_pieces(self, pieces, scores) < 0) return NULL;
+    Py_RETURN_NONE;
 }
 
 /* The k-th int64 of a buffer that need not be aligned. */
@@ -227,27 +243,16 @@ int64_at(const Py_buffer *b, Py_ssize_t k)
     return value;
 }
 
-/* retain(indices, scores=None): keep the pieces at `indices` (int64 buffer), in that order, with new
- * `scores` (float64 buffer) or, without them, their own; neither buffer need be aligned. */
-static PyObject *
-lattice_retain(Lattice *self, PyObject *args)
+/* Keeps the pieces at n int64 `indices`, in that order, with the float64 `values` as scores or (values
+ * NULL) their own, both checked already; -1 with an exception set. */
+static int
+lattice_keep(Lattice *self, const Py_buffer *indices, const Py_buffer *values, Py_ssize_t n)
 {
-    Py_buffer indices, values = {0};
-    if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
+    int rc = -1;
     Pieces pieces = {0};
     double *scores = NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        goto done;
-    }
-    if (values.obj && values.len != n * (Py_ssize_t)sizeof(double)) {
-        PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
-        goto done;
-    }
     for (Py_ssize_t k = 0; k < n; k++) {
-        int64_t p = int64_at(&indices, k);
+        int64_t p = int64_at(indices, k);
         if (p < 0 || p >= self->pieces.n) {
             PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)p);
             goto done;
@@ -261,22 +266,39 @@ lattice_retain(Lattice *self, PyObject *args)
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
-        int64_t p = int64_at(&indices, k);
+        int64_t p = int64_at(indices, k);
         pieces.at[k] = self->pieces.at[p];
         pieces.length[k] = self->pieces.length[p];
         if (pieces.length[k] > pieces.longest) pieces.longest = pieces.length[k];
-        if (values.obj) memcpy(&scores[k], (const char *)values.buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
+        if (values) memcpy(&scores[k], (const char *)values->buf + k * (Py_ssize_t)sizeof(double), sizeof(double));
         else scores[k] = self->scores[p];
     }
     pieces.n = n;
-    int rc = lattice_install(self, pieces, self->piece_chars, scores);
+    rc = lattice_install(self, pieces, self->piece_chars, scores);
     memset(&pieces, 0, sizeof(pieces));
     scores = NULL;
-    if (rc == 0) result = Py_NewRef(Py_None);
 done:
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
     PyMem_Free(scores);
+    return rc;
+}
+
+/* retain(indices, scores=None): keep the pieces at `indices` (int64 buffer), in that order, with new
+ * `scores` (float64 buffer) or, without them, their own; neither buffer need be aligned. Checks, then keeps. */
+static PyObject *
+lattice_retain(Lattice *self, PyObject *args)
+{
+    Py_buffer indices, values = {0};
+    if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
+    if (self->frozen)
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+    else if (values.obj && values.len != n * (Py_ssize_t)sizeof(double))
+        PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
+    else if (lattice_keep(self, &indices, values.obj ? &values : NULL, n) == 0)
+        result = Py_NewRef(Py_None);
     PyBuffer_Release(&indices);
     if (values.obj) PyBuffer_Release(&values);
     return result;
@@ -377,10 +399,8 @@ lattice_scores(Lattice *self, PyObject *Py_UNUSED(unused))
 /* Per-piece sums of `task` as float64 bytes (divided by `scale`). The sums are added up in the bytes
  * object itself, as int64, then turned into doubles in place: one array per piece, not two. */
 static PyObject *
-lattice_sums(Lattice *self, PyObject *args, int task, double scale)
+piece_sums(Lattice *self, int task, double scale, int n_threads, int with_unknown)
 {
-    int n_threads = 1, with_unknown = 0;
-    if (!PyArg_ParseTuple(args, "|ip", &n_threads, &with_unknown)) return NULL;
     Py_ssize_t n = self->pieces.n;
     if (n == 0) return PyBytes_FromStringAndSize(NULL, 0);
     /* one more slot: the unknown edges (the best paths' only), returned when asked; expected counts by
@@ -407,6 +427,15 @@ lattice_sums(Lattice *self, PyObject *args, int task, double scale)
     return bytes;
 }
 
+/* (n_threads=1, with_unknown=False) of the counting methods: reads them, then sums `task` per piece. */
+static PyObject *
+lattice_sums(Lattice *self, PyObject *args, int task, double scale)
+{
+    int n_threads = 1, with_unknown = 0;
+    if (!PyArg_ParseTuple(args, "|ip", &n_threads, &with_unknown)) return NULL;
+    return piece_sums(self, task, scale, n_threads, with_unknown);
+}
+
 static PyObject *
 lattice_expected_counts(Lattice *self, PyObject *args)
 {
@@ -419,11 +448,10 @@ lattice_viterbi_counts(Lattice *self, PyObject *args)
     return lattice_sums(self, args, BEST_PATHS, 1.0);
 }
 
+/* Each piece's best split into others, on n_threads threads: (float64 scores, int32 ids, int32 lengths). */
 static PyObject *
-lattice_alternatives(Lattice *self, PyObject *args)
+piece_alternatives(Lattice *self, int n_threads)
 {
-    int n_threads = 1;
-    if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
     Py_ssize_t n = self->pieces.n, slots = self->pieces.longest;
     double *scores = PyMem_Malloc((n + 1) * sizeof(double));
     int32_t *ids = PyMem_Malloc((n * slots + 1) * sizeof(int32_t));
@@ -446,6 +474,15 @@ done:
     PyMem_Free(ids);
     PyMem_Free(lengths);
     return result;
+}
+
+/* alternatives(n_threads=1): reads the thread count, then splits every piece. */
+static PyObject *
+lattice_alternatives(Lattice *self, PyObject *args)
+{
+    int n_threads = 1;
+    if (!PyArg_ParseTuple(args, "|i", &n_threads)) return NULL;
+    return piece_alternatives(self, n_threads);
 }
 
 /* The edges of the text in args (text, unk_score) in self->scratch; returns their count (-1: error). */
@@ -480,15 +517,12 @@ lattice_best_path(Lattice *self, PyObject *text, double unk_score)
     return 0;
 }
 
-/* segment(text, unk_score) -> [(piece or -1, start, end), ...]: the best segmentation */
+/* The best path in self->scratch that ends at position n, as [(piece or -1, start, end), ...]. */
 static PyObject *
-lattice_segment(Lattice *self, PyObject *args)
+best_path_list(const Lattice *self, Py_ssize_t n)
 {
-    PyObject *text;
-    double unk_score;
-    if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score) || lattice_best_path(self, text, unk_score) < 0) return NULL;
     const UnigramPath *s = &self->scratch.path;
-    Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
+    Py_ssize_t count = 0;
     for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
     PyObject *result = PyList_New(count);
     for (Py_ssize_t q = n; result && q > 0; q = s->from[q]) {
@@ -497,6 +531,16 @@ lattice_segment(Lattice *self, PyObject *args)
         else PyList_SET_ITEM(result, --count, item);
     }
     return result;
+}
+
+/* segment(text, unk_score) -> [(piece or -1, start, end), ...]: finds the best segmentation, then lists it */
+static PyObject *
+lattice_segment(Lattice *self, PyObject *args)
+{
+    PyObject *text;
+    double unk_score;
+    if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score) || lattice_best_path(self, text, unk_score) < 0) return NULL;
+    return best_path_list(self, PyUnicode_GET_LENGTH(text));
 }
 
 /* configure(unk_score, unk_id, byte_ids, rule=0): the unknown-character rules of the encoding methods,
@@ -508,39 +552,28 @@ lattice_configure(Lattice *self, PyObject *args)
     int unk_id, rule = UNIGRAM_SENTENCEPIECE;
     Py_buffer bytes;
     if (!PyArg_ParseTuple(args, "diy*|i", &unk_score, &unk_id, &bytes, &rule)) return NULL;
+    PyObject *result = NULL;
     if (rule != UNIGRAM_SENTENCEPIECE && rule != UNIGRAM_HUGGING_FACE) {
-        PyBuffer_Release(&bytes);
         PyErr_Format(PyExc_ValueError, "rule must be 0 (sentencepiece) or 1 (Hugging Face), got %d", rule);
-        return NULL;
-    }
-    if (self->frozen) {
-        PyBuffer_Release(&bytes);
+    } else if (self->frozen) {
         PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
-    if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
-        PyBuffer_Release(&bytes);
+    } else if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
         PyErr_SetString(PyExc_ValueError, "byte_ids must be empty or 256 int32 values");
-        return NULL;
-    }
-    if (unk_id < -1 || unk_id >= self->pieces.n) {
-        PyBuffer_Release(&bytes);
+    } else if (unk_id < -1 || unk_id >= self->pieces.n) {
         PyErr_Format(PyExc_ValueError, "unk_id %d is not an id of the vocabulary", unk_id);
-        return NULL;
-    }
-    if (rule == UNIGRAM_HUGGING_FACE && !self->model.trie.wide &&
-        unigram_trie_set_scores(&self->model.trie, self->scores) < 0) {
-        PyBuffer_Release(&bytes);
+    } else if (rule == UNIGRAM_HUGGING_FACE && !self->model.trie.wide &&
+               unigram_trie_set_scores(&self->model.trie, self->scores) < 0) {
         PyErr_NoMemory();
-        return NULL;
+    } else {
+        self->model.unk_score = unk_score;
+        self->model.unk_id = unk_id;
+        self->model.rule = rule;
+        self->model.has_bytes = bytes.len != 0;
+        if (self->model.has_bytes) memcpy(self->model.byte_ids, bytes.buf, sizeof(self->model.byte_ids));
+        result = Py_NewRef(Py_None);
     }
-    self->model.unk_score = unk_score;
-    self->model.unk_id = unk_id;
-    self->model.rule = rule;
-    self->model.has_bytes = bytes.len != 0;
-    if (self->model.has_bytes) memcpy(self->model.byte_ids, bytes.buf, sizeof(self->model.byte_ids));
     PyBuffer_Release(&bytes);
-    Py_RETURN_NONE;
+    return result;
 }
 
 /* The tokens of path[0, count) through text (unigram_resolve) as a list of (id, start, end). */
@@ -622,36 +655,44 @@ lattice_ids(Lattice *self, PyObject *text)
     return result;
 }
 
+/* edges[k], a (piece or -1, start, end) tuple checked against vocabulary and text, into *out; -1: error. */
+static int
+edge_of(const Lattice *self, PyObject *text, PyObject *edge, Py_ssize_t k, Edge *out)
+{
+    int piece, start, end;
+    if (!PyTuple_Check(edge) || !PyArg_ParseTuple(edge, "iii", &piece, &start, &end)) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "edges[%zd] must be a (piece, start, end) tuple", k);
+    } else if (piece >= self->pieces.n) {
+        PyErr_Format(PyExc_ValueError, "edges[%zd] names piece %d, not in the vocabulary", k, piece);
+    } else if (start < 0 || end > PyUnicode_GET_LENGTH(text) || start >= end) {
+        PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
+    } else {
+        *out = (Edge){start, end, piece < 0 ? -1 : piece};
+        return 0;
+    }
+    return -1;
+}
+
+/* The list of edges through text, each checked, resolved as a path; NULL with an exception set. */
+static PyObject *
+resolved_edges(const Lattice *self, PyObject *text, PyObject *edges)
+{
+    Py_ssize_t count = PyList_GET_SIZE(edges), k = 0;
+    Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
+    if (!path) return PyErr_NoMemory();
+    while (k < count && edge_of(self, text, PyList_GET_ITEM(edges, k), k, &path[k]) == 0) k++;
+    PyObject *result = k == count ? resolved_list(self, text, path, count) : NULL;
+    PyMem_Free(path);
+    return result;
+}
+
 /* resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end), resolved */
 static PyObject *
 lattice_resolve(Lattice *self, PyObject *args)
 {
-    PyObject *text, *edges, *result = NULL;
+    PyObject *text, *edges;
     if (!PyArg_ParseTuple(args, "UO!", &text, &PyList_Type, &edges)) return NULL;
-    Py_ssize_t count = PyList_GET_SIZE(edges);
-    Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
-    if (!path) return PyErr_NoMemory();
-    for (Py_ssize_t k = 0; k < count; k++) {
-        int piece, start, end;
-        PyObject *edge = PyList_GET_ITEM(edges, k);
-        if (!PyTuple_Check(edge) || !PyArg_ParseTuple(edge, "iii", &piece, &start, &end)) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "edges[%zd] must be a (piece, start, end) tuple", k);
-            goto done;
-        }
-        if (piece >= self->pieces.n) {
-            PyErr_Format(PyExc_ValueError, "edges[%zd] names piece %d, not in the vocabulary", k, piece);
-            goto done;
-        }
-        if (start < 0 || end > PyUnicode_GET_LENGTH(text) || start >= end) {
-            PyErr_Format(PyExc_ValueError, "edge (%d, %d) is outside the text", start, end);
-            goto done;
-        }
-        path[k] = (Edge){start, end, piece < 0 ? -1 : piece};
-    }
-    result = resolved_list(self, text, path, count);
-done:
-    PyMem_Free(path);
-    return result;
+    return resolved_edges(self, text, edges);
 }
 
 /* lattice(text, unk_score) -> [(start, end, piece or -1, score), ...] ordered by start then end */

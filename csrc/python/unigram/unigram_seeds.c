@@ -307,36 +307,20 @@ compare_code_points(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
- * substrings of the words, seed_size pieces at most, scored as log probabilities of their
- * frequency x length (a character's score is its count). Every character must occur in the words: the
- * pieces are read where they occur there, with no copy. */
-PyObject *
-lattice_seed(Lattice *self, PyObject *args)
+/* Installs the seed vocabulary of seed(), the lists' lengths checked already: the characters, then the best
+ * substrings; the number of pieces, or -1 with an exception set. */
+static Py_ssize_t
+seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t max_length, PyObject *class_map,
+            long long prefix_char, Py_ssize_t seed_size, int hugging_face)
 {
-    PyObject *chars, *char_counts, *class_map;
-    Py_ssize_t max_length, seed_size;
-    long long prefix_char;
-    int hugging_face = 0;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
-                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
-        return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
     Py_ssize_t n_chars = PyList_GET_SIZE(chars);
-    if (PyList_GET_SIZE(char_counts) != n_chars) {
-        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
-        return NULL;
-    }
     Classes classes = {0};
     Seeds seeds = {0};
     Pieces pieces = {0};
     double *scores = NULL;
     uint32_t *sorted = PyMem_Malloc((n_chars + 1) * sizeof(uint32_t));
     Py_ssize_t *char_at = NULL;
-    PyObject *result = NULL;
+    Py_ssize_t result = -1;
     if (!sorted) {
         PyErr_NoMemory();
         goto done;
@@ -406,7 +390,7 @@ lattice_seed(Lattice *self, PyObject *args)
     }
     memset(&pieces, 0, sizeof(pieces));
     scores = NULL;
-    result = PyLong_FromSsize_t(n);
+    result = n;
 done:
     PyMem_Free(classes.cp);
     PyMem_Free(classes.cls);
@@ -417,4 +401,30 @@ done:
     PyMem_Free(pieces.length);
     PyMem_Free(scores);
     return result;
+}
+
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
+ * substrings of the words, seed_size pieces at most, scored as log probabilities of their
+ * frequency x length (a character's score is its count). Every character must occur in the words: the
+ * pieces are read where they occur there, with no copy. Checks the arguments, then seeds the lattice. */
+PyObject *
+lattice_seed(Lattice *self, PyObject *args)
+{
+    PyObject *chars, *char_counts, *class_map;
+    Py_ssize_t max_length, seed_size;
+    long long prefix_char;
+    int hugging_face = 0;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
+        return NULL;
+    if (self->frozen) {
+        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
+        return NULL;
+    }
+    if (PyList_GET_SIZE(char_counts) != PyList_GET_SIZE(chars)) {
+        PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
+        return NULL;
+    }
+    Py_ssize_t n = seed_pieces(self, chars, char_counts, max_length, class_map, prefix_char, seed_size, hugging_face);
+    return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
