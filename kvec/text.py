@@ -31,9 +31,9 @@ import numpy as np
 
 from kvec._encoder import id_rows
 from kvec._keras import WordCounter, WordLookup, WordSplitter
-from kvec.arguments import must_be, type_name, wrong_type
 from kvec.chinese import Jieba
-from kvec.collector import collector_paused
+from kvec.common.arguments import must_be, type_name, wrong_type
+from kvec.common.collector import collector_paused
 from kvec.contracts import Model
 from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
