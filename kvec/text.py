@@ -387,7 +387,7 @@ class Tokenizer:
         if isinstance(model, Model):  # a bare model reads whitespace-separated words
             model = Pipeline(model, pre_tokenizer=WhitespaceSplit())
         if not isinstance(model, Pipeline):
-            raise wrong_type("model", "a kvec.pipeline.Tokenizer or a kvec model", model)
+            raise wrong_type("model", "a kvec.Pipeline or a kvec model", model)
         tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
         tokenizer._use_model_vocabulary()
         return tokenizer

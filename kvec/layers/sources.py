@@ -194,7 +194,7 @@ def token_source(tokenizer):
         else:
             return WordSplitterSource(tokenizer)
     raise TypeError(
-        "tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer, a kvec model, a (pipeline, trainer) "
+        "tokenizer must be a kvec.Tokenizer, a kvec.Pipeline, a kvec model, a (pipeline, trainer) "
         f"pair, or a kvec pre-tokenizer such as kvec.chinese.Jieba; got {type(tokenizer).__name__}"
     )
 

@@ -82,8 +82,7 @@ def portable(tokenizer: Any) -> PortableTokenizer:
             f"kvec.Tokenizer(analyzer={type(tokenizer).__name__}(...)) on the texts and pass that"
         )
     raise TypeError(
-        "tokenizer must be a kvec.pipeline.Tokenizer, a kvec model or a fitted kvec.Tokenizer, "
-        f"got {type(tokenizer).__name__}"
+        f"tokenizer must be a kvec.Pipeline, a kvec model or a fitted kvec.Tokenizer, got {type(tokenizer).__name__}"
     )
 
 
