@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 
 import kvec
-from kvec import Tokenizer, progress, tokenizer_from_json
+from kvec import Tokenizer, tokenizer_from_json
 from kvec.cli import main as cli_main
+from kvec.common import progress
 from kvec.common.progress import progress_bar
 from kvec.common.ragged import rows_to_ragged
 from kvec.errors import FormatError
