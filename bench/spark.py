@@ -42,8 +42,8 @@ from harness import mismatch, positive_int, print_convention, read_lines, report
 
 from kvec import Tokenizer  # noqa: E402
 from kvec import spark as kvec_spark  # noqa: E402
+from kvec.common.ragged import rows_to_ragged  # noqa: E402
 from kvec.presets import keras_subword  # noqa: E402
-from kvec.ragged import rows_to_ragged  # noqa: E402
 
 VOCAB_SIZE = 8000
 TRAINING_LINES = 20000

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.unicode import hf_unicode
 
 if TYPE_CHECKING:

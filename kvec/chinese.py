@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any, cast
 
 from kvec._jieba import Cutter, Dictionary
-from kvec.arguments import must_be, wrong_type
+from kvec.common.arguments import must_be, wrong_type
 from kvec.contracts import Piece, PreTokenizer, changed, registered
 from kvec.errors import FormatError
 from kvec.files.atomic import atomic_write

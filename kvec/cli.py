@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from kvec import __version__, decoders, normalizers
+from kvec.common.progress import progress_bar
 from kvec.errors import KvecError, NotAFileError
 from kvec.files.atomic import atomic_write, replaceable_target
 from kvec.interop import save_tokenizer_json
@@ -26,7 +27,6 @@ from kvec.interop.detection import load
 from kvec.pipeline import Pipeline
 from kvec.pre_tokenizers import BertPreTokenizer, ByteLevel, Whitespace
 from kvec.presets import sentencepiece_style
-from kvec.progress import progress_bar
 from kvec.trainers import BpeTrainer, UnigramTrainer, WordPieceTrainer
 from kvec.trainers.counting import count_words
 

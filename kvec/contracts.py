@@ -12,7 +12,7 @@ C encoder may cut a pre-tokenizer's words without calling it).
 
 Every stage states, beside itself, how each writer takes it (:class:`Stage`): kvec's JSON stores it as
 its type name and ``get_config()`` and rebuilds it with ``type(**config)`` once the class is
-:func:`registered` (see :mod:`kvec.serialization`); Hugging Face's ``tokenizer.json`` takes
+:func:`registered` (see :mod:`kvec.files.serialization`); Hugging Face's ``tokenizer.json`` takes
 :meth:`Stage.to_tokenizer_json`; the native description a model's :meth:`Model.native_model`, a
 normalizer's :meth:`Normalizer.character_rule` and a pre-tokenizer's :meth:`PreTokenizer.word_table`.
 """
@@ -254,7 +254,7 @@ class Stage(_Shown):
     #: the attribute, and constructor argument, holding the stages this one runs in order (a
     #: ``Sequence``'s), saved as documents of their own; None: it holds no stages
     nested_stages: ClassVar[str | None] = None
-    #: True where the config's ``pattern`` is a literal str or a :class:`kvec.patterns.Regex`, which the
+    #: True where the config's ``pattern`` is a literal str or a :class:`kvec.common.patterns.Regex`, which the
     #: files tell apart as ``{"String": ...}`` and ``{"Regex": ...}``
     takes_pattern: ClassVar[bool] = False
 

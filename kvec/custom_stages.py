@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kvec.arguments import must_be, wrong_type
+from kvec.common.arguments import must_be, wrong_type
+from kvec.common.patterns import Regex, compile_pattern
 from kvec.contracts import CUSTOM_STAGES, Normalized, Normalizer, Piece, PreTokenizer, Span
 from kvec.normalizers import NFC, NFD, NFKC, NFKD, Lowercase, Replace, Strip
-from kvec.patterns import Regex, compile_pattern
 from kvec.pre_tokenizers import BEHAVIORS, _split_spans
 
 __all__ = ["CustomNormalizer", "CustomPreTokenizer", "NormalizedString", "PreTokenizedString", "cannot_save"]
@@ -201,7 +201,7 @@ class NormalizedString:
         self._normalized = Normalized("", [])
 
     def replace(self, pattern: str | Regex, content: str) -> None:
-        """Replace every match of ``pattern`` (a str, or a :class:`kvec.patterns.Regex`) by ``content``."""
+        """Replace every match of ``pattern`` (a str, or a :class:`kvec.common.patterns.Regex`) by ``content``."""
         self._apply(Replace(pattern, content))
 
     def split(self, pattern: str | Regex, behavior: str) -> list[NormalizedString]:

@@ -16,7 +16,7 @@ import warnings
 from collections.abc import Iterable
 from typing import Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 
 __all__ = ["Encoding", "non_negative_int", "one_of", "pad_encodings", "truncate_encodings"]
 

@@ -51,10 +51,10 @@ from collections.abc import Callable, Iterable
 from functools import lru_cache
 from typing import cast
 
-from kvec import serialization
 from kvec.chinese import Jieba, JiebaState
 from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, PreTokenizer, WordTable
 from kvec.errors import NotNativeError
+from kvec.files import serialization
 from kvec.files.stored_tables import stored_table
 from kvec.models.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
 from kvec.normalizers import Prepend, Replace

@@ -18,9 +18,9 @@ from typing import Any, Literal, cast
 
 import regex
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
+from kvec.common.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
-from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.pre_tokenizers import byte_spelling
 from kvec.unicode import hf_unicode
 from kvec.unicode.charsmap import CharsMap

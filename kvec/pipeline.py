@@ -17,12 +17,12 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec import serialization
 from kvec._encoder import PieceTable, encodings
 from kvec._spec import SpecEncoder
 from kvec.added_vocabulary import AddedToken, AddedVocabulary
-from kvec.arguments import MAX_ID, wrong_type
-from kvec.collector import collector_paused
+from kvec.common.arguments import MAX_ID, wrong_type
+from kvec.common.collector import collector_paused
+from kvec.common.ragged import rows_to_ragged
 from kvec.contracts import (
     NATIVE_DESCRIBERS,
     PRINTERS,
@@ -47,7 +47,7 @@ from kvec.encoding import (
     truncate_encodings,
 )
 from kvec.errors import FormatError, NotNativeError, check_json_depth
-from kvec.ragged import rows_to_ragged
+from kvec.files import serialization
 from kvec.trainers.counting import count_words, iterate_files
 from kvec.transformers_calls import TransformersCalls
 

@@ -16,9 +16,9 @@ from typing import Any, ClassVar, cast
 import regex
 
 from kvec._keras import WordSplitter
-from kvec.arguments import must_be, wrong_type
+from kvec.common.arguments import must_be, wrong_type
+from kvec.common.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.contracts import JsonState, Piece, PreTokenizer, StageList, WordTable, registered, utf8_text
-from kvec.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.unicode import char_classes, hf_unicode
 from kvec.unicode.scripts import ANY, script_classes
 

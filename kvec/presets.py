@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kvec import decoders, normalizers
-from kvec.arguments import must_be
+from kvec.common.arguments import must_be
 from kvec.contracts import Model, Normalizer, Trainer
 from kvec.models import Unigram
 from kvec.pipeline import Pipeline

@@ -15,7 +15,7 @@ from typing import Any
 
 import regex
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.contracts import JsonState, PostProcessor, StageList, registered
 from kvec.encoding import Encoding
 

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec._keras import fill_padded
-from kvec.arguments import check_int, check_number, must_be, wrong_type
+from kvec.common.arguments import check_int, check_number, must_be, wrong_type
 
 __all__ = ["make_sampling_table", "pad_sequences", "skipgrams"]
 

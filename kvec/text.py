@@ -31,9 +31,9 @@ import numpy as np
 
 from kvec._encoder import id_rows
 from kvec._keras import WordCounter, WordLookup, WordSplitter
-from kvec.arguments import must_be, type_name, wrong_type
 from kvec.chinese import Jieba
-from kvec.collector import collector_paused
+from kvec.common.arguments import must_be, type_name, wrong_type
+from kvec.common.collector import collector_paused
 from kvec.contracts import Model
 from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, parse_json
@@ -387,7 +387,7 @@ class Tokenizer:
         if isinstance(model, Model):  # a bare model reads whitespace-separated words
             model = Pipeline(model, pre_tokenizer=WhitespaceSplit())
         if not isinstance(model, Pipeline):
-            raise wrong_type("model", "a kvec.pipeline.Tokenizer or a kvec model", model)
+            raise wrong_type("model", "a kvec.Pipeline or a kvec model", model)
         tokenizer = cls(num_words=num_words, oov_token=oov_token, analyzer=model)
         tokenizer._use_model_vocabulary()
         return tokenizer

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import must_be, wrong_type
+from kvec.common.arguments import must_be, wrong_type
 from kvec.encoding import DIRECTIONS, STRATEGIES, Encoding, non_negative_int, one_of, pad_encodings
 
 __all__ = ["PRETRAINED", "SPECIAL_ROLES", "BatchEncoding", "TransformersCalls", "VERY_LARGE_INTEGER"]

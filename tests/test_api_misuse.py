@@ -17,16 +17,17 @@ import numpy as np
 import pytest
 
 import kvec
-from kvec import Tokenizer, progress, tokenizer_from_json
+from kvec import Tokenizer, tokenizer_from_json
 from kvec.cli import main as cli_main
+from kvec.common import progress
+from kvec.common.progress import progress_bar
+from kvec.common.ragged import rows_to_ragged
 from kvec.errors import FormatError
 from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.normalizers import Lowercase, OpenCC, Precompiled, Replace
 from kvec.pipeline import Pipeline
 from kvec.pretokenizers import ByteLevel, Whitespace
-from kvec.progress import progress_bar
-from kvec.ragged import rows_to_ragged
 from kvec.trainers import BpeTrainer, WordPieceTrainer
 from tests.support import Oracle
 

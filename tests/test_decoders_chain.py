@@ -11,10 +11,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from kvec import decoders
+from kvec.common.patterns import Regex
 from kvec.interop import load_sentencepiece_model
 from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
 from kvec.models import WordPiece
-from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from tests.support import TEXTS, Oracle
 

@@ -154,7 +154,7 @@ def test_a_str_pattern_is_literal_and_a_regex_is_an_expression():
     assert pretokenizers.Regex is normalizers.Regex is pre_tokenizers.Regex
     with pytest.raises(ValueError, match="not a valid regular expression"):
         pretokenizers.Regex("(")
-    with pytest.raises(TypeError, match="pattern must be a str or a kvec.patterns.Regex"):
+    with pytest.raises(TypeError, match="pattern must be a str or a kvec.common.patterns.Regex"):
         pretokenizers.Split(5)
 
 

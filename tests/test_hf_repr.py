@@ -9,10 +9,10 @@ import pytest
 import kvec
 from kvec import decoders, models, normalizers, pre_tokenizers, processors
 from kvec.added_vocabulary import AddedToken
+from kvec.common.patterns import Regex
 from kvec.contracts import Decoder
 from kvec.interop.hf_repr import rust_float
 from kvec.interop.huggingface import to_tokenizer_json_str
-from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from tests.support import Oracle
 

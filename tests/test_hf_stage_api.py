@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvec import decoders, normalizers, pretokenizers, processors
+from kvec.files.serialization import component_document
 from kvec.interop.huggingface import to_tokenizer_json_str
 from kvec.models import WordPiece
 from kvec.pipeline import Pipeline
-from kvec.serialization import component_document
 from tests.support import STABLE_CHARS, Oracle
 
 hf = Oracle("tokenizers")

@@ -191,7 +191,7 @@ def test_bad_arguments():
         kvec.Tokenizer(merges=3)
     with pytest.raises(TypeError, match=r"texts\[1\] must be a str to train the subword model, got list"):
         kvec.Tokenizer(subword="bpe").fit_on_texts(["a", ["b"]])
-    with pytest.raises(TypeError, match="model must be a kvec.pipeline.Tokenizer or a kvec model, got dict"):
+    with pytest.raises(TypeError, match="model must be a kvec.Pipeline or a kvec model, got dict"):
         kvec.Tokenizer.from_model({"a": 1})
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from kvec import Tokenizer
+from kvec.common.ragged import rows_to_ragged
 from kvec.data.batching import TokenBatches
 from kvec.data.shards import (
     SHARDS_FILE,
@@ -21,7 +22,6 @@ from kvec.data.shards import (
     write_info,
 )
 from kvec.errors import FormatError
-from kvec.ragged import rows_to_ragged
 from tests.spark_session import shared_session, skip_without_spark
 from tests.support import TEXTS
 

@@ -143,7 +143,7 @@ def test_bad_arguments_raise_before_spark_runs(session):
         kvec_spark.encode(frame, Tokenizer())
     with pytest.raises(ValueError, match="this pipeline has no model yet"):
         kvec_spark.encode(frame, keras_subword("bpe", 100)[0])
-    with pytest.raises(TypeError, match="tokenizer must be a kvec.pipeline.Tokenizer, a kvec model or a fitted"):
+    with pytest.raises(TypeError, match="tokenizer must be a kvec.Pipeline, a kvec model or a fitted"):
         kvec_spark.encode(frame, "bert")
     with pytest.raises(ValueError, match=r"has no column 'body'; it has \['text', 'label'\]"):
         kvec_spark.encode(frame, tok, column="body")

@@ -11,14 +11,15 @@ import pkgutil
 import pytest
 
 import kvec
-from kvec import decoders, normalizers, pretokenizers, processors, serialization
+from kvec import decoders, normalizers, pretokenizers, processors
 from kvec.chinese import Jieba
+from kvec.common.patterns import Regex
 from kvec.contracts import STAGE_TYPES, Decoder, Model, Normalizer, PostProcessor, PreTokenizer, Stage, registered
 from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer
 from kvec.errors import NotNativeError
+from kvec.files import serialization
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.native_spec import describe, describe_splitter
-from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 
 CONTRACTS = {

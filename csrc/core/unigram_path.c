@@ -134,21 +134,6 @@ unigram_best_path(const UnigramTrie *trie, UnigramPath *s, const CodePoints *tex
     return best_path_of_kind(trie, s, 4, 0, data, n, skip_piece, unknown);
 }
 
-ptrdiff_t
-unigram_byte_pieces(const UnigramModel *m, const CodePoints *text, ptrdiff_t start, ptrdiff_t end, int32_t *ids)
-{
-    ptrdiff_t count = 0;
-    unsigned char bytes[4];
-    for (ptrdiff_t i = start; i < end; i++) {
-        int n = utf8_of(code_point_at(text->kind, text->data, i), bytes);
-        for (int k = 0; k < n; k++) {
-            if (m->byte_ids[bytes[k]] < 0) return 0;
-            ids[count++] = m->byte_ids[bytes[k]];
-        }
-    }
-    return count;
-}
-
 /* Pushes one token: its id, and its span with `with_spans`. */
 static inline int
 push_token(Int64s *out, int with_spans, int64_t id, ptrdiff_t start, ptrdiff_t end)

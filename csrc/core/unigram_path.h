@@ -57,10 +57,6 @@ void unigram_path_free(UnigramPath *s);
 double unigram_best_path(const UnigramTrie *trie, UnigramPath *s, const CodePoints *text, int32_t skip_piece,
                          double unknown, int rule);
 
-/* The byte pieces of the UTF-8 of text[start, end) into ids, and how many: 0 when some byte has none. */
-ptrdiff_t unigram_byte_pieces(const UnigramModel *m, const CodePoints *text, ptrdiff_t start, ptrdiff_t end,
-                              int32_t *ids);
-
 /* Appends the tokens of a path's edges path[0, count) through `text` to `out`, unknown characters
  * resolved by m->rule: each token's id, followed by its start and end with `with_spans`. Returns 0; 1
  * when a character has no id (the model has no unk_id), its position in *unknown_at; -1 when out of

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from kvec.arguments import is_int, must_be
+from kvec.common.arguments import is_int, must_be
+from kvec.common.ragged import rows_to_ragged
 from kvec.data.token_ids import ragged_ids
-from kvec.ragged import rows_to_ragged
 
 __all__ = ["TokenBatches"]
 

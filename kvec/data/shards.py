@@ -198,7 +198,7 @@ def _column(entry, source):
 @dataclass
 class ShardRows:
     """The rows of a shard folder, in order: each row's real ids as ``(values, row_lengths)`` (int64,
-    see :mod:`kvec.ragged`), and the other ``columns`` asked for, one NumPy array each (a list column as
+    see :mod:`kvec.common.ragged`), and the other ``columns`` asked for, one NumPy array each (a list column as
     ``(values, row_lengths)`` too)."""
 
     values: NDArray[np.int64]

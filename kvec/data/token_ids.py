@@ -1,5 +1,5 @@
 """Token ids of many texts from any kvec tokenizer, as one flat array and the length of each row
-(see :mod:`kvec.ragged`).
+(see :mod:`kvec.common.ragged`).
 
 This module sits above both tokenizers: it takes a :class:`kvec.Tokenizer` (the Keras one), a
 :class:`kvec.pipeline.Pipeline`, or a bare model, and gives their ids in the one shape the Keras layer
@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from kvec.common.ragged import rows_to_ragged
 from kvec.contracts import Model
 from kvec.pipeline import Pipeline
 from kvec.pre_tokenizers import WhitespaceSplit
-from kvec.ragged import rows_to_ragged
 from kvec.text import Tokenizer
 
 __all__ = ["as_id_tokenizer", "ragged_ids", "rows_to_ragged"]

@@ -14,10 +14,10 @@ from typing import Any
 
 import regex
 
-from kvec.arguments import must_be, wrong_type
+from kvec.common.arguments import must_be, wrong_type
+from kvec.common.patterns import Pattern, compile_pattern, find_matches, pattern_json
 from kvec.contracts import Decoder, PieceDecoder, registered
 from kvec.decoders.pieces import WordPiece
-from kvec.patterns import Pattern, compile_pattern, find_matches, pattern_json
 
 __all__ = ["BPEDecoder", "ByteFallback", "CTC", "Fuse", "Replace", "Sequence", "Strip"]
 
@@ -35,13 +35,13 @@ class Replace(Decoder):
     """Replace every match of ``pattern`` in each token by ``content``.
 
     Args:
-        pattern: a str matched literally, or a :class:`kvec.patterns.Regex`.
+        pattern: a str matched literally, or a :class:`kvec.common.patterns.Regex`.
         content: what each match becomes.
 
     Example:
         >>> Replace("▁", " ").decode(["▁Hey", "▁you"])
         ' Hey you'
-        >>> from kvec.patterns import Regex
+        >>> from kvec.common.patterns import Regex
         >>> Replace(Regex("[0-9]+"), "#").decode(["a12", "3b"])
         'a##b'
     """

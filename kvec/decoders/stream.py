@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 
 __all__ = ["DecodeStream"]
 

@@ -21,13 +21,14 @@ from typing import Any
 
 import regex
 
-from kvec import decoders, normalizers, pre_tokenizers, processors, serialization
+from kvec import decoders, normalizers, pre_tokenizers, processors
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import MAX_ID, wrong_type
+from kvec.common.arguments import MAX_ID, wrong_type
+from kvec.common.patterns import Regex
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
+from kvec.files import serialization
 from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
-from kvec.patterns import Regex
 from kvec.pipeline import Pipeline
 from kvec.processors import TemplateProcessing
 

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.errors import FormatError
 from kvec.files.atomic import atomic_write
 from kvec.interop.detection import load

@@ -16,10 +16,11 @@ import os
 from array import array
 from collections.abc import Mapping
 
-from kvec import decoders, pre_tokenizers, serialization
+from kvec import decoders, pre_tokenizers
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import MAX_ID, check_id, wrong_type
+from kvec.common.arguments import MAX_ID, check_id, wrong_type
 from kvec.errors import FormatError
+from kvec.files import serialization
 from kvec.models import BPE
 from kvec.pipeline import Pipeline
 
@@ -50,7 +51,7 @@ def load_tiktoken(
 
     Args:
         path: the rank file.
-        pattern: the word expression (a str or a :class:`kvec.patterns.Regex`), or the name of a known
+        pattern: the word expression (a str or a :class:`kvec.common.patterns.Regex`), or the name of a known
             one (``"cl100k_base"``, ``"r50k_base"``).
         special_tokens: ``{token: id}`` matched before the model (tiktoken's ``allowed_special="all"``).
 

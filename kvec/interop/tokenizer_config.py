@@ -16,7 +16,7 @@ from typing import Any
 
 import regex
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.errors import FormatError, NotLocalError, parse_json
 from kvec.pipeline import Pipeline
 from kvec.transformers_calls import SPECIAL_ROLES

@@ -99,7 +99,7 @@ class TextVectorization(keras.layers.Layer):
 
     Args:
         tokenizer: None (Keras' whitespace split), a trained :class:`kvec.Tokenizer` or
-            :class:`kvec.pipeline.Tokenizer` (or a bare kvec model, an unfitted :class:`kvec.Tokenizer`,
+            :class:`kvec.Pipeline` (or a bare kvec model, an unfitted :class:`kvec.Tokenizer`,
             or a ``(pipeline, trainer)`` pair that ``adapt`` trains), or a word splitter such as
             :class:`kvec.chinese.Jieba`.
         max_tokens, standardize, split, ngrams, output_mode, output_sequence_length,

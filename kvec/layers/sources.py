@@ -14,10 +14,10 @@ import json
 
 import numpy as np
 
-from kvec import serialization
 from kvec.contracts import Model, PreTokenizer, settings_key
 from kvec.data.token_ids import as_id_tokenizer, ragged_ids
 from kvec.errors import FormatError, parse_json
+from kvec.files import serialization
 from kvec.native_spec import NotNativeError, describe, describe_splitter
 from kvec.pipeline import Pipeline
 from kvec.text import Tokenizer, tokenizer_from_json
@@ -194,7 +194,7 @@ def token_source(tokenizer):
         else:
             return WordSplitterSource(tokenizer)
     raise TypeError(
-        "tokenizer must be a kvec.Tokenizer, a kvec.pipeline.Tokenizer, a kvec model, a (pipeline, trainer) "
+        "tokenizer must be a kvec.Tokenizer, a kvec.Pipeline, a kvec model, a (pipeline, trainer) "
         f"pair, or a kvec pre-tokenizer such as kvec.chinese.Jieba; got {type(tokenizer).__name__}"
     )
 

@@ -4,7 +4,7 @@ kvec tokenizer inside.
 Without ``tokenizer=`` it is ``keras.layers.TextVectorization``, in-graph, output for output. With one,
 the texts go to the tokenizer through ``tf.numpy_function`` (one call per batch):
 
-* a tokenizer with a vocabulary of its own (:class:`kvec.Tokenizer`, :class:`kvec.pipeline.Tokenizer`,
+* a tokenizer with a vocabulary of its own (:class:`kvec.Tokenizer`, :class:`kvec.Pipeline`,
   a bare model, or a ``(pipeline, trainer)`` pair that ``adapt`` trains) gives the ids the layer
   outputs, the same ids that tokenizer gives on its own;
 * a word splitter (:class:`kvec.chinese.Jieba`, any kvec pre-tokenizer) replaces Keras' ``split``, and
@@ -55,7 +55,7 @@ class TextVectorization(keras.layers.TextVectorization):
 
     Args:
         tokenizer: None (Keras' whitespace split), a trained :class:`kvec.Tokenizer` or
-            :class:`kvec.pipeline.Tokenizer` (or a bare kvec model, or an unfitted
+            :class:`kvec.Pipeline` (or a bare kvec model, or an unfitted
             :class:`kvec.Tokenizer` such as ``Tokenizer(subword="bpe")``, or a ``(pipeline, trainer)``
             pair such as ``kvec.presets.keras_subword("wordpiece", 8000)``, which ``adapt`` fits or
             trains), or a word splitter such as :class:`kvec.chinese.Jieba`.

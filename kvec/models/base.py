@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvec.arguments import MAX_ID, check_id, type_name, wrong_type
+from kvec.common.arguments import MAX_ID, check_id, type_name, wrong_type
 from kvec.contracts import Model
 
 __all__ = ["SubwordModel", "checked_vocab"]

@@ -20,7 +20,7 @@ from itertools import islice
 from typing import Any, cast
 
 from kvec._subword import BpeRanks, BpeSymbols
-from kvec.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
+from kvec.common.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
 from kvec.files.vocab_reading import Path, read_merges_txt, read_vocab_json

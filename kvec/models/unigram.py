@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from kvec._unigram import Lattice
-from kvec.arguments import MAX_ID, check_bool, check_id, check_number, check_seed, wrong_type
+from kvec.common.arguments import MAX_ID, check_bool, check_id, check_number, check_seed, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
 from kvec.models import spec_bytes

@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from kvec.arguments import check_str
+from kvec.common.arguments import check_str
 from kvec.contracts import registered
 from kvec.files.vocab_reading import read_vocab_json
 from kvec.models.base import SubwordModel, checked_vocab

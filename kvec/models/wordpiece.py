@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from kvec._subword import WordPieceTable
-from kvec.arguments import check_count, check_str
+from kvec.common.arguments import check_count, check_str
 from kvec.contracts import registered
 from kvec.files.vocab_reading import read_vocab_txt
 from kvec.models import spec_bytes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.contracts import PreTokenizer
 from kvec.pipeline import Pipeline, TrainingWords
 from kvec.spark.inputs import text_rdd

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec.arguments import must_be
+from kvec.common.arguments import must_be
 from kvec.data.shards import IDS, MASK
 from kvec.spark.inputs import text_frame
 from kvec.spark.tokenizers import ShippedTokenizer, portable, token_ids

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 
 __all__ = ["text_column", "text_frame", "text_rdd"]
 

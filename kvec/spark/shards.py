@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.data.shards import FORMATS, IDS, MASK, SHARDS_FILE, ShardColumn, ShardInfo, shard_file_name, write_info
 
 __all__ = ["write_shards"]

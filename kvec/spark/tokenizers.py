@@ -22,10 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from kvec.chinese import Jieba
+from kvec.common.ragged import rows_to_ragged
 from kvec.contracts import Model, PreTokenizer
 from kvec.data.token_ids import as_id_tokenizer
 from kvec.pipeline import Pipeline
-from kvec.ragged import rows_to_ragged
 from kvec.text import Tokenizer, tokenizer_from_json
 
 __all__ = ["PortableTokenizer", "ShippedTokenizer", "portable", "rebuild", "token_ids"]
@@ -82,8 +82,7 @@ def portable(tokenizer: Any) -> PortableTokenizer:
             f"kvec.Tokenizer(analyzer={type(tokenizer).__name__}(...)) on the texts and pass that"
         )
     raise TypeError(
-        "tokenizer must be a kvec.pipeline.Tokenizer, a kvec model or a fitted kvec.Tokenizer, "
-        f"got {type(tokenizer).__name__}"
+        f"tokenizer must be a kvec.Pipeline, a kvec model or a fitted kvec.Tokenizer, got {type(tokenizer).__name__}"
     )
 
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kvec._subword import BottomUpLearner
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
 

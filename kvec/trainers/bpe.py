@@ -29,10 +29,10 @@ from typing import cast
 
 from kvec._subword import bpe_merge_loop
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import check_int, must_be, wrong_type
+from kvec.common.arguments import check_int, must_be, wrong_type
+from kvec.common.progress import progress_bar
 from kvec.contracts import Trainer
 from kvec.models.bpe import BPE
-from kvec.progress import progress_bar
 from kvec.trainers.options import (
     from_state,
     initial_alphabet_option,

@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from kvec.arguments import must_be, wrong_type
-from kvec.progress import progress_bar
+from kvec.common.arguments import must_be, wrong_type
+from kvec.common.progress import progress_bar
 
 if TYPE_CHECKING:
     from kvec.contracts import PreTokenizer

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import must_be
+from kvec.common.arguments import must_be
 
 __all__ = [
     "alphabet_list",

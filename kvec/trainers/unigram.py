@@ -49,9 +49,9 @@ import regex
 
 from kvec._unigram import Lattice, release_free_memory
 from kvec.added_vocabulary import AddedToken
+from kvec.common.progress import progress_bar
 from kvec.contracts import Trainer
 from kvec.models.unigram import Unigram
-from kvec.progress import progress_bar
 from kvec.trainers.options import (
     from_state,
     initial_alphabet_option,

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from kvec.added_vocabulary import AddedToken
-from kvec.arguments import must_be
+from kvec.common.arguments import must_be
+from kvec.common.progress import progress_bar
 from kvec.contracts import Trainer
 from kvec.models.wordlevel import WordLevel
-from kvec.progress import progress_bar
 from kvec.trainers.bpe import word_count_items
 from kvec.trainers.options import (
     from_state,

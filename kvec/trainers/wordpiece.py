@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from kvec.added_vocabulary import AddedToken
+from kvec.common.progress import progress_bar
 from kvec.contracts import Trainer
 from kvec.models.wordpiece import WordPiece
-from kvec.progress import progress_bar
 from kvec.trainers.bpe import (
     BpeTrainer,
     _count_pairs,

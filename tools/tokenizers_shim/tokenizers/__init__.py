@@ -17,8 +17,8 @@ from kvec import (
     processors,
     trainers,
 )
+from kvec.common.patterns import Regex
 from kvec.encoding import Encoding
-from kvec.patterns import Regex
 from kvec.pipeline import Pipeline as Tokenizer
 
 __all__ = [

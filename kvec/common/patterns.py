@@ -12,7 +12,7 @@ from typing import Any
 
 import regex
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 
 __all__ = ["Pattern", "Regex", "compile_pattern", "find_matches", "pattern_json"]
 
@@ -74,7 +74,7 @@ def compile_pattern(pattern: Pattern, name: str = "pattern") -> regex.Pattern[st
         return pattern._compiled
     if isinstance(pattern, str):
         return regex.compile(regex.escape(pattern))
-    raise wrong_type(name, "a str or a kvec.patterns.Regex", pattern)
+    raise wrong_type(name, "a str or a kvec.common.patterns.Regex", pattern)
 
 
 def find_matches(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int, bool]]:

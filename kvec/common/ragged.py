@@ -13,7 +13,7 @@ from itertools import chain
 import numpy as np
 from numpy.typing import NDArray
 
-from kvec.arguments import wrong_type
+from kvec.common.arguments import wrong_type
 
 __all__ = ["rows_to_ragged"]
 

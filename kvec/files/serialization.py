@@ -17,12 +17,12 @@ from typing import Any
 # the stage modules register their stages (kvec.contracts.registered) as they are imported
 from kvec import chinese, decoders, models, normalizers, pre_tokenizers, processors  # noqa: F401
 from kvec.added_vocabulary import AddedToken
+from kvec.common.patterns import Regex, pattern_json
 from kvec.contracts import STAGE_TYPES
 from kvec.custom_stages import CustomNormalizer, CustomPreTokenizer, cannot_save
 from kvec.errors import FormatError, parse_json
 from kvec.files.atomic import atomic_write
 from kvec.files.vocab_reading import read_text
-from kvec.patterns import Regex, pattern_json
 
 FORMAT_VERSION = 1
 
@@ -66,7 +66,7 @@ def component_document(stage, component):
 
 def _pattern(cls, value):
     """A ``Split``'s or ``Replace``'s pattern from its document: ``{"String": ...}`` or ``{"Regex": ...}``;
-    a bare str is what files written before kvec had :class:`kvec.patterns.Regex` hold, where a
+    a bare str is what files written before kvec had :class:`kvec.common.patterns.Regex` hold, where a
     ``Split`` took an expression and ``Replace`` a literal string."""
     if isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), str):
         if "Regex" in value:
