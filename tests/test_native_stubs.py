@@ -21,5 +21,6 @@ def test_the_stubs_match_the_built_extensions():
     pytest.importorskip("mypy.stubtest")
     command = [sys.executable, "-m", "mypy.stubtest", *STUBBED]
     command += ["--allowlist", str(ROOT / "tools" / "stubtest_allowlist.txt")]
+    command += ["--mypy-config-file", str(ROOT / "pyproject.toml")]  # the project's mypy settings, as make typecheck
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
