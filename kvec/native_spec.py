@@ -141,7 +141,10 @@ def _replacing(pipeline: Pipeline, normalizer: Normalizer | None, replace: tuple
     ``prepend_scheme="first"`` behind a normalizer or a token, which may move the text's start."""
     if pipeline.added_vocabulary.normalized_ids:
         raise NotNativeError("the pre-tokenizer replaces characters after the added tokens are matched")
-    if prepends_at_first_only(pipeline.pre_tokenizer) and (normalizer is not None or pipeline.added_vocabulary):
+    # (the pipeline's normalizer, even where Python runs it first: normalized text no longer says where it starts)
+    if prepends_at_first_only(pipeline.pre_tokenizer) and (
+        pipeline.normalizer is not None or pipeline.added_vocabulary
+    ):
         raise NotNativeError('the pre-tokenizer puts its prefix before the first piece only ("first")')
     replaced = Replace(*replace)
     return replaced if normalizer is None else NormalizerSequence([normalizer, replaced])
