@@ -145,20 +145,20 @@ class UnigramTrainer(Trainer):
 
     def __init__(
         self,
-        vocab_size=8000,
-        special_tokens=(),
-        unk_token="<unk>",
-        character_coverage=1.0,
-        max_piece_length=16,
-        seed_size=1_000_000,
-        shrinking_factor=0.75,
-        n_sub_iterations=2,
-        split_by_unicode_script=True,
-        byte_fallback=False,
-        show_progress=True,
-        initial_alphabet=(),
-        algorithm="huggingface",
-    ):
+        vocab_size: int = 8000,
+        special_tokens: Iterable[str | AddedToken] = (),
+        unk_token: str | None = "<unk>",
+        character_coverage: float = 1.0,
+        max_piece_length: int = 16,
+        seed_size: int = 1_000_000,
+        shrinking_factor: float = 0.75,
+        n_sub_iterations: int = 2,
+        split_by_unicode_script: bool = True,
+        byte_fallback: bool = False,
+        show_progress: bool = True,
+        initial_alphabet: Iterable[str] = (),
+        algorithm: str = "huggingface",
+    ) -> None:
         for name, value, minimum in (
             ("vocab_size", vocab_size, 1),
             ("max_piece_length", max_piece_length, 1),
@@ -169,9 +169,9 @@ class UnigramTrainer(Trainer):
                 raise TypeError(f"{name} must be an int, got {type(value).__name__}")
             if value < minimum:
                 raise ValueError(f"{name} must be >= {minimum}, got {value}")
-        for name, value in (("character_coverage", character_coverage), ("shrinking_factor", shrinking_factor)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+        for name, number in (("character_coverage", character_coverage), ("shrinking_factor", shrinking_factor)):
+            if isinstance(number, bool) or not isinstance(number, (int, float)):
+                raise TypeError(f"{name} must be a number, got {type(number).__name__}")
         if not 0.0 < character_coverage <= 1.0:
             raise ValueError(f"character_coverage must be in (0, 1], got {character_coverage}")
         if character_coverage != 1.0 and algorithm == "huggingface":
