@@ -9,8 +9,6 @@ from kvec import Tokenizer
 from kvec.chinese import Jieba
 from kvec.presets import keras_subword
 from kvec.sequence import pad_sequences
-from kvec.spark.encoding import padded_ids
-from kvec.spark.tokenizers import portable, rebuild
 from tests.spark_session import shared_session, skip_without_spark
 from tests.support import TEXTS
 
@@ -19,6 +17,8 @@ skip_without_spark()
 from pyspark.errors import PythonException  # noqa: E402
 
 from kvec import spark as kvec_spark  # noqa: E402
+from kvec.spark.encoding import padded_ids  # noqa: E402
+from kvec.spark.tokenizers import portable, rebuild  # noqa: E402
 
 
 @pytest.fixture(scope="module")
