@@ -576,6 +576,19 @@ lattice_configure(Lattice *self, PyObject *args)
     return result;
 }
 
+/* -1 with the error of a segmentation's status (unigram_ids, unigram_resolve): below 0 MemoryError,
+ * above 0 ValueError naming text[unknown_at] (no piece, no unk_id); 0 when it succeeded. */
+static int
+raise_failed(PyObject *text, int status, ptrdiff_t unknown_at)
+{
+    if (status == 0) return 0;
+    PyObject *c = status < 0 ? NULL : PyUnicode_Substring(text, unknown_at, unknown_at + 1);
+    if (status < 0) PyErr_NoMemory();
+    else if (c) PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
+    Py_XDECREF(c);
+    return -1;
+}
+
 /* The tokens of path[0, count) through text (unigram_resolve) as a list of (id, start, end). */
 static PyObject *
 resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t count)
@@ -585,15 +598,7 @@ resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t cou
     ptrdiff_t unknown_at = 0;
     int status = unigram_resolve(&L->model, &view, path, count, 1, &tokens, &unknown_at);
     PyObject *result = NULL;
-    if (status < 0) {
-        PyErr_NoMemory();
-    } else if (status > 0) {
-        PyObject *c = PyUnicode_Substring(text, unknown_at, unknown_at + 1);
-        if (c) {
-            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
-            Py_DECREF(c);
-        }
-    } else {
+    if (raise_failed(text, status, unknown_at) == 0) {
         result = PyList_New(tokens.length / 3);
         for (Py_ssize_t k = 0; result && k < tokens.length / 3; k++) {
             const int64_t *t = tokens.data + 3 * k;
@@ -635,15 +640,7 @@ lattice_ids(Lattice *self, PyObject *text)
     ptrdiff_t unknown_at = 0;
     int status = unigram_ids(&self->model, &self->scratch.path, &view, &ids, &unknown_at);
     PyObject *result = NULL;
-    if (status < 0) {
-        PyErr_NoMemory();
-    } else if (status > 0) {
-        PyObject *c = PyUnicode_Substring(text, unknown_at, unknown_at + 1);
-        if (c) {
-            PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
-            Py_DECREF(c);
-        }
-    } else {
+    if (raise_failed(text, status, unknown_at) == 0) {
         result = PyList_New(ids.length);
         for (ptrdiff_t k = 0; result && k < ids.length; k++) {
             PyObject *id = PyLong_FromLongLong(ids.data[k]);
