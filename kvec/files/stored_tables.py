@@ -32,26 +32,26 @@ _HEADER = struct.Struct("<QQI")  # key length, table length, the table's CRC-32
 
 def stored_table(key: str, make: Callable[[], bytes]) -> bytes:
     """The table filed under ``key``, or ``make()`` (then filed) when there is none to be trusted."""
-    path = _path(key)
+    encoded = key.encode("utf-8", "surrogatepass")
+    path = _path(encoded)
     if path is not None:
-        table = _read(path, key.encode("utf-8", "surrogatepass"))
+        table = _read(path, encoded)
         if table is not None:
             return table
     table = make()
     if path is not None:
-        _write(path, key.encode("utf-8", "surrogatepass"), table)
+        _write(path, encoded, table)
     return table
 
 
-def _path(key: str) -> str | None:
+def _path(key: bytes) -> str | None:
     if os.environ.get("KVEC_TABLE_CACHE", "1") == "0":
         return None
     try:
         folder = private_folder("tables")
     except (OSError, UnsafeCacheError):
         return None
-    encoded = key.encode("utf-8", "surrogatepass")
-    return os.path.join(folder, f"{zlib.crc32(encoded):08x}{zlib.adler32(encoded):08x}.table")
+    return os.path.join(folder, f"{zlib.crc32(key):08x}{zlib.adler32(key):08x}.table")
 
 
 def _read(path: str, key: bytes) -> bytes | None:
