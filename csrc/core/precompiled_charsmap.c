@@ -67,10 +67,7 @@ charsmap_init(CharsMap *t, const unsigned char *units, size_t units_bytes, const
     t->n_units = (ptrdiff_t)(units_bytes / 4);
     t->units = malloc(sizeof(uint32_t) * (units_bytes / 4 + 1));
     t->replacements = malloc(n + 1);
-    if (!t->units || !t->replacements) {
-        charsmap_free(t);
-        return -1;
-    }
+    if (!t->units || !t->replacements) return charsmap_free(t), -1;
     for (ptrdiff_t i = 0; i < t->n_units; i++)
         t->units[i] = (uint32_t)units[4 * i] | (uint32_t)units[4 * i + 1] << 8 | (uint32_t)units[4 * i + 2] << 16 |
                       (uint32_t)units[4 * i + 3] << 24;
@@ -95,8 +92,6 @@ charsmap_scratch_free(CharsMapScratch *s)
     free(s->starts);
     free(s->ends);
     free(s->pool);
-    free(s->utf8);
-    free(s->byte_ends);
     memset(s, 0, sizeof(*s));
 }
 
@@ -161,31 +156,6 @@ kept_char(const CharsMap *t, const CodePoints *in, ptrdiff_t p)
     return d < 128 && d && !(t->pairs[c][d / 8] >> (d % 8) & 1);
 }
 
-/* The text as UTF-8 for the trie: s->utf8 and the end of each character in s->byte_ends, or the text's
- * own bytes when it is ASCII (then *ascii). -1 when out of memory. */
-static int
-write_utf8(const CodePoints *in, CharsMapScratch *s, const unsigned char **utf8, int *ascii)
-{
-    ptrdiff_t n = in->length, i = 0;
-    if (in->kind == 1)
-        while (i < n && ((const unsigned char *)in->data)[i] < 0x80) i++;
-    *ascii = in->kind == 1 && i == n;
-    if (*ascii) {
-        *utf8 = in->data;
-        return 0;
-    }
-    if (fit((void **)&s->utf8, &s->utf8_capacity, 4 * n + 1, 1) < 0 ||
-        fit((void **)&s->byte_ends, &s->byte_ends_capacity, n + 1, sizeof(ptrdiff_t)) < 0)
-        return -1;
-    ptrdiff_t bytes = 0;
-    for (i = 0; i < n; i++) {
-        bytes += utf8_of(code_point_at(in->kind, in->data, i), s->utf8 + bytes);
-        s->byte_ends[i] = bytes;
-    }
-    *utf8 = s->utf8;
-    return 0;
-}
-
 typedef struct {
     ptrdiff_t start, end; /* input characters [start, end) */
     ptrdiff_t length;     /* the code points they become */
@@ -197,8 +167,7 @@ typedef struct {
  * map that covers whole characters (the trie is offered the UTF-8 of the next CHARSMAP_WINDOW), or one
  * character. -1 when out of memory. */
 static int
-next_step(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, const unsigned char *utf8, int ascii,
-          CharsMapScratch *s, Step *step)
+next_step(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, CharsMapScratch *s, Step *step)
 {
     ptrdiff_t n = in->length, p = step->end;
     *step = (Step){p, p + 1, 1, 0, 0};
@@ -212,18 +181,21 @@ next_step(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, c
             while (step->end < n && code_point_at(in->kind, in->data, step->end) != SPACE && kept_char(t, in, step->end))
                 step->end++;
     } else if (t->n_units) {
-#define BYTE_END(i) (ascii ? (i) + 1 : s->byte_ends[i])
-        ptrdiff_t chars = n - p < CHARSMAP_WINDOW ? n - p : CHARSMAP_WINDOW;
-        ptrdiff_t from = p ? BYTE_END(p - 1) : 0, to = BYTE_END(p + chars - 1), matched = 0, whole = 0;
+        unsigned char utf8[4 * CHARSMAP_WINDOW];
+        ptrdiff_t ends[CHARSMAP_WINDOW], chars = n - p < CHARSMAP_WINDOW ? n - p : CHARSMAP_WINDOW;
+        ptrdiff_t bytes = 0, matched = 0, whole = 0;
+        for (ptrdiff_t k = 0; k < chars; k++) {
+            bytes += utf8_of(code_point_at(in->kind, in->data, p + k), utf8 + bytes);
+            ends[k] = bytes;
+        }
         uint32_t value = 0;
-        walk(t, utf8 + from, to - from, &value, &matched);
-        while (matched && whole < chars && BYTE_END(p + whole) - from < matched) whole++;
-        if (matched && whole < chars && BYTE_END(p + whole) - from == matched) { /* it ends where a character ends */
+        walk(t, utf8, bytes, &value, &matched);
+        while (matched && whole < chars && ends[whole] < matched) whole++;
+        if (matched && whole < chars && ends[whole] == matched) { /* it ends where a character ends */
             if (decode_replacement(t, value, s) < 0) return -1;
             *step = (Step){p, p + whole + 1, s->pool_length, 1, 0};
             return 0;
         }
-#undef BYTE_END
     }
     step->length = step->end - step->start;
     return 0;
@@ -239,14 +211,12 @@ ptrdiff_t
 charsmap_normalize(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, ptrdiff_t limit, int spans,
                    CharsMapScratch *s)
 {
-    const unsigned char *utf8 = NULL;
-    int ascii = 1, started = 0, previous_space = rules->remove_extra;
-    if (t->n_units && write_utf8(in, s, &utf8, &ascii) < 0) return -1;
+    int started = 0, previous_space = rules->remove_extra;
     uint32_t space = rules->escape ? ESCAPED_SPACE : SPACE;
     ptrdiff_t used = 0, mapped = 0;
     Step step = {0, 0, 0, 0, 0};
     while (step.end < in->length) {
-        if (next_step(t, rules, in, utf8, ascii, s, &step) < 0) return -1;
+        if (next_step(t, rules, in, s, &step) < 0) return -1;
         if ((mapped += step.length) > limit) return -2;
         if (!started && rules->remove_extra && step.length == 1 && step_char(&step, in, s, 0) == SPACE) continue;
         ptrdiff_t room = used + step.length + 1; /* and the dummy prefix */

@@ -15,18 +15,14 @@
 #ifndef KVEC_CORE_PRECOMPILED_CHARSMAP_H
 #define KVEC_CORE_PRECOMPILED_CHARSMAP_H
 
-#include <stddef.h>
-#include <stdint.h>
-
 #include "code_points.h"
 
 #define CHARSMAP_WINDOW 16 /* characters offered to the trie at each position, as sentencepiece */
 
 typedef struct {
     uint32_t *units;
-    ptrdiff_t n_units;
     unsigned char *replacements;
-    ptrdiff_t n_replacements;
+    ptrdiff_t n_units, n_replacements;
     /* shortcuts: an ASCII character is kept as it is when no key is it alone (keyed) and none begins
      * with it and the ASCII character after it (pairs, a bit each); a character of the Basic
      * Multilingual Plane past ASCII when no key begins with its UTF-8 (begins_key, a bit each) */
@@ -50,9 +46,6 @@ typedef struct {
     ptrdiff_t out_capacity, starts_capacity, ends_capacity;
     uint32_t *pool; /* a replacement */
     ptrdiff_t pool_length, pool_capacity;
-    unsigned char *utf8;
-    ptrdiff_t *byte_ends; /* the UTF-8 end of each character */
-    ptrdiff_t utf8_capacity, byte_ends_capacity;
 } CharsMapScratch;
 
 /* The map of units[0 .. units_bytes) (whole uint32 values, else -2) and replacements[0 .. n); -1 when
