@@ -426,6 +426,12 @@ class Normalizer(Stage, _Settings, ABC):
         it as two tables around the canonical ordering (and composition) of marks. None (the default): it is not."""
         return None
 
+    def native_normalizer(self) -> bytes | None:
+        """This normalizer's own section of the native description (``csrc/core/spec_encoder.h`` states
+        each kind's layout), written beside it, for one that is neither a character rule nor a
+        decomposition (sentencepiece's normalizer). None (the default): it is described by those."""
+        return None
+
     def get_config(self) -> dict[str, Any]:
         """The constructor arguments that rebuild this normalizer."""
         return {}

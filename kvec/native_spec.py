@@ -11,7 +11,9 @@ Described today:
 
 * a :class:`kvec.pipeline.Pipeline` with no normalizer or one that works character by character
   (``Lowercase``, ``StripAccents``, ``Replace`` of one character... where no character depends on its
-  neighbours; with at most one ``Prepend``), special and added tokens, a pre-tokenizer that cuts words
+  neighbours; with at most one ``Prepend``), or that writes its own section
+  (:meth:`kvec.contracts.Normalizer.native_normalizer`: sentencepiece's, a ``.model`` file's), special
+  and added tokens, a pre-tokenizer that cuts words
   by character class (``BertPreTokenizer``, ``Whitespace``, ``WhitespaceSplit``, ``KerasFilters``,
   ``Digits``, ``Punctuation``, their ``Sequence``s, or none) or by GPT-2's or cl100k's expression
   (``ByteLevel``, ``Split`` by ``CL100K_PATTERN``), or ``SentencePiece``, whose words (a ``▁`` merged
@@ -318,6 +320,8 @@ def _normalizer(normalizer: Normalizer | None) -> bytes:
     stages = normalizer.normalizers if isinstance(normalizer, NormalizerSequence) else [normalizer]
     stages = [stage for stage in stages if stage is not None]
     places = [i for i, stage in enumerate(stages) if isinstance(stage, Prepend)]
+    if len(stages) == 1 and (section := stages[0].native_normalizer()) is not None:
+        return section + string("")
     if len(places) > 1:
         raise NotNativeError("the normalizer has more than one Prepend")
     prefix = ""

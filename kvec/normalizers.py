@@ -21,6 +21,7 @@ import regex
 from kvec.common.arguments import wrong_type
 from kvec.common.patterns import Regex, compile_pattern, find_matches, pattern_json
 from kvec.contracts import Decomposition, Normalized, Normalizer, StageList, registered
+from kvec.models.spec_bytes import SENTENCEPIECE_NORMALIZER, string, u32
 from kvec.pre_tokenizers import byte_spelling
 from kvec.unicode import hf_unicode
 from kvec.unicode.charsmap import CharsMap
@@ -739,7 +740,7 @@ class SentencePieceNormalizer(Normalizer):
     """sentencepiece's own normalization, as a ``.model`` file specifies it: its precompiled character
     map (NFKC and more, longest match first), then leading, trailing and repeated spaces removed,
     spaces written ``▁`` and a ``▁`` prepended. User-defined symbols pass through unchanged. It runs in
-    C (``csrc/python/subword/charsmap.c``); offsets follow sentencepiece's.
+    C (``csrc/core/precompiled_charsmap.c``), in the native encoder too; offsets follow sentencepiece's.
 
     Args:
         precompiled_charsmap: the map as stored in the model (base64 text; empty: no mapping).
@@ -813,3 +814,11 @@ class SentencePieceNormalizer(Normalizer):
     def normalize_token(self, text: str) -> str:
         """The character map alone: a user-defined symbol is matched as it is."""
         return self._map.normalize(text, self._symbols)[0]
+
+    def native_normalizer(self) -> bytes:
+        """Its rules, its map's trie and replacements, its user-defined symbols (longest first)."""
+        rules = self.add_dummy_prefix | self.remove_extra_whitespaces << 1 | self.escape_whitespaces << 2
+        symbols = [symbol for symbol in self._symbols if symbol]
+        trie, replacements = self._map.trie, self._map.replacements
+        parts = [u32(SENTENCEPIECE_NORMALIZER), u32(rules), u32(len(trie)), trie, u32(len(replacements)), replacements]
+        return b"".join([*parts, u32(len(symbols)), *map(string, symbols)])

@@ -832,8 +832,8 @@ class Pipeline(TransformersCalls):
         """``(encoder, python_first)``: the native encoder (:class:`kvec._spec.SpecEncoder`) of this
         pipeline's description, made once (again when a stage's settings or the added tokens change),
         and whether Python runs the normalizer and matches the added tokens before it: where the
-        description leaves them out, C describing neither a normalizer such as sentencepiece's
-        precompiled character map nor an added token's ``single_word``, ``lstrip`` or ``rstrip``. None
+        description leaves them out, C describing neither a normalizer such as Hugging Face's
+        ``Precompiled`` nor an added token's ``single_word``, ``lstrip`` or ``rstrip``. None
         when C cannot describe the rest either (a ``Split`` by a user's regular expression, a custom
         stage, sampling): then the reference encoder, :meth:`encode`, serves every text."""
         self._check_settings()

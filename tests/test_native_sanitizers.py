@@ -4,6 +4,7 @@ descriptions with arbitrary bytes as text; jieba's segmentation (``csrc/core/jie
 random dictionaries and texts; and BPE training's merge loop (``csrc/core/bpe_merges.c``) alone, whose
 merges are Hugging Face tokenizers' own."""
 
+import io
 import json
 import random
 import shutil
@@ -15,6 +16,7 @@ import pytest
 
 from kvec import Tokenizer
 from kvec.chinese import Jieba
+from kvec.interop import load_sentencepiece_model
 from kvec.models import BPE, WordPiece
 from kvec.native_spec import describe, describe_splitter
 from kvec.normalizers import NFKC, BertNormalizer, Lowercase
@@ -109,6 +111,23 @@ def unigram_description():
     return describe(pipeline)
 
 
+def sentencepiece_model_description(tmp_path):
+    """A sentencepiece ``.model`` (nmt_nfkc's precompiled character map, user-defined symbols)."""
+    spm = pytest.importorskip("sentencepiece")
+    proto = io.BytesIO()
+    lines = ["low lower lowest 2024 ab", "naïve café 中文 ab ＡＢ ①"] * 4
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=proto,
+        vocab_size=60,
+        minloglevel=2,
+        user_defined_symbols=["ab!"],
+        hard_vocab_limit=False,
+    )
+    (tmp_path / "m.model").write_bytes(proto.getvalue())
+    return describe(load_sentencepiece_model(tmp_path / "m.model"))
+
+
 def splitter_description():
     return describe_splitter(ByteLevel())
 
@@ -120,12 +139,13 @@ def block(data):
 @pytest.mark.parametrize(
     "make",
     [description, keras_description, bpe_description, byte_level_description, keras_subword_description]
-    + [unigram_description, splitter_description, uncased_description, nfkc_description],
+    + [unigram_description, splitter_description, uncased_description, nfkc_description]
+    + [sentencepiece_model_description],
     ids=["wordpiece", "keras_words", "bpe", "byte_level_bpe", "keras_subword", "unigram", "splitter"]
-    + ["uncased", "nfkc"],
+    + ["uncased", "nfkc", "sentencepiece_model"],
 )
-def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make):
-    spec = make()
+def test_descriptions_and_texts_run_clean_under_the_sanitizers(driver, make, tmp_path):
+    spec = make(tmp_path) if make is sentencepiece_model_description else make()
     rng = random.Random(11)
     texts = [
         b"",

@@ -1,6 +1,8 @@
 """sentencepiece ``.model`` files read without sentencepiece: the same ids as sentencepiece itself, for
 Unigram and BPE models with its default normalization (NFKC character map, whitespace rules), byte
-fallback, split digits and user-defined symbols; bad files raise kvec errors naming the file."""
+fallback, split digits and user-defined symbols; bad files raise kvec errors naming the file. Such a
+pipeline is described whole to the native encoder (the normalizer runs in
+csrc/core/precompiled_charsmap.c): encode_batch is one native call, and the TensorFlow op serves it."""
 
 import io
 
@@ -8,10 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kvec._spec import SpecEncoder
 from kvec.contracts import Normalized
 from kvec.errors import FormatError
 from kvec.interop import load_sentencepiece_model
-from kvec.pipeline import Tokenizer
+from kvec.native_spec import describe
+from kvec.normalizers import SentencePieceNormalizer
+from kvec.pipeline import Pipeline, Tokenizer
 from tests.support import STABLE_CHARS, TEXTS, WORDS
 
 spm = pytest.importorskip("sentencepiece")
@@ -30,6 +35,9 @@ EXTRA = ["  ", "\t", "１２", "Ａ", "ﬁ", "①", "<s>", "</s>", "<mask>", "He
 TEXT = st.lists(st.one_of(st.sampled_from(WORDS + EXTRA), st.sampled_from([" ", "  "]), STABLE_CHARS), max_size=16).map(
     "".join
 )
+# what the character map rewrites: full-width, compatibility and ligature forms, other spaces, controls
+REWRITTEN = "ＡＢＣ|１２３|　|ｶﾞ|ﬁ|①|㍻|™|½|Ⅻ|ℌ|\u00a0|\u200b|\x00|\x07|\x1f|\x7f|\t|\n|\r\n|\ufeff|e\u0301|Å"
+REWRITTEN_TEXT = st.lists(st.one_of(st.sampled_from(REWRITTEN.split("|")), TEXT), max_size=6).map("".join)
 
 
 @pytest.fixture(scope="module", params=list(CONFIGS))
@@ -128,3 +136,37 @@ def test_byte_pieces_that_are_not_utf8_decode_as_sentencepiece(pair, data):
     row = [sp.piece_to_id(f"<0x{b:02X}>") for b in data]
     assert ours.decode(row) == sp.decode(row)
     assert ours.decoder.decode([sp.id_to_piece(i) for i in row]) == sp.decode(row)
+
+
+def refuse(*args, **kwargs):
+    raise AssertionError("Python ran a stage of a pipeline described whole")
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts=st.lists(REWRITTEN_TEXT, min_size=1, max_size=6))
+def test_encode_batch_is_one_native_call_equal_to_sentencepiece(pair, texts):
+    sp, ours, _ = pair
+    encoder, python_first = ours._fast_encoder()
+    assert isinstance(encoder, SpecEncoder) and not python_first
+    expected = sp.encode(texts)
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("encode", "_encode_input"):
+            patch.setattr(Pipeline, name, refuse)
+        for name in ("normalize", "normalize_str", "normalize_batch"):
+            patch.setattr(SentencePieceNormalizer, name, refuse)
+        assert [e.ids for e in ours.encode_batch(texts, n_threads=2)] == expected
+        values, row_lengths = ours.encode_ragged(texts)
+    assert row_lengths.tolist() == [len(ids) for ids in expected]
+    assert values.tolist() == [i for ids in expected for i in ids]
+
+
+@settings(max_examples=20, deadline=None)
+@given(texts=st.lists(REWRITTEN_TEXT, min_size=1, max_size=6))
+def test_the_tensorflow_op_encodes_as_sentencepiece(pair, texts):
+    tf = pytest.importorskip("tensorflow")
+    from kvec.layers import op_library
+
+    library = op_library.load() or pytest.skip("kvec's op library could not be built here")
+    sp, ours, _ = pair
+    values, splits = library.kvec_encode(tf.constant([t.encode() for t in texts]), spec=describe(ours))
+    assert tf.RaggedTensor.from_row_splits(values, splits).to_list() == sp.encode(texts)

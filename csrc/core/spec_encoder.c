@@ -8,7 +8,6 @@
 #include "utf8.h"
 
 /* ------------------------------------------------------------------------------------------------ */
-/* ------------------------------------------------------------------------------------------------ */
 /* Reading the description (spec_reader.h checks every read against the end)                      */
 
 #define ENTRY_SIZE 16 /* the smallest entry: one code point and its id, with the length */
@@ -84,6 +83,30 @@ read_char_map(Reader *r, CharMap *map)
         map->ignorable = r->error ? NULL : read_ranges(r, &map->n_ignorable);
     }
     if (!r->error) r->error = char_map_check(map);
+}
+
+/* sentencepiece's normalizer (see spec_encoder.h): its rules, its map, its user-defined symbols */
+static void
+read_charsmap(Reader *r, SpecEncoder *e)
+{
+    uint32_t rules = read_u32(r), sizes[2];
+    const unsigned char *blobs[2]; /* the trie's units, the replacements */
+    for (int k = 0; k < 2; k++) {
+        sizes[k] = read_count(r, 1);
+        blobs[k] = r->at;
+        r->at += sizes[k];
+    }
+    if (!r->error && rules > 7) r->error = "an unknown rule of sentencepiece's normalizer";
+    int status = r->error ? 0 : charsmap_init(&e->charsmap, blobs[0], sizes[0], blobs[1], sizes[1]);
+    if (status) r->error = status == -1 ? "out of memory" : "the character map's units are not whole u32 values";
+    uint32_t n = read_count(r, 8);
+    e->symbols = r->error ? NULL : calloc(n ? n : 1, sizeof(CodePoints));
+    if (!r->error && !e->symbols) r->error = "out of memory";
+    e->rules = (CharsMapRules){e->symbols, 0, rules & 1, rules >> 1 & 1, rules >> 2 & 1};
+    for (uint32_t length; e->rules.n_symbols < n && !r->error; e->rules.n_symbols++) { /* freed up to here */
+        uint32_t *symbol = read_string(r, &length);
+        e->symbols[e->rules.n_symbols] = (CodePoints){4, symbol, symbol ? length : 0};
+    }
 }
 
 static void
@@ -318,8 +341,9 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     r.at += 4;
     if (read_u32(&r) != SPEC_VERSION && !r.error) r.error = "a description of another version";
     uint32_t normalizer = read_u32(&r);
-    if (!r.error && normalizer > 3) r.error = "an unknown normalizer kind";
-    if (!r.error && normalizer >= 1) {
+    if (!r.error && normalizer > 4) r.error = "an unknown normalizer kind";
+    if (!r.error && normalizer == 4) read_charsmap(&r, e);
+    if (!r.error && normalizer >= 1 && normalizer <= 3) {
         e->has_map = 1;
         e->map.final_sigma = normalizer == 2;
         read_char_map(&r, &e->map);
@@ -357,7 +381,8 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
     e->expression = (int)expression;
     if (!r.error && expression == SPEC_JIEBA) read_jieba(&r, e);
     if (!r.error && e->map_words && e->part_prefix) r.error = "a prefix is put before parts that are not mapped";
-    if (!r.error && e->map_words && e->reorders) r.error = "jieba's words are mapped by a normalizer that decomposes";
+    if (!r.error && e->map_words && (e->reorders || e->symbols))
+        r.error = "jieba's words are mapped by a normalizer that decomposes or is sentencepiece's";
     e->piece_prefix = read_code_points(&r, &e->piece_prefix_length);
     if (!r.error && e->piece_prefix_length > SPEC_LONGEST_PREFIX) r.error = "a prefix is longer than 32 code points";
     uint32_t model = read_u32(&r);
@@ -390,6 +415,9 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
 void
 spec_encoder_free(SpecEncoder *e)
 {
+    charsmap_free(&e->charsmap);
+    for (ptrdiff_t k = 0; k < e->rules.n_symbols; k++) free((void *)e->symbols[k].data);
+    free(e->symbols);
     free(e->map.entries);
     free(e->map.pool);
     free(e->map.cased);
@@ -437,6 +465,7 @@ spec_scratch_free(SpecScratch *s)
     jieba_scratch_free(&s->jieba);
     int64s_free(&s->spans);
     free(s->word);
+    charsmap_scratch_free(&s->charsmap);
     memset(s, 0, sizeof(*s));
 }
 
@@ -695,7 +724,11 @@ encode_part(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out,
 {
     ptrdiff_t before = n > 0 ? e->part_prefix_length : 0, limit = SPEC_GROWTH * n;
     int mapped = e->has_map && !e->map_words; /* with map_words the map is jieba's words' */
-    if (mapped && e->reorders) { /* decomposed, ordered, composed (each O(n log n) at worst), mapped again */
+    if (e->symbols) { /* sentencepiece's normalizer */
+        n = charsmap_normalize(&e->charsmap, &e->rules, &(CodePoints){4, cps, n}, limit, 0, &s->charsmap);
+        if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
+        cps = s->charsmap.out;
+    } else if (mapped && e->reorders) { /* decomposed, ordered, composed (each O(n log n) at worst), mapped again */
         n = char_map_apply(&e->map, cps, n, limit, &s->decomposed, &s->decomposed_capacity);
         if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
         if (canonical_order(&e->combining, s->decomposed, n, &s->marks, &s->marks_capacity) < 0) return -1;
@@ -758,14 +791,8 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
     if (code_points_reserve(&s->text, &s->text_capacity, (ptrdiff_t)n) < 0) return -1;
     ptrdiff_t length = 0;
     for (size_t i = 0; i < n;) {
-        if (text[i] < 0x80) { /* ASCII, most texts: widened a run at a time */
-            size_t end = i + 1;
-            while (end < n && text[end] < 0x80) end++;
-            for (; i < end; i++) s->text[length++] = text[i];
-            continue;
-        }
-        int size;
-        s->text[length++] = utf8_next(text, n, i, &size);
+        int size = 1;
+        s->text[length++] = text[i] < 0x80 ? text[i] : utf8_next(text, n, i, &size);
         i += (size_t)size;
     }
     return encode_text(e, length, out, s);

@@ -11,6 +11,10 @@
  *                canonical_order.h): u32 n, n [first, last, class] u32 triples, then canonical composition
  *                (csrc/core/canonical_compose.h): u32 n (0: none), n [first, second, composite] u32
  *                triples, then a second character map (as 1) applied to the ordered text;
+ *                4 sentencepiece's normalizer (csrc/core/precompiled_charsmap.h): u32 rules (1 the
+ *                dummy prefix, 2 remove extra whitespaces, 4 escape whitespaces, or'ed), u32 n, u8
+ *                units[n] (the trie's little-endian u32 units), u32 n, u8 replacements[n], u32 n, n
+ *                times u32 length, u32 code points[] (the user-defined symbols, longest first);
  *                then u32 length, u32 code points[]: put before each part that is not empty, after it is
  *                mapped (a Prepend normalizer)
  *   special      u32 n, then n times: u32 length, u32 code points[length], i64 id (matched in raw text)
@@ -64,7 +68,8 @@
  *   - a character map is checked in O(pages + entries + pool), the combining classes and compositions in
  *     O(their count), every other section in O(its size) (hash tables built from it);
  *   - a part of m code points normalizes to at most SPEC_GROWTH * m code points (32: a map's longest
- *     replacement; a decomposition's second map may only keep within it), plus its prefix; a text that
+ *     replacement; a decomposition's second map may only keep within it), plus its prefix (or
+ *     sentencepiece's dummy prefix); a text that
  *     would grow past it is refused (spec_encode returns SPEC_GROWS) before anything is allocated past it;
  *   - a model gives at most 4 ids per code point of a word (byte fallback: its UTF-8 bytes), plus the
  *     post-processor's ids per text; so the memory of one text is O(its length): its buffers hold at
@@ -72,7 +77,7 @@
  *     within 4 KB per input byte for any description, 64 bytes for text that does not grow
  *     (tests/test_hostile_descriptions.py).
  * Per text, every stage runs in O(n log n) at worst whatever the text; the token matcher, WordPiece,
- * Unigram and jieba by a factor that is the description's, not the text's (each loop states its cost). */
+ * Unigram, jieba and sentencepiece's user-defined symbols by a factor that is the description's, not the text's (each loop states its cost). */
 #ifndef KVEC_CORE_SPEC_ENCODER_H
 #define KVEC_CORE_SPEC_ENCODER_H
 
@@ -83,6 +88,7 @@
 #include "expressions.h"
 #include "jieba_cut.h"
 #include "bpe.h"
+#include "precompiled_charsmap.h"
 #include "token_matcher.h"
 #include "unigram_path.h"
 #include "wordpiece.h"
@@ -112,6 +118,9 @@ typedef struct {
     CombiningClasses combining;
     Compositions compositions;    /* none: the decomposed text stays decomposed */
     CharMap after_map;
+    CodePoints *symbols;          /* sentencepiece's normalizer (NULL: none): its user-defined symbols, */
+    CharsMapRules rules;          /* its whitespace rules over them, */
+    CharsMap charsmap;            /* its precompiled character map */
     uint32_t *part_prefix; /* put before each part that is not empty, once mapped; NULL: none */
     ptrdiff_t part_prefix_length;
     TokenMatcher special, added;
@@ -167,6 +176,7 @@ typedef struct {
     Int64s spans;        /* jieba's words of a piece */
     uint32_t *word;      /* a jieba word joined from its pieces */
     ptrdiff_t word_capacity;
+    CharsMapScratch charsmap; /* sentencepiece's normalizer's */
 } SpecScratch;
 
 /* The encoder of the description bytes[0 .. n). Returns NULL, or what is wrong with the description (or

@@ -68,15 +68,13 @@ static inline int32_t
 unigram_trie_child(const UnigramTrie *t, int32_t node, uint32_t cp)
 {
     if (node == 0 && cp < UNIGRAM_ROOT_SPAN) return t->root[cp];
-    uint32_t lo = t->first[node], hi = t->first[node + 1], end = hi;
-    while (hi - lo > 8) { /* narrowed to the first child not below cp, give or take 8 */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (t->head[mid] < cp) lo = mid + 1;
-        else hi = mid;
+    uint32_t lo = t->first[node], n = t->first[node + 1] - lo;
+    if (n == 0) return -1;
+    for (uint32_t half; n > 1; n -= half) { /* narrowed to the last child not past cp (or the first) */
+        half = n / 2;
+        lo = t->head[lo + half] <= cp ? lo + half : lo; /* no branch to mispredict */
     }
-    for (; lo < end && t->head[lo] <= cp; lo++)
-        if (t->head[lo] == cp) return (int32_t)lo;
-    return -1;
+    return t->head[lo] == cp ? (int32_t)lo : -1;
 }
 
 /* One code point further: the piece the walk now spells, UNIGRAM_NO_PIECE, or UNIGRAM_DEAD_END (then

@@ -14,9 +14,22 @@ from collections.abc import Iterable, Mapping
 
 from kvec.errors import NotNativeError
 
-__all__ = ["BPE_MODEL", "SPLIT", "UNIGRAM", "WORDPIECE", "WORD_LOOKUP", "checked_id", "ids", "string", "tokens", "u32"]
+__all__ = [
+    "BPE_MODEL",
+    "SENTENCEPIECE_NORMALIZER",
+    "SPLIT",
+    "UNIGRAM",
+    "WORDPIECE",
+    "WORD_LOOKUP",
+    "checked_id",
+    "ids",
+    "string",
+    "tokens",
+    "u32",
+]
 
 WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
+SENTENCEPIECE_NORMALIZER = 4  # the normalizer kind a stage writes itself (kvec.native_spec writes 0 to 3)
 
 
 def u32(value: int) -> bytes:

@@ -3,7 +3,7 @@ strings whose values point into a blob of NUL-terminated replacement strings.
 
 The blob is ``<trie size: uint32 little-endian><trie units: uint32 each><replacements>``. At each
 position of a text the longest key that is a prefix of the rest is replaced; where none matches, one
-character is kept as it is. The walk runs in C (``csrc/python/subword/charsmap.c``), with sentencepiece's whitespace
+character is kept as it is. The walk runs in C (``csrc/core/precompiled_charsmap.c``), with sentencepiece's whitespace
 rules.
 """
 
@@ -24,6 +24,7 @@ class CharsMap:
     def __init__(self, blob=b"", source="precompiled_charsmap"):
         self.blob = bytes(blob)
         if not blob:
+            self.trie, self.replacements = b"", b""
             self._table = CharsMapTable(b"", b"")
             return
         if len(blob) < 4:
@@ -31,7 +32,9 @@ class CharsMap:
         size = int.from_bytes(blob[:4], "little")
         if size % 4 or 4 + size > len(blob):
             raise FormatError(source, "the character map's trie size does not fit the data")
-        self._table = CharsMapTable(self.blob[4 : 4 + size], self.blob[4 + size :])
+        # the trie's little-endian uint32 units, and the replacements their values point into
+        self.trie, self.replacements = self.blob[4 : 4 + size], self.blob[4 + size :]
+        self._table = CharsMapTable(self.trie, self.replacements)
         self._units = None  # the trie as uint32s, read on first use by shortest_match
 
     def shortest_match(self, chunk: str) -> str | None:
