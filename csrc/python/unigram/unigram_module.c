@@ -16,8 +16,6 @@
  *       .configure(unk_score, unk_id, byte_ids, rule), .ids(word), .spans(word), .resolve(word, edges)
  *           the encoding model's best segmentation of one word by sentencepiece's or Hugging Face's rule
  *           (csrc/core/unigram_path.h), its unknown characters resolved
- *       .word_model()   ids(word) as a capsule for the word encoder (csrc/python/word_model.h); the lattice is
- *           then frozen: set_pieces and configure refuse
  *   release_free_memory()   the C heap's free pages back to the system, before a training's peak
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
@@ -222,10 +220,6 @@ lattice_set_pieces(Lattice *self, PyObject *args)
 {
     PyObject *pieces, *scores;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
     if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
         PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
         return NULL;
@@ -293,9 +287,7 @@ lattice_retain(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
-    if (self->frozen)
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-    else if (values.obj && values.len != n * (Py_ssize_t)sizeof(double))
+    if (values.obj && values.len != n * (Py_ssize_t)sizeof(double))
         PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
     else if (lattice_keep(self, &indices, values.obj ? &values : NULL, n) == 0)
         result = Py_NewRef(Py_None);
@@ -312,9 +304,7 @@ lattice_rescore(Lattice *self, PyObject *args)
     Py_buffer values;
     if (!PyArg_ParseTuple(args, "y*", &values)) return NULL;
     PyObject *result = NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-    } else if (values.len != self->pieces.n * (Py_ssize_t)sizeof(double)) {
+    if (values.len != self->pieces.n * (Py_ssize_t)sizeof(double)) {
         PyErr_Format(PyExc_ValueError, "scores must hold one float64 for each of the %zd pieces, got %zd bytes",
                      self->pieces.n, values.len);
     } else {
@@ -555,8 +545,6 @@ lattice_configure(Lattice *self, PyObject *args)
     PyObject *result = NULL;
     if (rule != UNIGRAM_SENTENCEPIECE && rule != UNIGRAM_HUGGING_FACE) {
         PyErr_Format(PyExc_ValueError, "rule must be 0 (sentencepiece) or 1 (Hugging Face), got %d", rule);
-    } else if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
     } else if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
         PyErr_SetString(PyExc_ValueError, "byte_ids must be empty or 256 int32 values");
     } else if (unk_id < -1 || unk_id >= self->pieces.n) {
@@ -741,8 +729,6 @@ static PyMethodDef lattice_methods[] = {
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none); rule: the best "
      "path's arithmetic and how unknown runs resolve (0 sentencepiece, 1 Hugging Face)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
-    {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
-     "word_model() -> ids(word) as a capsule for the word encoder (csrc/python/word_model.h); freezes the lattice"},
     {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
      "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "
