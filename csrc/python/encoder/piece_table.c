@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "piece_table.h"
+#include "encoder.h"
 
 typedef struct {
     PyObject_HEAD
