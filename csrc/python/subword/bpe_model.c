@@ -123,29 +123,18 @@ merged_symbols(BpeRanks *self, PyObject *symbols, int with_starts, double dropou
         goto done;
     }
     out_ids = PyList_New(0);
-    if (!out_ids) goto done;
-    if (!with_starts) {
-        for (Py_ssize_t i = 0; i < n; i++) {
-            if (!alive[i]) continue;
-            PyObject *id = PyLong_FromLong(ids[i]);
-            int rc = id ? PyList_Append(out_ids, id) : -1;
-            Py_XDECREF(id);
-            if (rc < 0) goto done;
-        }
-        result = Py_NewRef(out_ids);
-        goto done;
-    }
-    out_starts = PyList_New(0);
-    if (!out_starts) goto done;
+    out_starts = with_starts ? PyList_New(0) : NULL;
+    if (!out_ids || (with_starts && !out_starts)) goto done;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (!alive[i]) continue;
-        PyObject *id = PyLong_FromLong(ids[i]), *start = PyLong_FromSsize_t(i);
-        int rc = id && start ? (PyList_Append(out_ids, id) | PyList_Append(out_starts, start)) : -1;
+        PyObject *id = PyLong_FromLong(ids[i]), *start = with_starts ? PyLong_FromSsize_t(i) : NULL;
+        int rc = id && (start || !with_starts) ? PyList_Append(out_ids, id) : -1;
+        if (rc == 0 && with_starts) rc = PyList_Append(out_starts, start);
         Py_XDECREF(id);
         Py_XDECREF(start);
         if (rc < 0) goto done;
     }
-    result = PyTuple_Pack(2, out_ids, out_starts);
+    result = with_starts ? PyTuple_Pack(2, out_ids, out_starts) : Py_NewRef(out_ids);
 done:
     Py_XDECREF(out_ids);
     Py_XDECREF(out_starts);
