@@ -47,25 +47,6 @@
 #include <malloc.h>
 #endif
 
-static uint32_t *
-code_points(PyObject *text, Py_ssize_t *len)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    *len = PyUnicode_GET_LENGTH(text);
-    uint32_t *cps = PyMem_Malloc((*len + 1) * sizeof(uint32_t));
-    if (!cps) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t k = 0; k < *len; k++) cps[k] = PyUnicode_READ(kind, data, k);
-    return cps;
-}
-
 /* ---- the Python type ---- */
 
 /* The words and their counts into the lattice, the counts checked; -1 with an exception set. */
@@ -481,7 +462,7 @@ edges_of_argument(Lattice *self, PyObject *args, Py_ssize_t *n, double *unk_scor
 {
     PyObject *text;
     if (!PyArg_ParseTuple(args, "Ud", &text, unk_score)) return -1;
-    uint32_t *cps = code_points(text, n);
+    uint32_t *cps = str_code_points(text, "text", n);
     if (!cps) return -1;
     Py_ssize_t n_edges = scratch_fit(&self->scratch, *n) < 0 ? -1 : build_edges(self, &self->scratch, cps, *n, -1);
     PyMem_Free(cps);
