@@ -41,7 +41,7 @@ class BuildPy(build_py):
 setup(
     cmdclass={"build_py": BuildPy},
     ext_modules=[
-        extension("keras"),
+        extension("keras", "piece_map"),
         extension("subword", "piece_map", "wordpiece", "bpe", "bpe_merges", "precompiled_charsmap"),
         extension("unigram", "unigram_trie", "unigram_path"),
         extension("jieba", "jieba_dict", "jieba_hmm", "jieba_cut"),

@@ -33,31 +33,10 @@ class BpeRanks:
     def seed(self, state: tuple[int, ...], /) -> None: ...
 
 @final
-class BpeSymbols:
-    """A BPE model's segmentation of one word, for the word encoder."""
-
-    def __init__(
-        self,
-        ranks: BpeRanks,
-        chars: dict[str, int],
-        spelled: Any,
-        byte_ids: Any,
-        unk_id: int,
-        fuse_unk: bool,
-        prefix: Any,
-        suffix: Any,
-        dropout: float = 0.0,
-        whole: Any = None,
-        spelling: Any = None,
-    ) -> None: ...
-    def word_model(self) -> object: ...
-
-@final
 class WordPieceTable:
     """WordPiece's greedy longest-match-first segmentation."""
 
     def __init__(self, vocab: dict[str, int], prefix: str, unk_token: Any, max_chars: int) -> None: ...
-    def word_model(self) -> object | None: ...
     def spans(self, word: str, /) -> list[tuple[int, int, int]]: ...
     def ids(self, word: str, /) -> list[int]: ...
 

@@ -150,8 +150,8 @@ class WordTable:
         prefix: put before a text that does not start with it (after ``replace``; GPT-2's space).
         spelled: words reach the model spelled byte by byte: each UTF-8 byte as its character in
             ``byte_spelling`` (byte-level spelling, as :meth:`PreTokenizer.spell` does).
-        byte_spelling: with ``spelled``, the 256 characters bytes 0..255 are spelled with (a model's C
-            segmentation, :meth:`Model.word_model`, spells words itself with them).
+        byte_spelling: with ``spelled``, the 256 characters bytes 0..255 are spelled with (a model's
+            native description, :meth:`Model.native_model`, spells words itself with them).
     """
 
     classes: bytes
@@ -539,16 +539,8 @@ class Model(Stage, _Settings, ABC):
         return [i for i, _, _ in self.tokenize_spans(word)]
 
     def ids_function(self) -> Callable[[str], list[int]]:
-        """``word -> ids``, as fast as the model has it (the C encoder calls it once per new word)."""
+        """``word -> ids``, as fast as the model has it."""
         return self.tokenize_ids
-
-    def word_model(self, byte_spelling: str = "") -> object | None:
-        """The model's C segmentation of one word as a capsule (``csrc/python/word_model.h``), which the C
-        encoder runs without the GIL on every thread for words new to its cache; None (the default):
-        it calls :meth:`ids_function` instead, with the GIL. The capsule must give the ids that
-        :meth:`ids_function` gives; with ``byte_spelling`` (the 256 characters bytes are spelled with,
-        :attr:`WordTable.byte_spelling`), those of the word's byte spelling."""
-        return None
 
     def native_model(self, byte_spelling: str = "") -> bytes:
         """The model's section of the native description (``csrc/core/spec_encoder.h`` states each

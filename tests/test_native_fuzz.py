@@ -26,7 +26,7 @@ from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
 from kvec._keras import WordCounter, WordLookup, WordSplitter, fill_padded, fill_rows
 from kvec._spec import SpecEncoder
-from kvec._subword import BottomUpLearner, BpeRanks, BpeSymbols, CharsMapTable, WordPieceTable, bpe_merge_loop
+from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, WordPieceTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
@@ -296,45 +296,6 @@ def test_bpe_ranks_seed_takes_a_random_state_or_refuses(state, ids):
     assert len(merged) == len(starts) <= len(ids)
 
 
-def bpe_symbols_arguments():
-    ids = st.integers(-2, 20) | st.sampled_from([2**31, 2**31 - 1, -(2**31)])
-    return st.fixed_dictionaries(
-        {
-            "chars": st.dictionaries(
-                st.integers(0, 3).flatmap(lambda kind: st.integers(0, 0x10FFFF).map(lambda c: kind << 32 | c))
-                | st.sampled_from([2**64 - 1, -1, 2**64]),
-                ids,
-                max_size=12,
-            ),
-            "spelled": st.none() | st.lists(ids, min_size=1024, max_size=1024) | st.lists(ids, max_size=3),
-            "byte_ids": st.none() | st.lists(ids, min_size=256, max_size=256) | st.just([1]),
-            "unk_id": ID.filter(lambda v: -(2**63) <= v < 2**63),
-            "fuse_unk": st.booleans(),
-            "prefix": st.sampled_from([b"", b"##", b"\xff", "▁".encode()]),
-            "suffix": st.sampled_from([b"", b"</w>"]),
-            "whole": st.none() | st.dictionaries(SMALL_TEXT, ids, max_size=5) | st.just({1: 2}),
-            "spelling": st.none() | st.text(st.sampled_from("abcĀ"), min_size=256, max_size=256) | st.just("ab"),
-        }
-    )
-
-
-@FUZZ
-@given(
-    merges=MERGES,
-    arguments=bpe_symbols_arguments(),
-    dropout=st.sampled_from([0.0, 0.3]),
-    texts=st.lists(TEXT, max_size=4),
-)
-def test_bpe_symbols_segment_words_for_the_encoder_or_refuse(merges, arguments, dropout, texts):
-    ranks = BpeRanks(merges)
-    symbols, error = attempt(BpeSymbols, ranks, **arguments, dropout=dropout)
-    if error is not None:
-        return
-    assert symbols.word_model() is not None
-    with pytest.raises(RuntimeError, match="initialized once"):
-        symbols.__init__(ranks, **arguments)
-
-
 def bpe_trainer_words():
     return st.lists(st.tuples(st.lists(st.integers(0, 6), max_size=80), st.integers(1, 10**6)), max_size=8)
 
@@ -455,8 +416,6 @@ def test_wordpiece_table_matches_greedy_longest_first(vocab, prefix, unk_token, 
             continue
         assert table.spans(word) == expected
         assert table.ids(word) == [i for i, _, _ in expected]
-    if table.word_model() is None:
-        assert any(not 0 <= i < 2**63 for i in vocab.values())
 
 
 def test_wordpiece_table_names_its_bad_vocabulary():
@@ -700,9 +659,6 @@ def test_lattice_encodes_with_any_vocabulary(pieces, scores, unk_score, unk_id, 
     for text in texts:
         resolved, error = attempt(lattice.resolve, text, list(edges))
         assert error is not None or all(isinstance(i, int) and 0 <= s <= e <= len(text) for i, s, e in resolved)
-    assert lattice.word_model() is not None
-    with pytest.raises(RuntimeError, match="frozen"):
-        lattice.set_pieces([], [])
 
 
 @FUZZ
@@ -1019,8 +975,6 @@ def blank(cls):
         lambda: blank(WordCounter).result(),
         lambda: blank(BpeRanks).merge([1, 2]),
         lambda: blank(BpeRanks).seed(tuple(range(625))),
-        lambda: BpeSymbols(blank(BpeRanks), {}, None, None, -1, False, b"", b""),
-        lambda: blank(BpeSymbols).word_model(),
         lambda: blank(WordPieceTable).spans("a"),
         lambda: blank(SpecEncoder).encode(["a"]),
     ],

@@ -124,16 +124,16 @@ def test_batch_encodings_are_left_out_of_the_cycle_collector(bert):
 
 
 @given(word=st.text(st.sampled_from("abcdeé中#"), min_size=1, max_size=12))
-def test_the_word_model_capsule_segments_as_ids_function(word):
-    # the C function the encoder's threads run without the GIL, against the model's own
+def test_the_native_wordpiece_segments_as_ids_function(word):
+    # the native encoder's WordPiece, against the model's own
     vocab = {"[UNK]": 0, "a": 1, "ab": 2, "##b": 3, "##c": 4, "c": 5, "##cd": 6, "é": 7, "中": 8, "##中": 9, "#": 10}
     model = WordPiece(vocab, max_input_chars_per_word=10)
-    assert model.word_model() is not None
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok._fast_encoder() is not None
     assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word)
 
 
-def test_a_word_the_capsule_leaves_to_python_raises_there():
+def test_a_word_the_native_encoder_leaves_to_python_raises_there():
     model = WordPiece({"a": 0, "##b": 1}, unk_token="[UNK]")  # no [UNK] in the vocabulary
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
     assert tok.encode_ragged(["ab a"])[0].tolist() == [0, 1, 0]
@@ -141,7 +141,7 @@ def test_a_word_the_capsule_leaves_to_python_raises_there():
         tok.encode_ragged(["ab x"])
 
 
-def test_a_model_with_an_id_outside_int32_is_refused_before_any_capsule():
+def test_a_model_with_an_id_outside_int32_is_refused_before_any_description():
     for token_id in (2**70, 2**31, -1):
         with pytest.raises(ValueError, match=r"vocab\['a'\] = .* is out of range: ids are 0 to 2147483647"):
             WordPiece({"[UNK]": 0, "a": token_id})
@@ -154,24 +154,24 @@ def test_a_model_with_an_id_outside_int32_is_refused_before_any_capsule():
 @pytest.mark.parametrize("fuse_unk", [False, True])
 @pytest.mark.parametrize("ignore_merges", [False, True])
 @given(word=st.text(st.sampled_from("abcé中x"), min_size=1, max_size=8))
-def test_the_bpe_capsule_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, ignore_merges, word):
+def test_the_native_bpe_segments_as_the_model(prefix, suffix, byte_fallback, unk_token, fuse_unk, ignore_merges, word):
     model = small_bpe(
         prefix, suffix, unk_token=unk_token, byte_fallback=byte_fallback, fuse_unk=fuse_unk, ignore_merges=ignore_merges
     )
-    assert model.word_model() is not None
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    assert tok._fast_encoder() is not None
     assert tok.encode_ragged([word])[0].tolist() == model.tokenize_ids(word)
 
 
 @pytest.mark.parametrize("ignore_merges", [False, True])
 @given(texts=st.lists(st.text(st.sampled_from("ab é中\U0001f600\ud800x"), max_size=8), min_size=1, max_size=5))
-def test_the_bpe_capsule_spells_bytes_as_byte_level(ignore_merges, texts):
+def test_the_native_bpe_spells_bytes_as_byte_level(ignore_merges, texts):
     theirs = hf_trained("bytelevel_bpe")
     theirs.model.ignore_merges = ignore_merges
     theirs.add_tokens([])  # the model's setting in effect
     ours = from_tokenizer_json_str(theirs.to_str())
     assert ours.model.ignore_merges == ignore_merges
-    assert ours.model.word_model(ours.pre_tokenizer.word_table().byte_spelling) is not None
+    assert ours._fast_encoder() is not None
     texts = [t for t in texts if not any("\ud800" <= c <= "\udfff" for c in t)]  # HF cannot take them
     assert [e.ids for e in ours.encode_batch(texts * 40, n_threads=2)] == [
         e.ids for e in theirs.encode_batch(texts * 40)
@@ -205,20 +205,13 @@ def test_bpe_dropout_on_the_native_path_draws_as_encode_does(texts, seed):
 
 @pytest.mark.parametrize("byte_fallback", [False, True])
 @given(word=st.text(st.sampled_from("abcé中<unk>\U0001f600"), min_size=1, max_size=10))
-def test_the_unigram_capsule_segments_as_ids_function(byte_fallback, word):
+def test_the_native_unigram_segments_as_ids_function(byte_fallback, word):
     pieces = [("<unk>", 0.0), ("a", -1.0), ("b", -2.0), ("ab", -1.5), ("abc", -2.5), ("c", -3.0), ("é", -4.0)]
     pieces += [(f"<0x{b:02X}>", -8.0) for b in range(256)] if byte_fallback else []
     model = Unigram(pieces, unk_id=0, byte_fallback=byte_fallback)
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
-    assert tok._fast_encoder() is not None and model.word_model() is not None
+    assert tok._fast_encoder() is not None
     assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word)
-
-
-def test_a_lattice_read_by_a_word_model_is_frozen():
-    model = Unigram([("<unk>", 0.0), ("a", -1.0)], unk_id=0)
-    model.word_model()
-    with pytest.raises(RuntimeError, match="frozen"):
-        model._lattice.configure(-10.0, 0, b"")
 
 
 @given(texts=st.lists(st.text(st.sampled_from("ab Hello'sLL 12345\n\r\t(é中😀$"), max_size=16), min_size=1, max_size=5))

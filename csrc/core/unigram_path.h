@@ -10,7 +10,7 @@
  * (with any piece that is the unknown token itself) is one string, spelled by the byte pieces of its
  * UTF-8 where every byte has one, else the unknown token, each token over the whole run.
  *
- * kvec's Unigram model (csrc/python/unigram/unigram_encoder.c, csrc/python/unigram/unigram_module.c) and the TensorFlow kernels
+ * kvec's Unigram model (csrc/python/unigram/unigram_module.c) and the TensorFlow kernels
  * (spec_encoder.h) encode through these functions; the trainer's lattices (csrc/python/unigram/unigram_lattice.c)
  * take the best path too, by sentencepiece's rule. */
 #ifndef KVEC_CORE_UNIGRAM_PATH_H

@@ -1,4 +1,4 @@
-/* csrc/python/texts.h: a list of str as code points, shared by kvec's C extensions. */
+/* csrc/python/texts.h: a str, or a list of str, as code points, shared by kvec's C extensions. */
 #ifndef KVEC_TEXTS_H
 #define KVEC_TEXTS_H
 
@@ -13,6 +13,24 @@ typedef struct {
     Py_ssize_t *offset, *length;
     Py_ssize_t n, longest;
 } Texts;
+
+/* The code points of the str argument `name`, in a new buffer (PyMem_Free it), their count in *n;
+ * NULL with an exception set. */
+static inline uint32_t *
+str_code_points(PyObject *text, const char *name, Py_ssize_t *n)
+{
+    if (!PyUnicode_Check(text)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str, got %.100s", name, Py_TYPE(text)->tp_name);
+        return NULL;
+    }
+    *n = PyUnicode_GET_LENGTH(text);
+    uint32_t *cps = PyMem_Malloc((size_t)(*n + 1) * sizeof(uint32_t));
+    if (!cps) return (uint32_t *)PyErr_NoMemory();
+    int kind = PyUnicode_KIND(text);
+    const void *data = PyUnicode_DATA(text);
+    for (Py_ssize_t k = 0; k < *n; k++) cps[k] = PyUnicode_READ(kind, data, k);
+    return cps;
+}
 
 static inline void
 texts_free(Texts *t)

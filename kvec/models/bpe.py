@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from itertools import islice
 from typing import Any, cast
 
-from kvec._subword import BpeRanks, BpeSymbols
+from kvec._subword import BpeRanks
 from kvec.common.arguments import check_bool, check_count, check_number, check_seed, check_str, wrong_type
 from kvec.contracts import registered
 from kvec.errors import NotNativeError
@@ -133,21 +133,10 @@ class BPE(SubwordModel):
         if not name.startswith("_") and "_cache" in self.__dict__:
             self._cache.clear()  # a new setting (a prefix, unk_token...): words are segmented again
 
-    def word_model(self, byte_spelling: str = "") -> object | None:
-        """The segmentation of :meth:`tokenize_ids` in C, for the encoder's threads (no GIL): a capsule
-        of ``kvec._subword.BpeSymbols``. None for byte-spelled words whose byte symbols are not all in
-        the vocabulary. With dropout, it draws from the model's generator, as :meth:`tokenize_ids`
-        does; with ``ignore_merges``, a word that is a token (spelled, for byte-level words) is that
-        token."""
-        arguments = self.native_symbols(byte_spelling)
-        if arguments is None:
-            return None
-        return BpeSymbols(self._native, **arguments, dropout=self.dropout or 0.0).word_model()
-
     def native_symbols(self, byte_spelling: str = "") -> dict[str, Any] | None:
-        """How the native core (``csrc/core/bpe.h``) makes a word's first symbols, as the arguments of
-        ``kvec._subword.BpeSymbols`` (less the ranks and dropout); None where only Python can (an id past
-        int32, a byte symbol missing from the vocabulary, a lone surrogate in an affix)."""
+        """How the native core (``csrc/core/bpe.h``) makes a word's first symbols, as the tables
+        :meth:`native_model` writes; None where only Python can (an id past int32, a byte symbol missing
+        from the vocabulary, a lone surrogate in an affix)."""
         if any(not 0 <= i <= 0x7FFFFFFF for i in self.id_to_token):
             return None
         vocab = self.vocab

@@ -235,11 +235,6 @@ class Unigram(SubwordModel):
         """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
         return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
-    def word_model(self, byte_spelling: str = "") -> object | None:
-        """:meth:`ids_function` as a capsule for the encoder's threads (no GIL); None when sampling or
-        for byte-spelled words."""
-        return None if self.nbest_size is not None or byte_spelling else self._lattice.word_model()
-
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two
         can spell the same tokens when unknown characters fuse into one unk token)."""

@@ -105,10 +105,6 @@ class WordPiece(SubwordModel):
         """A C function ``word -> ids`` (``tokenize_ids`` for non-empty words, without a Python call)."""
         return self._native().ids
 
-    def word_model(self, byte_spelling: str = "") -> object | None:
-        """The C segmentation of :meth:`ids_function`, for the encoder's threads (no GIL)."""
-        return None if byte_spelling else self._native().word_model()
-
     def _native(self):
         if self._table is None:
             self._table = WordPieceTable(

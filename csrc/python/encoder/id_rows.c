@@ -22,7 +22,7 @@
 #include <string.h>
 #include <structmember.h>
 
-#include "id_rows.h"
+#include "encoder.h"
 
 #define SHARED_IDS 65536
 

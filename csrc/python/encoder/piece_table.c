@@ -22,7 +22,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "piece_table.h"
+#include "encoder.h"
+#include "utf8.h"
 
 typedef struct {
     PyObject_HEAD
@@ -40,28 +41,16 @@ typedef struct {
 
 static const char REPLACEMENT[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD in UTF-8 */
 
-/* The length of the UTF-8 character at s[0 .. n), or 0 where none starts there (surrogates count as
- * characters when `surrogates`). */
+/* The length of the UTF-8 character at s[0 .. n) by the core's rule (utf8_next), or 0 where none starts
+ * there; with `surrogates`, an encoded surrogate (ED A0..BF, then a continuation byte) counts as one. */
 static Py_ssize_t
 utf8_length(const unsigned char *s, Py_ssize_t n, int surrogates)
 {
-    unsigned char b = s[0], low = 0x80, high = 0xBF;
-    Py_ssize_t length;
-    if (b < 0x80) return 1;
-    if (b >= 0xC2 && b <= 0xDF) length = 2;
-    else if (b >= 0xE0 && b <= 0xEF) {
-        length = 3;
-        if (b == 0xE0) low = 0xA0;
-        if (b == 0xED && !surrogates) high = 0x9F;
-    } else if (b >= 0xF0 && b <= 0xF4) {
-        length = 4;
-        if (b == 0xF0) low = 0x90;
-        if (b == 0xF4) high = 0x8F;
-    } else return 0;
-    if (n < length || s[1] < low || s[1] > high) return 0;
-    for (Py_ssize_t k = 2; k < length; k++)
-        if ((s[k] & 0xC0) != 0x80) return 0;
-    return length;
+    int size;
+    uint32_t c = utf8_next(s, (size_t)n, 0, &size);
+    if (size > 1 || c < 0x80) return size; /* else c is U+DC80..U+DCFF: a byte that starts no character */
+    if (surrogates && n >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && (s[2] & 0xC0) == 0x80) return 3;
+    return 0;
 }
 
 /* True when data[0 .. n) is strict UTF-8 (no surrogates). */

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "code_points.h"
+#include "texts.h"
 
 #define TEXTS_PER_CHUNK 64
 #define GIL_FREE_LENGTH 4096 /* a single text at least this long is cut without the GIL */
@@ -125,21 +126,6 @@ cutter_dealloc(Cutter *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* the code points of a str argument, in a new buffer (PyMem_Free it) */
-static uint32_t *
-word_code_points(PyObject *word, ptrdiff_t *n)
-{
-    if (!PyUnicode_Check(word)) {
-        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(word)->tp_name);
-        return NULL;
-    }
-    *n = PyUnicode_GET_LENGTH(word);
-    uint32_t *cps = PyMem_Malloc(sizeof(uint32_t) * (size_t)(*n + 1));
-    if (!cps) return (uint32_t *)PyErr_NoMemory();
-    for (ptrdiff_t k = 0; k < *n; k++) cps[k] = PyUnicode_READ_CHAR(word, k);
-    return cps;
-}
-
 static PyObject *
 cutter_add_word(Cutter *self, PyObject *args)
 {
@@ -151,8 +137,8 @@ cutter_add_word(Cutter *self, PyObject *args)
         PyErr_Format(PyExc_ValueError, "count must be >= 0 and keep the total within 2**63, got %lld", count);
         return NULL;
     }
-    ptrdiff_t n;
-    uint32_t *cps = word_code_points(word, &n);
+    Py_ssize_t n;
+    uint32_t *cps = str_code_points(word, "word", &n);
     if (!cps) return NULL;
     if (n == 0) {
         PyMem_Free(cps);
@@ -179,8 +165,8 @@ cutter_add_word(Cutter *self, PyObject *args)
 static PyObject *
 cutter_count(Cutter *self, PyObject *word)
 {
-    ptrdiff_t n;
-    uint32_t *cps = word_code_points(word, &n);
+    Py_ssize_t n;
+    uint32_t *cps = str_code_points(word, "word", &n);
     if (!cps) return NULL;
     int64_t count = jieba_count(&self->cutter, cps, n);
     PyMem_Free(cps);

@@ -22,8 +22,22 @@
 #include "int64s.h"
 #include "keras.h"
 #include "code_points.h"
-#include "texts.h"
-#include "words.h"
+#include "piece_map.h"
+
+/* A word inside a text: its code points, and where they lie in the str `text` (NULL: in a buffer of
+ * their own, such as a lowercased ASCII text). */
+typedef struct {
+    CodePoints points;
+    PyObject *text;
+    Py_ssize_t start;
+} Span;
+
+static PyObject *
+span_str(const Span *w)
+{
+    if (!w->text) return PyUnicode_FromKindAndData(w->points.kind, w->points.data, w->points.length);
+    return PyUnicode_Substring(w->text, w->start, w->start + w->points.length);
+}
 
 /* ------------------------------------------------------------------------------------------------ */
 /* Separator sets                                                                                    */
@@ -136,7 +150,7 @@ prepared_free(Prepared *p)
 }
 
 /* Calls visit(span, hash, arg) for every word of the prepared text, with the word's
- * hash_code_points; visit returns -1 on error. */
+ * code_points_hash; visit returns -1 on error. */
 typedef int (*visit_fn)(const Span *word, uint64_t hash, void *arg);
 
 static int
@@ -144,12 +158,16 @@ for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void 
 {
     Py_ssize_t n = text->n;
     Py_ssize_t i = 0;
-    Span span = {text->kind, text->data, 0, 0, text->owner};
+    const char *base = text->data;
+    Span span = {{text->kind, base, 0}, text->owner, 0};
     if (text->ascii) { /* one pass: lowercase (into the buffer), cut, hash */
         const unsigned char *s = text->data;
         unsigned char *lowered = text->lower_ascii ? text->buffer : NULL;
         const unsigned char *table = sep->ascii;
-        if (lowered) span = (Span){PyUnicode_1BYTE_KIND, lowered, 0, 0, NULL};
+        if (lowered) {
+            base = (const char *)lowered;
+            span.text = NULL;
+        }
 #define AT(k) (lowered ? (lowered[k] = s[k] >= 'A' && s[k] <= 'Z' ? s[k] + 32 : s[k]) : s[k])
         while (i < n) {
             unsigned char c = AT(i);
@@ -162,20 +180,21 @@ for_each_word(const Separators *sep, const Prepared *text, visit_fn visit, void 
             do h = hash_step(h, c);
             while (++i < n && !table[c = AT(i)]);
             span.start = start;
-            span.length = i - start;
-            if (visit(&span, hash_end(h, span.length), arg) < 0) return -1;
+            span.points = (CodePoints){PyUnicode_1BYTE_KIND, base + start, i - start};
+            if (visit(&span, hash_end(h, i - start), arg) < 0) return -1;
         }
 #undef AT
         return 0;
     }
+    int kind = text->kind;
     while (i < n) {
-        while (i < n && is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        while (i < n && is_separator(sep, PyUnicode_READ(kind, base, i))) i++;
         if (i >= n) break;
         Py_ssize_t start = i;
-        while (i < n && !is_separator(sep, PyUnicode_READ(span.kind, span.data, i))) i++;
+        while (i < n && !is_separator(sep, PyUnicode_READ(kind, base, i))) i++;
         span.start = start;
-        span.length = i - start;
-        if (visit(&span, hash_code_points(span.kind, span.data, start, span.length), arg) < 0) return -1;
+        span.points = (CodePoints){kind, base + start * kind, i - start};
+        if (visit(&span, code_points_hash(&span.points), arg) < 0) return -1;
     }
     return 0;
 }
@@ -231,25 +250,32 @@ WordSplitter_split(WordSplitter *self, PyObject *args)
 /* WordLookup: a read-only copy of a str -> object dict, probed with spans. */
 typedef struct {
     PyObject_HEAD
-    WordMap table;
+    PieceMap words;   /* word -> its value's place in values */
+    PyObject *values; /* list; NULL until __init__ */
 } WordLookup;
 
-/* The map filled with the str keys of a dict and their values. */
+/* The map filled with the str keys of a dict, and their values. */
 static int
-fill_lookup(WordMap *table, PyObject *mapping)
+fill_lookup(WordLookup *self, PyObject *mapping)
 {
-    if (table_init(table, (size_t)PyDict_GET_SIZE(mapping)) < 0) return -1;
+    if (piece_map_init(&self->words, (size_t)PyDict_GET_SIZE(mapping)) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    Py_XSETREF(self->values, PyList_New(0));
+    if (!self->values) return -1;
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     while (PyDict_Next(mapping, &pos, &key, &value)) {
-        if (!PyUnicode_Check(key)) continue; /* only str keys can equal a word */
-        Span w = {PyUnicode_KIND(key), PyUnicode_DATA(key), 0, PyUnicode_GET_LENGTH(key), key};
-        uint64_t h = hash_code_points(w.kind, w.data, 0, w.length);
-        Entry *e = table_probe(table, &w, h);
-        if (e->word) continue; /* equal str keys cannot repeat in a dict */
-        Py_INCREF(key);
-        Py_INCREF(value);
-        if (table_fill(table, e, h, key, value, 0) < 0) return -1;
+        /* only str keys can equal a word, and words are never empty */
+        if (!PyUnicode_Check(key) || PyUnicode_GET_LENGTH(key) == 0) continue;
+        CodePoints word = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
+        int added = piece_map_add(&self->words, &word, code_points_hash(&word), PyList_GET_SIZE(self->values));
+        if (added < 0) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        if (added && PyList_Append(self->values, value) < 0) return -1;
     }
     return 0;
 }
@@ -260,14 +286,16 @@ WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"mapping", NULL};
     PyObject *mapping;
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyDict_Type, &mapping)) return -1;
-    table_free(&self->table);
-    return fill_lookup(&self->table, mapping);
+    piece_map_free(&self->words);
+    Py_CLEAR(self->values);
+    return fill_lookup(self, mapping);
 }
 
 static void
 WordLookup_dealloc(WordLookup *self)
 {
-    table_free(&self->table);
+    piece_map_free(&self->words);
+    Py_XDECREF(self->values);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -281,19 +309,19 @@ PyTypeObject WordLookupType = {
     .tp_dealloc = (destructor)WordLookup_dealloc,
 };
 
-/* The table of a WordLookup argument; NULL with an exception set when its __init__ was not run. */
-static WordMap *
+/* A WordLookup argument; NULL with an exception set when its __init__ was not run. */
+static WordLookup *
 lookup_table(PyObject *lookup)
 {
-    WordMap *table = &((WordLookup *)lookup)->table;
-    if (!table->entries) PyErr_SetString(PyExc_RuntimeError, "WordLookup.__init__ was not called");
-    return table->entries ? table : NULL;
+    WordLookup *table = (WordLookup *)lookup;
+    if (!table->values) PyErr_SetString(PyExc_RuntimeError, "WordLookup.__init__ was not called");
+    return table->values ? table : NULL;
 }
 
 typedef struct {
     PyObject **ids; /* borrowed: the lookup's values (or oov) of the text's words so far */
     Py_ssize_t length, capacity;
-    WordMap *table;
+    WordLookup *table;
     PyObject *oov; /* NULL: drop unknown words */
 } IdsState;
 
@@ -301,8 +329,8 @@ static int
 append_id(const Span *w, uint64_t hash, void *arg)
 {
     IdsState *st = arg;
-    Entry *e = table_probe(st->table, w, hash);
-    PyObject *id = e->word ? e->value : st->oov;
+    const int64_t *place = piece_map_get(&st->table->words, &w->points, hash);
+    PyObject *id = place ? PyList_GET_ITEM(st->table->values, *place) : st->oov;
     if (!id) return 0;
     if (st->length == st->capacity) {
         Py_ssize_t capacity = st->capacity ? st->capacity * 2 : 64;
@@ -464,7 +492,7 @@ PyTypeObject WordSplitterType = {
 
 typedef struct {
     PyObject_HEAD
-    WordMap table; /* word -> slot */
+    PieceMap table; /* word -> slot */
     PyObject *words; /* list: slot -> word */
     PyObject *other_slots; /* dict: non-str token -> slot, made on first use */
     int64_t *counts, *docs, *last_doc;
@@ -477,8 +505,11 @@ WordCounter_init(WordCounter *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "", kwlist)) return -1;
-    table_free(&self->table);
-    if (table_init(&self->table, 1024) < 0) return -1;
+    piece_map_free(&self->table);
+    if (piece_map_init(&self->table, 1024) < 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
     Py_XSETREF(self->words, PyList_New(0));
     if (!self->words) return -1;
     Py_CLEAR(self->other_slots); /* slots of the words before */
@@ -489,7 +520,7 @@ WordCounter_init(WordCounter *self, PyObject *args, PyObject *kwds)
 static void
 WordCounter_dealloc(WordCounter *self)
 {
-    table_free(&self->table);
+    piece_map_free(&self->table);
     Py_XDECREF(self->words);
     Py_XDECREF(self->other_slots);
     PyMem_Free(self->counts);
@@ -557,31 +588,31 @@ static int
 count_span(const Span *w, uint64_t h, void *arg)
 {
     WordCounter *self = arg;
-    Entry *e = table_probe(&self->table, w, h);
-    if (e->word) {
-        bump(self, e->slot);
+    const int64_t *seen = piece_map_get(&self->table, &w->points, h);
+    if (seen) {
+        bump(self, (Py_ssize_t)*seen);
         return 0;
     }
     PyObject *word = span_str(w);
     if (!word) return -1;
-    Py_INCREF(word); /* one reference for the words list (taken by new_slot), one for the table */
     Py_ssize_t slot = new_slot(self, word);
-    if (slot < 0) {
-        Py_DECREF(word);
+    if (slot < 0) return -1;
+    if (piece_map_add(&self->table, &w->points, h, slot) < 0) {
+        PyErr_NoMemory();
         return -1;
     }
-    if (table_fill(&self->table, e, h, word, NULL, slot) < 0) return -1;
     bump(self, slot);
     return 0;
 }
 
-/* Tokens from Python may be any hashable object: they are counted through a dict of slots. */
+/* Tokens from Python may be any hashable object: those that are not words (a str, not empty) are
+ * counted through a dict of slots. */
 static int
 count_token(WordCounter *self, PyObject *slots, PyObject *token)
 {
-    if (PyUnicode_Check(token)) {
-        Span w = {PyUnicode_KIND(token), PyUnicode_DATA(token), 0, PyUnicode_GET_LENGTH(token), token};
-        return count_span(&w, hash_code_points(w.kind, w.data, 0, w.length), self);
+    if (PyUnicode_Check(token) && PyUnicode_GET_LENGTH(token) > 0) {
+        Span w = {{PyUnicode_KIND(token), PyUnicode_DATA(token), PyUnicode_GET_LENGTH(token)}, token, 0};
+        return count_span(&w, code_points_hash(&w.points), self);
     }
     PyObject *found = PyDict_GetItemWithError(slots, token);
     Py_ssize_t slot;

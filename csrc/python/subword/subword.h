@@ -9,7 +9,7 @@
 PyObject *bpe_merge_loop(PyObject *module, PyObject *args);
 
 /* bpe_model.c (kvec/models/bpe.py) */
-extern PyTypeObject BpeRanksType, BpeSymbolsType;
+extern PyTypeObject BpeRanksType;
 
 /* wordpiece_model.c (kvec/models/wordpiece.py) */
 extern PyTypeObject WordPieceTableType;

@@ -20,7 +20,6 @@ static struct PyModuleDef module_def = {
 
 static const ModuleType types[] = {
     {"BpeRanks", &BpeRanksType},
-    {"BpeSymbols", &BpeSymbolsType},
     {"WordPieceTable", &WordPieceTableType},
     {"BottomUpLearner", &BottomUpLearnerType},
     {"CharsMapTable", &CharsMapTableType},

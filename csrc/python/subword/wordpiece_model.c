@@ -3,18 +3,13 @@
  *
  *   WordPieceTable(vocab, prefix, unk_token, max_chars)
  *       .spans(word) -> [(id, start, end)], .ids(word) -> [id]
- *       .word_model() -> a capsule of the same segmentation for the word encoder, run without the GIL
- *                        (csrc/python/word_model.h); None where an id does not fit an int64
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "subword.h"
-#include "word_model.h"
 #include "wordpiece.h"
-#include "words.h"
 
 /* ------------------------------------------------------------------------------------------------ */
 /* WordPieceTable: the core's segmentation (csrc/core/wordpiece.c) over the vocabulary's pieces, each  */
@@ -25,10 +20,8 @@ typedef struct {
     WordPiece core;
     int ready;
     PyObject *ids;       /* list: slot -> the piece's id */
-    int64_t *int_ids;    /* slot -> the same id as a number, when every id is an int64 >= 0 */
     PyObject *unk_id;    /* None: the vocabulary has no unknown token */
     PyObject *unk_token;
-    int64_t unk;         /* unk_id as a number; -1: none */
 } WordPieceTable;
 
 /* Each token of the vocab (str to int id) into the table, and its id into the id lists. */
@@ -42,17 +35,6 @@ add_tokens(WordPieceTable *self, PyObject *vocab, PyObject *prefix)
         if (!PyUnicode_Check(key) || !PyLong_Check(id)) {
             PyErr_SetString(PyExc_TypeError, "vocab must map str tokens to int ids");
             return -1;
-        }
-        long long number = PyLong_AsLongLong(id);
-        if (number == -1 && PyErr_Occurred()) {
-            if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
-            PyErr_Clear();
-        }
-        if (self->int_ids && number >= 0) {
-            self->int_ids[slot] = number;
-        } else {
-            PyMem_Free(self->int_ids); /* an id past int64: no word_model() */
-            self->int_ids = NULL;
         }
         PyList_SET_ITEM(self->ids, slot, Py_NewRef(id));
         CodePoints token = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
@@ -71,7 +53,7 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"vocab", "prefix", "unk_token", "max_chars", NULL};
     PyObject *vocab, *prefix, *unk_token;
     Py_ssize_t max_chars;
-    if (self->ready) { /* word_model() capsules read the tables without the GIL */
+    if (self->ready) {
         PyErr_SetString(PyExc_RuntimeError, "a WordPieceTable is initialized once");
         return -1;
     }
@@ -81,19 +63,9 @@ WordPieceTable_init(WordPieceTable *self, PyObject *args, PyObject *kwds)
     if (!unk_id && PyErr_Occurred()) return -1;
     Py_XSETREF(self->unk_id, Py_NewRef(unk_id ? unk_id : Py_None));
     Py_XSETREF(self->unk_token, Py_NewRef(unk_token));
-    self->unk = -1;
-    if (unk_id) {
-        long long number = PyLong_Check(unk_id) ? PyLong_AsLongLong(unk_id) : -1;
-        if (number == -1 && PyErr_Occurred()) PyErr_Clear(); /* the word then takes the Python path */
-        self->unk = number;
-    }
     Py_ssize_t n = PyDict_GET_SIZE(vocab);
     self->ids = PyList_New(n);
-    self->int_ids = PyMem_Malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    if (!self->ids || !self->int_ids) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    if (!self->ids) return -1;
     if (wordpiece_init(&self->core, (size_t)n, max_chars) < 0) {
         PyErr_NoMemory();
         return -1;
@@ -106,7 +78,6 @@ static void
 WordPieceTable_dealloc(WordPieceTable *self)
 {
     if (self->ready) wordpiece_free(&self->core);
-    PyMem_Free(self->int_ids);
     Py_XDECREF(self->ids);
     Py_XDECREF(self->unk_id);
     Py_XDECREF(self->unk_token);
@@ -169,35 +140,7 @@ WordPieceTable_ids(WordPieceTable *self, PyObject *word)
     return wordpiece_match(self, word, 0);
 }
 
-/* WordModel.word_ids (csrc/python/word_model.h): the ids of wordpiece_match, without the GIL. */
-static int
-wordpiece_word_ids(PyObject *model, const Span *word, Int64s *out)
-{
-    WordPieceTable *self = (WordPieceTable *)model;
-    CodePoints w = {word->kind, (const char *)word->data + word->start * word->kind, word->length};
-    ptrdiff_t before = out->length;
-    int unknown = wordpiece_segment(&self->core, &w, out, NULL);
-    if (unknown < 0) return -1;
-    if (!unknown) {
-        for (ptrdiff_t k = before; k < out->length; k++) out->data[k] = self->int_ids[out->data[k]];
-        return 0;
-    }
-    if (self->unk < 0) return 1;
-    return int64s_push(out, self->unk);
-}
-
-static const WordModel wordpiece_word_model = {wordpiece_word_ids};
-
-static PyObject *
-WordPieceTable_word_model(WordPieceTable *self, PyObject *Py_UNUSED(ignored))
-{
-    if (!self->ready || !self->int_ids) Py_RETURN_NONE;
-    return word_model_capsule((PyObject *)self, &wordpiece_word_model);
-}
-
 static PyMethodDef WordPieceTable_methods[] = {
-    {"word_model", (PyCFunction)WordPieceTable_word_model, METH_NOARGS,
-     "word_model() -> a capsule of this segmentation for the word encoder (csrc/python/word_model.h), or None"},
     {"spans", (PyCFunction)WordPieceTable_spans, METH_O,
      "spans(word) -> [(id, start, end), ...] by greedy longest match; the unknown token for the whole "
      "word when it is too long or a part matches nothing"},

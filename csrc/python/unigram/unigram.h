@@ -69,7 +69,6 @@ typedef struct {
     double *scores;
     UnigramModel model; /* the pieces' trie, and how encoding resolves unknown characters (configure) */
     Scratch scratch;    /* for calls on one text */
-    int frozen;         /* word_model() was called: set_pieces and configure refuse */
 } Lattice;
 
 /* Room for n pieces and their scores, and installing them in a lattice with their trie (unigram_module.c). */
@@ -79,7 +78,6 @@ PyObject *lattice_seed(Lattice *self, PyObject *args);
 void scratch_free(Scratch *s);
 int scratch_fit(Scratch *s, Py_ssize_t n);
 Py_ssize_t build_edges(const Lattice *L, Scratch *s, const uint32_t *cps, Py_ssize_t n, int32_t skip_piece);
-PyObject *lattice_word_model(Lattice *self, PyObject *ignored);
 int run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length);
 
 static inline double

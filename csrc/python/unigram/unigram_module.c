@@ -16,8 +16,6 @@
  *       .configure(unk_score, unk_id, byte_ids, rule), .ids(word), .spans(word), .resolve(word, edges)
  *           the encoding model's best segmentation of one word by sentencepiece's or Hugging Face's rule
  *           (csrc/core/unigram_path.h), its unknown characters resolved
- *       .word_model()   ids(word) as a capsule for the word encoder (csrc/python/word_model.h); the lattice is
- *           then frozen: set_pieces and configure refuse
  *   release_free_memory()   the C heap's free pages back to the system, before a training's peak
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
@@ -48,25 +46,6 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-
-static uint32_t *
-code_points(PyObject *text, Py_ssize_t *len)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "text must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    *len = PyUnicode_GET_LENGTH(text);
-    uint32_t *cps = PyMem_Malloc((*len + 1) * sizeof(uint32_t));
-    if (!cps) {
-        PyErr_NoMemory();
-        return NULL;
-    }
-    int kind = PyUnicode_KIND(text);
-    const void *data = PyUnicode_DATA(text);
-    for (Py_ssize_t k = 0; k < *len; k++) cps[k] = PyUnicode_READ(kind, data, k);
-    return cps;
-}
 
 /* ---- the Python type ---- */
 
@@ -222,10 +201,6 @@ lattice_set_pieces(Lattice *self, PyObject *args)
 {
     PyObject *pieces, *scores;
     if (!PyArg_ParseTuple(args, "O!O!", &PyList_Type, &pieces, &PyList_Type, &scores)) return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
     if (PyList_GET_SIZE(pieces) != PyList_GET_SIZE(scores)) {
         PyErr_SetString(PyExc_ValueError, "pieces and scores differ in length");
         return NULL;
@@ -293,9 +268,7 @@ lattice_retain(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "y*|y*", &indices, &values)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = indices.len / (Py_ssize_t)sizeof(int64_t);
-    if (self->frozen)
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-    else if (values.obj && values.len != n * (Py_ssize_t)sizeof(double))
+    if (values.obj && values.len != n * (Py_ssize_t)sizeof(double))
         PyErr_SetString(PyExc_ValueError, "indices and scores differ in length");
     else if (lattice_keep(self, &indices, values.obj ? &values : NULL, n) == 0)
         result = Py_NewRef(Py_None);
@@ -312,9 +285,7 @@ lattice_rescore(Lattice *self, PyObject *args)
     Py_buffer values;
     if (!PyArg_ParseTuple(args, "y*", &values)) return NULL;
     PyObject *result = NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-    } else if (values.len != self->pieces.n * (Py_ssize_t)sizeof(double)) {
+    if (values.len != self->pieces.n * (Py_ssize_t)sizeof(double)) {
         PyErr_Format(PyExc_ValueError, "scores must hold one float64 for each of the %zd pieces, got %zd bytes",
                      self->pieces.n, values.len);
     } else {
@@ -491,7 +462,7 @@ edges_of_argument(Lattice *self, PyObject *args, Py_ssize_t *n, double *unk_scor
 {
     PyObject *text;
     if (!PyArg_ParseTuple(args, "Ud", &text, unk_score)) return -1;
-    uint32_t *cps = code_points(text, n);
+    uint32_t *cps = str_code_points(text, "text", n);
     if (!cps) return -1;
     Py_ssize_t n_edges = scratch_fit(&self->scratch, *n) < 0 ? -1 : build_edges(self, &self->scratch, cps, *n, -1);
     PyMem_Free(cps);
@@ -555,8 +526,6 @@ lattice_configure(Lattice *self, PyObject *args)
     PyObject *result = NULL;
     if (rule != UNIGRAM_SENTENCEPIECE && rule != UNIGRAM_HUGGING_FACE) {
         PyErr_Format(PyExc_ValueError, "rule must be 0 (sentencepiece) or 1 (Hugging Face), got %d", rule);
-    } else if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
     } else if (bytes.len != 0 && bytes.len != 256 * (Py_ssize_t)sizeof(int32_t)) {
         PyErr_SetString(PyExc_ValueError, "byte_ids must be empty or 256 int32 values");
     } else if (unk_id < -1 || unk_id >= self->pieces.n) {
@@ -741,8 +710,6 @@ static PyMethodDef lattice_methods[] = {
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none); rule: the best "
      "path's arithmetic and how unknown runs resolve (0 sentencepiece, 1 Hugging Face)"},
     {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
-    {"word_model", (PyCFunction)lattice_word_model, METH_NOARGS,
-     "word_model() -> ids(word) as a capsule for the word encoder (csrc/python/word_model.h); freezes the lattice"},
     {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
      "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "

@@ -417,10 +417,6 @@ lattice_seed(Lattice *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
                           &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
         return NULL;
-    if (self->frozen) {
-        PyErr_SetString(PyExc_RuntimeError, "this lattice is frozen: a word model reads it without the GIL");
-        return NULL;
-    }
     if (PyList_GET_SIZE(char_counts) != PyList_GET_SIZE(chars)) {
         PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
         return NULL;
