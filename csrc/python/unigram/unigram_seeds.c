@@ -193,12 +193,43 @@ count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
     return counts[lo];
 }
 
-/* Sorts the suffixes sa[0, n) (compare_suffixes): with two threads or more, each half in a thread of its
- * own, then the halves merged into a new array, which replaces *sa; the order is total, so the result
- * is the one sorted order. The merge's array takes as much as glibc's sort takes beside the whole
- * array (its scratch copy), so the sort takes no more memory at once. Called with the GIL held. */
+/* The sorted runs a[0, na) and b[0, nb) merged into out (compare_suffixes). */
+static void
+merge_suffixes(const int32_t *a, size_t na, const int32_t *b, size_t nb, int32_t *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = compare_suffixes(&a[i], &b[j]) < 0 ? a[i++] : b[j++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+/* Merge sort of sa[0, n) (compare_suffixes) with tmp[0, n) as its scratch: no memory of its own, so a
+ * thread sorting takes none from a heap of its own that the process would keep. */
+static void
+merge_sort_suffixes(int32_t *sa, int32_t *tmp, size_t n)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            int32_t v = sa[i];
+            size_t j = i;
+            for (; j > 0 && compare_suffixes(&v, &sa[j - 1]) < 0; j--) sa[j] = sa[j - 1];
+            sa[j] = v;
+        }
+        return;
+    }
+    size_t half = n / 2;
+    merge_sort_suffixes(sa, tmp, half);
+    merge_sort_suffixes(sa + half, tmp + half, n - half);
+    merge_suffixes(sa, half, sa + half, n - half, tmp);
+    memcpy(sa, tmp, n * sizeof(int32_t));
+}
+
+/* Sorts the suffixes sa[0, n) (compare_suffixes) with spare[0, n) as scratch, as much as glibc's sort
+ * would take beside them, and no more: with two threads or more, each half in a thread of its own, then
+ * the halves merged into spare, and the two arrays swapped. The order is total: the result is the one
+ * sorted order. Afterwards *spare is free for other use. */
 typedef struct {
-    int32_t *sa;
+    int32_t *sa, *tmp;
     size_t n;
 } SuffixRun;
 
@@ -206,30 +237,25 @@ static void *
 sort_suffix_run(void *arg)
 {
     SuffixRun *run = arg;
-    qsort(run->sa, run->n, sizeof(int32_t), compare_suffixes);
+    merge_sort_suffixes(run->sa, run->tmp, run->n);
     return NULL;
 }
 
 static void
-sort_suffixes(int32_t **sa, Py_ssize_t n, int n_threads)
+sort_suffixes(int32_t **sa, int32_t **spare, Py_ssize_t n, int n_threads)
 {
-    int32_t *merged = n_threads > 1 && n > 1 ? PyMem_Malloc((size_t)n * sizeof(int32_t)) : NULL;
     pthread_t thread;
-    SuffixRun low = {*sa, (size_t)n / 2}, high = {*sa + n / 2, (size_t)(n - n / 2)};
-    if (!merged || pthread_create(&thread, NULL, sort_suffix_run, &high) != 0) {
-        PyMem_Free(merged); /* one thread, or none to be had (nor memory): the whole array here */
-        qsort(*sa, (size_t)n, sizeof(int32_t), compare_suffixes);
+    SuffixRun low = {*sa, *spare, (size_t)n / 2}, high = {*sa + n / 2, *spare + n / 2, (size_t)(n - n / 2)};
+    if (n_threads < 2 || n < 2 || pthread_create(&thread, NULL, sort_suffix_run, &high) != 0) {
+        merge_sort_suffixes(*sa, *spare, (size_t)n); /* one thread, or none to be had: the whole array here */
         return;
     }
     sort_suffix_run(&low);
     pthread_join(thread, NULL);
-    size_t i = 0, j = 0, k = 0;
-    while (i < low.n && j < high.n)
-        merged[k++] = compare_suffixes(&low.sa[i], &high.sa[j]) < 0 ? low.sa[i++] : high.sa[j++];
-    while (i < low.n) merged[k++] = low.sa[i++];
-    while (j < high.n) merged[k++] = high.sa[j++];
-    PyMem_Free(*sa);
-    *sa = merged;
+    merge_suffixes(low.sa, low.n, high.sa, high.n, *spare);
+    int32_t *sorted = *spare;
+    *spare = *sa;
+    *sa = sorted;
 }
 
 /* For each k of the sorted suffixes [first, last): shared[k], the characters suffixes k - 1 and k share
@@ -279,9 +305,10 @@ measure_all(Neighbours m, Py_ssize_t n, int n_threads)
 }
 
 /* The best seeds of `words` (separated: words->cps is the words joined by NULs), as many as `seeds`
- * holds, best first, each a place in words->cps. Besides the seeds this takes 4 bytes per character
- * (the suffix array) and a stack as deep as max_length: the weight of an interval is summed on the
- * stack as the intervals close. */
+ * holds, best first, each a place in words->cps. Besides the seeds this takes 8 bytes per character
+ * (the suffix array, and the sort's scratch that then holds the neighbours' measures) and a stack as
+ * deep as max_length: the weight of an interval is summed on the stack as the intervals close. The
+ * sort and the measures run in n_threads threads (2 at most), with the same seeds for any. */
 int
 find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
            int64_t prefix_char, int hugging_face, int n_threads, Seeds *seeds)
@@ -297,9 +324,9 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     Py_ssize_t *stack_lcp = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
     Py_ssize_t *stack_lb = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
     int64_t *stack_weight = PyMem_Malloc((max_length + 3) * sizeof(int64_t));
-    uint8_t *shared = NULL, *leaves = NULL, *small_counts = NULL;
+    int32_t *spare = PyMem_Malloc((n + 1) * sizeof(int32_t)); /* the sort's scratch, then the measures */
     int rc = -1;
-    if (!sa || !stack_lcp || !stack_lb || !stack_weight) {
+    if (!sa || !spare || !stack_lcp || !stack_lb || !stack_weight) {
         PyErr_NoMemory();
         goto done;
     }
@@ -309,14 +336,9 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     sort_depth = depth;
     seed_ties = hugging_face ? -1 : 1;
     /* the GIL stays held: the comparators' text and depth are this call's */
-    sort_suffixes(&sa, n, n_threads);
-    shared = PyMem_Malloc(n + 1);
-    leaves = PyMem_Malloc(n + 1);
-    small_counts = PyMem_Malloc(n + 1);
-    if (!shared || !leaves || !small_counts) {
-        PyErr_NoMemory();
-        goto done;
-    }
+    sort_suffixes(&sa, &spare, n, n_threads);
+    /* three bytes per suffix in the four of the spare array */
+    uint8_t *shared = (uint8_t *)spare, *leaves = shared + n, *small_counts = leaves + n;
     measure_all((Neighbours){words, counts, sa, shared, leaves, small_counts, 0, 0, depth, max_length, hugging_face}, n,
                 n_threads);
     /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
@@ -361,19 +383,13 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     }
     PyMem_Free(sa); /* before the seeds' sort takes as much again as they do: the search's peak */
     sa = NULL;
-    PyMem_Free(shared);
-    shared = NULL;
-    PyMem_Free(leaves);
-    leaves = NULL;
-    PyMem_Free(small_counts);
-    small_counts = NULL;
+    PyMem_Free(spare);
+    spare = NULL;
     qsort(seeds->items, seeds->n, sizeof(Seed), compare_seeds);
     rc = 0;
 done:
     PyMem_Free(sa);
-    PyMem_Free(shared);
-    PyMem_Free(leaves);
-    PyMem_Free(small_counts);
+    PyMem_Free(spare);
     PyMem_Free(stack_lcp);
     PyMem_Free(stack_lb);
     PyMem_Free(stack_weight);
