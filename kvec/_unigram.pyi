@@ -20,6 +20,7 @@ class Lattice:
         prefix_char: int,
         seed_size: int,
         hugging_face: bool = False,
+        n_threads: int = 1,
         /,
     ) -> int: ...
     def set_pieces(self, pieces: list[str], scores: list[float], /) -> None: ...

@@ -372,6 +372,32 @@ def test_seeds_are_the_best_suffix_tree_nodes(words, counts, max_length, seed_si
     assert list(np.frombuffer(lattice.scores())) == pytest.approx(expected, abs=1e-12)
 
 
+@given(
+    words=st.lists(st.text("ab中\U00020000", min_size=1, max_size=40), min_size=1, max_size=12),
+    counts=st.lists(st.integers(1, 400), min_size=12, max_size=12),  # a byte's worth and past it
+    max_length=st.integers(2, 5),
+    seed_size=st.integers(1, 200),
+    hugging_face=st.booleans(),
+    n_threads=st.integers(2, 4),
+)
+def test_seeds_found_in_threads_are_the_seeds_of_one_thread(
+    words, counts, max_length, seed_size, hugging_face, n_threads
+):
+    # the suffix array is sorted in two halves and merged, its neighbours measured in two threads: the
+    # same seeds, in the same order, with the same scores, and (sentencepiece's) the best suffix tree nodes
+    counts = counts[: len(words)]
+    chars = sorted({c for word in words for c in word})
+    char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
+    one, many = Lattice(words, counts), Lattice(words, counts)
+    one.seed(chars, char_counts, max_length, {}, -1, seed_size, hugging_face)
+    many.seed(chars, char_counts, max_length, {}, -1, seed_size, hugging_face, n_threads)
+    assert many.pieces() == one.pieces() and many.scores() == one.scores()
+    if not hugging_face:
+        candidates = brute_force_seeds(words, counts, max_length)
+        best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
+        assert many.pieces() == chars + best
+
+
 def _organ_pipe(items):
     return items[::2] + items[1::2][::-1]
 

@@ -289,6 +289,8 @@ class UnigramTrainer(Trainer):
             classes,
             ord(WHITESPACE),
             self.seed_size,
+            False,
+            n_jobs,
         )
         desired = int(self.vocab_size * 1.1)
         bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")
@@ -313,7 +315,9 @@ class UnigramTrainer(Trainer):
             )
         lattice.configure(0.0, -1, b"", 1)  # the best paths by Hugging Face's float64 sums
         seed_size = max(self.seed_size, len(chars) + 1)  # Hugging Face stops once seed_size is reached
-        lattice.seed([c for c, _ in chars], [n for _, n in chars], self.max_piece_length, {}, -1, seed_size, True)
+        lattice.seed(
+            [c for c, _ in chars], [n for _, n in chars], self.max_piece_length, {}, -1, seed_size, True, n_jobs
+        )
         desired = self.vocab_size * 11 // 10
         bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")
         while True:

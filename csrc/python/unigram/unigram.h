@@ -47,7 +47,7 @@ typedef struct {
 
 int classes_init(Classes *c, PyObject *map);
 int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-               int64_t prefix_char, int hugging_face, Seeds *seeds);
+               int64_t prefix_char, int hugging_face, int n_threads, Seeds *seeds);
 
 /* One thread's working memory (raw allocations: threads run without the GIL): the best path's
  * (csrc/core/unigram_path.h), and the edges and forward-backward sums of a lattice. */

@@ -171,15 +171,15 @@ expected_counts_of(Job *job, Scratch *s, const uint32_t *cps, Py_ssize_t n, int6
         const Edge *e = &s->edges[k];
         alpha[e->end] = log_add(alpha[e->end], alpha[e->start] + edge_score(L, e, job->unk_score));
     }
+    double z = alpha[n];
+    /* backward, each edge's expected count on the way: beta[e->end] is final once the edges starting
+     * after e->start have gone by, and alpha is final throughout */
     for (Py_ssize_t k = n_edges - 1; k >= 0; k--) {
         const Edge *e = &s->edges[k];
-        beta[e->start] = log_add(beta[e->start], beta[e->end] + edge_score(L, e, job->unk_score));
-    }
-    double z = alpha[n];
-    for (Py_ssize_t k = 0; k < n_edges; k++) {
-        const Edge *e = &s->edges[k];
+        double score = edge_score(L, e, job->unk_score);
+        beta[e->start] = log_add(beta[e->start], beta[e->end] + score);
         if (e->piece < 0) continue;
-        double expected = count * exp(alpha[e->start] + L->scores[e->piece] + beta[e->end] - z);
+        double expected = count * exp(alpha[e->start] + score + beta[e->end] - z);
         /* at most the count (rounding aside), where the scores are finite: others count nothing, or twice
          * the count at most (COUNTS_BOUND) */
         if (!(expected <= 2.0 * (double)count)) expected = isnan(expected) ? 0.0 : 2.0 * (double)count;
@@ -243,11 +243,17 @@ run_job(void *arg)
     return NULL;
 }
 
+/* Per-thread sums of at most this many slots (2 MB): below it, each thread but the first adds into a
+ * zeroed copy of its own, added into the sums after the join, instead of adding atomically into the
+ * shared ones; a training's first EM step, a million seeds, shares them. */
+#define PRIVATE_SUMS_SLOTS ((Py_ssize_t)1 << 18)
+
 /* Run `task` over all words (pieces for ALTERNATIVES) in n_threads threads; per-piece sums are added
- * into `sums` (integers: the same for any n_threads). The threads share `sums`, with atomic adds, rather
- * than keep a copy each: for a training's first EM step, 8 MB a thread. EXPECTED by Hugging Face's rule
- * also sums the next 24 bits of each count into sums[n_pieces + 1 + p], for counts as precise as
- * Hugging Face's float64 sums. */
+ * into `sums` (integers: the same for any n_threads). Where the pieces are many the threads share `sums`,
+ * with atomic adds, rather than keep a copy each: for a training's first EM step, 8 MB a thread; where
+ * they are few (PRIVATE_SUMS_SLOTS) each thread has its own. EXPECTED by Hugging Face's rule also sums
+ * the next 24 bits of each count into sums[n_pieces + 1 + p], for counts as precise as Hugging Face's
+ * float64 sums. */
 int
 run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, int32_t *alt_ids, int32_t *alt_length)
 {
@@ -259,24 +265,38 @@ run_jobs(Lattice *L, int task, int n_threads, int64_t *sums, double *alt_score, 
     int started[64] = {0}, failed = 0;
     double unk_score = unknown_score(L);
     int fine = task == EXPECTED && L->model.rule == UNIGRAM_HUGGING_FACE;
-    for (int t = 0; t < n_threads; t++)
+    Py_ssize_t slots = fine ? 2 * (n_pieces + 1) : n_pieces + 1;
+    int64_t *own[64] = {NULL}; /* the private sums of threads 1.. (all or none) */
+    int shared = n_threads > 1;
+    if (sums && shared && slots <= PRIVATE_SUMS_SLOTS) {
+        shared = 0;
+        for (int t = 1; t < n_threads; t++) shared |= !(own[t] = PyMem_RawCalloc((size_t)slots, sizeof(int64_t)));
+    }
+    for (int t = 0; t < n_threads; t++) {
+        int64_t *into = own[t] && !shared ? own[t] : sums;
         jobs[t] = (Job){.L = L,
                         .task = task,
                         .first = total * t / n_threads,
                         .last = total * (t + 1) / n_threads,
                         .unk_score = unk_score,
-                        .sums = sums,
-                        .low_sums = sums && fine ? sums + n_pieces + 1 : NULL,
-                        .shared = n_threads > 1,
+                        .sums = into,
+                        .low_sums = into && fine ? into + n_pieces + 1 : NULL,
+                        .shared = shared,
                         .alt_score = alt_score,
                         .alt_ids = alt_ids,
                         .alt_length = alt_length};
+    }
     Py_BEGIN_ALLOW_THREADS
     for (int t = 1; t < n_threads; t++) started[t] = pthread_create(&threads[t], NULL, run_job, &jobs[t]) == 0;
     run_job(&jobs[0]);
     for (int t = 1; t < n_threads; t++) {
         if (started[t]) pthread_join(threads[t], NULL);
         else run_job(&jobs[t]); /* no thread to be had: do it here */
+    }
+    for (int t = 1; t < n_threads; t++) {
+        if (own[t] && !shared)
+            for (Py_ssize_t k = 0; k < slots; k++) sums[k] += own[t][k];
+        PyMem_RawFree(own[t]);
     }
     Py_END_ALLOW_THREADS
     for (int t = 0; t < n_threads; t++) failed |= jobs[t].failed;

@@ -167,19 +167,6 @@ seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, 
     }
 }
 
-/* The count of the word holding position `at` of words->cps. */
-static int64_t
-count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
-{
-    Py_ssize_t lo = 0, hi = words->n; /* the last word starting at or before `at` */
-    while (hi - lo > 1) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (words->offset[mid] <= at) lo = mid;
-        else hi = mid;
-    }
-    return counts[lo];
-}
-
 /* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). With `nul_shared`
  * (Hugging Face's suffix array of the words joined by NULs) a NUL both reach is shared too, and ends
  * the prefix: a substring is then a node only where what follows it differs, a word's end being one
@@ -193,13 +180,138 @@ common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth
     return h;
 }
 
+/* The count of the word holding position `at` of words->cps. */
+static int64_t
+count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
+{
+    Py_ssize_t lo = 0, hi = words->n; /* the last word starting at or before `at` */
+    while (hi - lo > 1) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (words->offset[mid] <= at) lo = mid;
+        else hi = mid;
+    }
+    return counts[lo];
+}
+
+/* The sorted runs a[0, na) and b[0, nb) merged into out (compare_suffixes). */
+static void
+merge_suffixes(const int32_t *a, size_t na, const int32_t *b, size_t nb, int32_t *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = compare_suffixes(&a[i], &b[j]) < 0 ? a[i++] : b[j++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+/* Merge sort of sa[0, n) (compare_suffixes) with tmp[0, n) as its scratch: no memory of its own, so a
+ * thread sorting takes none from a heap of its own that the process would keep. */
+static void
+merge_sort_suffixes(int32_t *sa, int32_t *tmp, size_t n)
+{
+    if (n <= 16) {
+        for (size_t i = 1; i < n; i++) {
+            int32_t v = sa[i];
+            size_t j = i;
+            for (; j > 0 && compare_suffixes(&v, &sa[j - 1]) < 0; j--) sa[j] = sa[j - 1];
+            sa[j] = v;
+        }
+        return;
+    }
+    size_t half = n / 2;
+    merge_sort_suffixes(sa, tmp, half);
+    merge_sort_suffixes(sa + half, tmp + half, n - half);
+    merge_suffixes(sa, half, sa + half, n - half, tmp);
+    memcpy(sa, tmp, n * sizeof(int32_t));
+}
+
+/* Sorts the suffixes sa[0, n) (compare_suffixes) with spare[0, n) as scratch, as much as glibc's sort
+ * would take beside them, and no more: with two threads or more, each half in a thread of its own, then
+ * the halves merged into spare, and the two arrays swapped. The order is total: the result is the one
+ * sorted order. Afterwards *spare is free for other use. */
+typedef struct {
+    int32_t *sa, *tmp;
+    size_t n;
+} SuffixRun;
+
+static void *
+sort_suffix_run(void *arg)
+{
+    SuffixRun *run = arg;
+    merge_sort_suffixes(run->sa, run->tmp, run->n);
+    return NULL;
+}
+
+static void
+sort_suffixes(int32_t **sa, int32_t **spare, Py_ssize_t n, int n_threads)
+{
+    pthread_t thread;
+    SuffixRun low = {*sa, *spare, (size_t)n / 2}, high = {*sa + n / 2, *spare + n / 2, (size_t)(n - n / 2)};
+    if (n_threads < 2 || n < 2 || pthread_create(&thread, NULL, sort_suffix_run, &high) != 0) {
+        merge_sort_suffixes(*sa, *spare, (size_t)n); /* one thread, or none to be had: the whole array here */
+        return;
+    }
+    sort_suffix_run(&low);
+    pthread_join(thread, NULL);
+    merge_suffixes(low.sa, low.n, high.sa, high.n, *spare);
+    int32_t *sorted = *spare;
+    *spare = *sa;
+    *sa = sorted;
+}
+
+/* For each k of the sorted suffixes [first, last): shared[k], the characters suffixes k - 1 and k share
+ * (common_prefix; 0 for k = 0), leaf[k], the length of suffix k up to its word's end, past max_length
+ * by one at most (both fit a byte: max_length is 250 at most), and count[k], the count of its word where
+ * below COUNT_LOOKUP (else COUNT_LOOKUP: count_at finds it). */
+#define COUNT_LOOKUP 255
+
+typedef struct {
+    const Texts *words;
+    const int64_t *counts;
+    const int32_t *sa;
+    uint8_t *shared, *leaf, *count;
+    Py_ssize_t first, last, depth, max_length;
+    int nul_shared;
+} Neighbours;
+
+static void *
+measure_neighbours(void *arg)
+{
+    const Neighbours *m = arg;
+    const uint32_t *text = m->words->cps;
+    for (Py_ssize_t k = m->first; k < m->last; k++) {
+        m->shared[k] = k > 0 ? (uint8_t)common_prefix(text, m->sa[k - 1], m->sa[k], m->depth, m->nul_shared) : 0;
+        Py_ssize_t leaf = 0;
+        while (text[m->sa[k] + leaf] != 0 && leaf <= m->max_length) leaf++;
+        m->leaf[k] = (uint8_t)leaf;
+        int64_t count = leaf ? count_at(m->words, m->counts, m->sa[k]) : 0; /* a NUL is in no word */
+        m->count[k] = (uint8_t)(count >= 0 && count < COUNT_LOOKUP ? count : COUNT_LOOKUP);
+    }
+    return NULL;
+}
+
+/* measure_neighbours over all n suffixes, in n_threads threads (2 at most: a seed search's). */
+static void
+measure_all(Neighbours m, Py_ssize_t n, int n_threads)
+{
+    Neighbours second = m;
+    pthread_t thread;
+    m.first = 0;
+    m.last = second.first = n_threads > 1 ? n / 2 : n;
+    second.last = n;
+    int started = second.first < n && pthread_create(&thread, NULL, measure_neighbours, &second) == 0;
+    measure_neighbours(&m);
+    if (started) pthread_join(thread, NULL);
+    else measure_neighbours(&second);
+}
+
 /* The best seeds of `words` (separated: words->cps is the words joined by NULs), as many as `seeds`
- * holds, best first, each a place in words->cps. Besides the seeds this takes 4 bytes per character
- * (the suffix array) and a stack as deep as max_length: the weight of an interval is summed on the
- * stack as the intervals close. */
+ * holds, best first, each a place in words->cps. Besides the seeds this takes 8 bytes per character
+ * (the suffix array, and the sort's scratch that then holds the neighbours' measures) and a stack as
+ * deep as max_length: the weight of an interval is summed on the stack as the intervals close. The
+ * sort and the measures run in n_threads threads (2 at most), with the same seeds for any. */
 int
 find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, int hugging_face, Seeds *seeds)
+           int64_t prefix_char, int hugging_face, int n_threads, Seeds *seeds)
 {
     Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
     if (n > INT32_MAX || max_length < 0 || max_length > 250) {
@@ -212,8 +324,9 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     Py_ssize_t *stack_lcp = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
     Py_ssize_t *stack_lb = PyMem_Malloc((max_length + 3) * sizeof(Py_ssize_t));
     int64_t *stack_weight = PyMem_Malloc((max_length + 3) * sizeof(int64_t));
+    int32_t *spare = PyMem_Malloc((n + 1) * sizeof(int32_t)); /* the sort's scratch, then the measures */
     int rc = -1;
-    if (!sa || !stack_lcp || !stack_lb || !stack_weight) {
+    if (!sa || !spare || !stack_lcp || !stack_lb || !stack_weight) {
         PyErr_NoMemory();
         goto done;
     }
@@ -222,7 +335,12 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     sort_text = text;
     sort_depth = depth;
     seed_ties = hugging_face ? -1 : 1;
-    qsort(sa, n, sizeof(int32_t), compare_suffixes);
+    /* the GIL stays held: the comparators' text and depth are this call's */
+    sort_suffixes(&sa, &spare, n, n_threads);
+    /* three bytes per suffix in the four of the spare array */
+    uint8_t *shared = (uint8_t *)spare, *leaves = shared + n, *small_counts = leaves + n;
+    measure_all((Neighbours){words, counts, sa, shared, leaves, small_counts, 0, 0, depth, max_length, hugging_face}, n,
+                n_threads);
     /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
      * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
     Py_ssize_t top = 0, lcp_before = 0; /* lcp_before: the lcp of suffixes k - 2 and k - 1 */
@@ -230,14 +348,16 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     stack_lb[0] = 0;
     stack_weight[0] = 0;
     for (Py_ssize_t k = 1; k <= n; k++) {
-        Py_ssize_t lcp_after = k < n ? common_prefix(text, sa[k - 1], sa[k], depth, hugging_face) : 0;
+        Py_ssize_t lcp_after = k < n ? shared[k] : 0;
         /* suffix k - 1 (a NUL is a word's end and weighs nothing); Hugging Face counts each distinct
          * word once */
-        int64_t weight = text[sa[k - 1]] == 0 ? 0 : hugging_face ? 1 : count_at(words, counts, sa[k - 1]);
+        int64_t weight = text[sa[k - 1]] == 0 ? 0
+                         : hugging_face      ? 1
+                         : small_counts[k - 1] < COUNT_LOOKUP ? small_counts[k - 1]
+                                                              : count_at(words, counts, sa[k - 1]);
         /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it (not a seed in
          * Hugging Face's) */
-        Py_ssize_t leaf = 0;
-        while (text[sa[k - 1] + leaf] != 0 && leaf <= max_length) leaf++;
+        Py_ssize_t leaf = leaves[k - 1];
         if (!hugging_face && leaf > lcp_before && leaf > lcp_after)
             seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
         /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
@@ -263,10 +383,13 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     }
     PyMem_Free(sa); /* before the seeds' sort takes as much again as they do: the search's peak */
     sa = NULL;
+    PyMem_Free(spare);
+    spare = NULL;
     qsort(seeds->items, seeds->n, sizeof(Seed), compare_seeds);
     rc = 0;
 done:
     PyMem_Free(sa);
+    PyMem_Free(spare);
     PyMem_Free(stack_lcp);
     PyMem_Free(stack_lb);
     PyMem_Free(stack_weight);
@@ -311,7 +434,7 @@ compare_code_points(const void *a, const void *b)
  * substrings; the number of pieces, or -1 with an exception set. */
 static Py_ssize_t
 seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t max_length, PyObject *class_map,
-            long long prefix_char, Py_ssize_t seed_size, int hugging_face)
+            long long prefix_char, Py_ssize_t seed_size, int hugging_face, int n_threads)
 {
     Py_ssize_t n_chars = PyList_GET_SIZE(chars);
     Classes classes = {0};
@@ -351,7 +474,8 @@ seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t ma
         goto done;
     }
     if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, &seeds) < 0)
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, n_threads,
+                   &seeds) < 0)
         goto done;
     Py_ssize_t n_seeds = seeds.n;
     Py_ssize_t n = n_chars + n_seeds;
@@ -403,24 +527,26 @@ done:
     return result;
 }
 
-/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size): the characters, then the best
- * substrings of the words, seed_size pieces at most, scored as log probabilities of their
- * frequency x length (a character's score is its count). Every character must occur in the words: the
- * pieces are read where they occur there, with no copy. Checks the arguments, then seeds the lattice. */
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size, hugging_face=False, n_threads=1): the
+ * characters, then the best substrings of the words, seed_size pieces at most, scored as log probabilities
+ * of their frequency x length (a character's score is its count); the suffix array is sorted and measured
+ * in n_threads threads (2 at most), with the same seeds for any. Every character must occur in the words:
+ * the pieces are read where they occur there, with no copy. Checks the arguments, then seeds the lattice. */
 PyObject *
 lattice_seed(Lattice *self, PyObject *args)
 {
     PyObject *chars, *char_counts, *class_map;
     Py_ssize_t max_length, seed_size;
     long long prefix_char;
-    int hugging_face = 0;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|p", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
-                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face))
+    int hugging_face = 0, n_threads = 1;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|pi", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face, &n_threads))
         return NULL;
     if (PyList_GET_SIZE(char_counts) != PyList_GET_SIZE(chars)) {
         PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
         return NULL;
     }
-    Py_ssize_t n = seed_pieces(self, chars, char_counts, max_length, class_map, prefix_char, seed_size, hugging_face);
+    Py_ssize_t n = seed_pieces(self, chars, char_counts, max_length, class_map, prefix_char, seed_size, hugging_face,
+                               n_threads);
     return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
