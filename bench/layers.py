@@ -28,6 +28,12 @@ the comparison, not while timed). The ids of every batch must be identical. The 
 and times one pass each time it is asked, so its passes interleave with the anchor's as in this
 process (each kvec time is the pass as that process measures it).
 
+Each backend line is followed by the same comparison above each side's floor, where 2 cores are the
+limit: kvec's floor is a pass that only makes the layer's outputs (each batch's padded matrix, zeroed,
+put on the device as the layer puts its own; no text read), the anchor's is ``tf.data`` over the same
+batches with ``tf.strings.length`` as the map; each side's pass less the median of its floor's
+(interleaved too).
+
 Timed passes only count the ids (converting a million of them to Python lists would take longer than
 making them). Printed: the first pass of each side on a fresh tokenizer (kvec's word cache empty; TensorFlow's
 process-wide first-use costs paid before, on a small unrelated dataset), then the median of ``--runs``
@@ -174,12 +180,15 @@ def backend_lines(lines, pipeline, keras_hub_dataset, args):
                 child.stdin.flush()
                 return float(child.stdout.readline())
 
-            kvec_times, anchor_times = {}, {}
+            lengths = dataset(lines, tf.strings.length, args.batch_size)
+            kvec_times, anchor_times, kvec_floors, anchor_floors = {}, {}, {}, {}
             for name in anchors:
-                kvec_times[name], anchor_times[name] = [], []
+                kvec_times[name], anchor_times[name], kvec_floors[name], anchor_floors[name] = [], [], [], []
                 for _ in range(args.runs):  # interleaved: noise hits both sides alike
                     kvec_times[name].append(kvec_pass(name))
                     anchor_times[name].append(timed(anchor_passes[name])[1])
+                    kvec_floors[name].append(kvec_pass(f"floor {name}"))
+                    anchor_floors[name].append(timed(lambda: run_dense(lengths))[1])
             child.stdin.write("\n")
             child.stdin.flush()
         for name in anchors:
@@ -191,8 +200,20 @@ def backend_lines(lines, pipeline, keras_hub_dataset, args):
             if not same:
                 mismatch(f"{name} ids on {backend}", "a batch differs from the tf.data anchor's")
     print(f"ids identical on {backend} without TensorFlow, two processes")
-    report("no tokenizer, on JAX", "keras TextVectorization", kvec_times["keras"], anchor_times["keras"])
-    report("WordPiece, on JAX", "keras_hub", kvec_times["wordpiece"], anchor_times["wordpiece"])
+    labels = {
+        "keras": ("no tokenizer, on JAX", "keras TextVectorization"),
+        "wordpiece": ("WordPiece, on JAX", "keras_hub"),
+    }
+    for name, (label, anchor_name) in labels.items():
+        report(label, anchor_name, kvec_times[name], anchor_times[name])
+        kvec_floor, anchor_floor = statistics.median(kvec_floors[name]), statistics.median(anchor_floors[name])
+        report(
+            "  above each side's floor",
+            anchor_name,
+            [t - kvec_floor for t in kvec_times[name]],
+            [t - anchor_floor for t in anchor_times[name]],
+            f"  (floors: kvec {kvec_floor:.3f}s, tf.data {anchor_floor:.3f}s)",
+        )
 
 
 def exported(layer, folder):

@@ -9,7 +9,10 @@ layer on every batch (an object array of str) and waits for the backend's arrays
 pass go to ``keras_ids.npz`` and ``wordpiece_ids.npz`` (one padded matrix per batch); then the script
 prints the backend's name and answers each line ``keras`` or ``wordpiece`` on its standard input with
 the seconds of one pass of that layer, so bench/layers.py can interleave these passes with its
-anchors' (an empty line ends it).
+anchors' (an empty line ends it). A line ``floor keras`` or ``floor wordpiece`` times that layer's
+floor instead: a pass that only makes its outputs, each batch's padded matrix of the first pass's shape
+and dtype laid out and zeroed as the layer lays out its own (``kvec.layers.keras_rules.aligned_empty``)
+and put on the device as the layer puts it, with no text read.
 """
 
 import json
@@ -21,6 +24,7 @@ import numpy as np
 from harness import timed
 
 import kvec.layers
+from kvec.layers.keras_rules import aligned_empty
 from kvec.pipeline import Tokenizer
 
 
@@ -30,6 +34,33 @@ def one_pass(layer, batches):
     for output in outputs:  # the arrays exist by now; JAX's dispatch is asynchronous
         keras.ops.convert_to_numpy(output)
     return seconds
+
+
+def floor_pass(shapes):
+    """The seconds of a pass that only makes outputs of ``shapes`` (``(shape, dtype)`` pairs) as the
+    layer makes its own, zeroed instead of filled with ids."""
+
+    def outputs():
+        made = []
+        for shape, dtype in shapes:
+            matrix = aligned_empty(shape, dtype)
+            matrix.fill(0)
+            made.append(on_device(matrix))
+        return made
+
+    made, seconds = timed(outputs)
+    for output in made:
+        keras.ops.convert_to_numpy(output)
+    return seconds
+
+
+def on_device(matrix):
+    """``matrix`` as the backend's array, without a copy where JAX can take it as it is."""
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.device_put(matrix, may_alias=True)
+    return keras.ops.convert_to_tensor(matrix)
 
 
 def main():
@@ -46,14 +77,20 @@ def main():
     with open(os.path.join(folder, "wordpiece.json"), encoding="utf-8") as f:
         wordpiece_layer = kvec.layers.TextVectorization(tokenizer=Tokenizer.from_str(f.read()))
     layers = {"keras": keras_layer, "wordpiece": wordpiece_layer}
+    shapes = {}
     for name, layer in layers.items():
         first = [keras.ops.convert_to_numpy(layer(batch)) for batch in batches]
         np.savez(os.path.join(folder, f"{name}_ids.npz"), *first)
+        shapes[name] = [(ids.shape, ids.dtype) for ids in first]
     print(keras.backend.backend(), flush=True)
     for line in sys.stdin:
         if not line.strip():
             break
-        print(one_pass(layers[line.strip()], batches), flush=True)
+        words = line.split()
+        if words[0] == "floor":
+            print(floor_pass(shapes[words[1]]), flush=True)
+        else:
+            print(one_pass(layers[words[0]], batches), flush=True)
 
 
 if __name__ == "__main__":

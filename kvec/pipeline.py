@@ -798,6 +798,13 @@ class Pipeline(TransformersCalls):
         if native is None:
             return None
         encoder, python_first = native
+        if not python_first:  # one native call, the encoder sharing the texts between its own threads
+            try:
+                values, row_lengths = encoder.encode(texts, _parts(n_threads, len(texts)))
+            except ValueError:
+                pass  # a text it refuses: the parts below find which, for the reference encoder
+            else:
+                return iter([(0, values, row_lengths, [])])
         normalizer, added = self.normalizer, self.added_vocabulary
         if python_first:
             texts = [_as_str(t) for t in texts]

@@ -129,6 +129,40 @@ def test_str_texts_in_one_native_call_give_the_outputs_of_the_rules_in_python(ba
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_long_texts_in_a_large_batch_give_the_ragged_rows_padded_and_the_rules_outputs(backend):
+    """Texts of up to 400 words (many more than the native lookup probes at once), some unknown, in a
+    batch whose padded matrix takes more than a MiB: the str texts
+    (native encoder) give the UTF-8 bytes' outputs (the rules in Python), and each row is the ragged
+    layer's row padded with 0."""
+    out = run(
+        backend,
+        """
+        import random, keras, numpy as np, kvec.layers
+        random.seed(11)
+        words = ["w%d" % i for i in range(300)] + ["A.", "b,", "C", "é!"]
+        texts = [" ".join(random.choice(words) for _ in range(random.randint(0, 400))) for _ in range(1200)]
+        as_bytes = np.array([t.encode() for t in texts], dtype=object)
+        for standardize in (None, "lower_and_strip_punctuation"):
+            layer = kvec.layers.TextVectorization(standardize=standardize, max_tokens=200)
+            layer.adapt(texts[:100])
+            ragged = kvec.layers.TextVectorization(
+                standardize=standardize, vocabulary=layer.get_vocabulary(), ragged=True
+            )
+            native = keras.ops.convert_to_numpy(layer(texts))
+            assert native.nbytes > 1 << 20, native.nbytes
+            assert np.array_equal(native, keras.ops.convert_to_numpy(layer(as_bytes)))
+            rows = ragged(texts)
+            assert native.shape == (len(texts), max(map(len, rows)))
+            padded = [row + [0] * (native.shape[1] - len(row)) for row in rows]
+            assert native.tolist() == padded, standardize
+            assert min(map(min, filter(None, rows))) == 1  # unknown words among them
+        print("ok")
+        """,
+    )
+    assert out.strip() == "ok"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_tokens_with_line_breaks_other_than_newline_survive_pickle_and_keras_files(backend, tmp_path):
     """vocabulary.txt holds one token a line, lines ending at "\\n" only (TensorFlow's rule for
     vocabulary files): tokens holding "\\r", "\\x1c", "\\x85" or "\\u2028" come back as they were."""

@@ -34,10 +34,22 @@ ptrdiff_t
 char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t limit, uint32_t **out,
                ptrdiff_t *capacity)
 {
-    ptrdiff_t length = 0;
-    if (code_points_reserve(out, capacity, n < limit ? n : limit) < 0) return -1;
+    ptrdiff_t length = 0, room = n < limit ? n : limit;
+    if (code_points_reserve(out, capacity, room) < 0) return -1;
+    const uint32_t *latin1 = map->entries + (size_t)map->page_of[0] * 256;
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = cps[i];
+        if (c < 0x100 && length < room) { /* most text: one page, no check of the room for one code point */
+            uint32_t entry = latin1[c];
+            if (entry == CHAR_SAME) {
+                (*out)[length++] = c;
+                continue;
+            }
+            if (map->pool[entry] <= 1) {
+                if (map->pool[entry]) (*out)[length++] = map->pool[entry + 1];
+                continue;
+            }
+        }
         if (c == 0x3A3 && map->final_sigma) {
             if (length + 1 > limit) return -2;
             if (code_points_reserve(out, capacity, length + 1) < 0) return -1;

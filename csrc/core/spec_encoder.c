@@ -614,6 +614,35 @@ encode_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out, Spe
     return 0;
 }
 
+/* Words probed together by lookup_class_runs. */
+#define LOOKUP_BATCH 16
+
+/* encode_class_runs for a word lookup (SPEC_MODEL_WORDS, which keeps no word cache): the words of text
+ * taken LOOKUP_BATCH at a time, hashed, and their slots and keys in the vocabulary fetched ahead of the
+ * probes, so a big vocabulary's cache misses overlap; each word's id, the unknown id, or none without
+ * one, as encode_word gives them. */
+static int
+lookup_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out)
+{
+    CodePoints words[LOOKUP_BATCH];
+    uint64_t hashes[LOOKUP_BATCH];
+    ptrdiff_t start, end = 0;
+    for (;;) {
+        int n = 0;
+        while (n < LOOKUP_BATCH && (end = class_run_next(&e->classes, text, end, &start)) > start) {
+            words[n] = code_points_slice(text, start, end - start);
+            hashes[n] = code_points_hash(&words[n]);
+            piece_map_prefetch(&e->words, hashes[n++]);
+        }
+        for (int k = 0; k < n; k++) piece_map_prefetch_key(&e->words, hashes[k]);
+        for (int k = 0; k < n; k++) {
+            const int64_t *id = piece_map_get(&e->words, &words[k], hashes[k]);
+            if (id ? int64s_push(out, *id) < 0 : e->unk >= 0 && int64s_push(out, e->unk) < 0) return -1;
+        }
+        if (n < LOOKUP_BATCH) return 0;
+    }
+}
+
 /* A word of jieba's: its ids, or with map_words those of the class runs of the word mapped (s->normalized
  * is free for it: the parts are not mapped then). */
 static int
@@ -715,6 +744,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
         }
         return 0;
     }
+    if (e->model_kind == SPEC_MODEL_WORDS) return lookup_class_runs(e, &text, out);
     return encode_class_runs(e, &text, out, s);
 }
 

@@ -26,6 +26,7 @@ Nothing here imports Keras or TensorFlow.
 from __future__ import annotations
 
 import collections
+import math
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -337,12 +338,26 @@ def vocabulary_lines(text: str) -> list[str]:
     return lines
 
 
+#: The alignment of the padded matrices the layer makes: a backend whose arrays need it (JAX's CPU
+#: client takes a 64-byte aligned NumPy buffer as its own instead of copying it) gets them as they are.
+ARRAY_ALIGNMENT = 64
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialised C-contiguous array whose data starts at a multiple of :data:`ARRAY_ALIGNMENT` bytes."""
+    dtype = np.dtype(dtype)
+    size = math.prod(shape) * dtype.itemsize
+    raw = np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8)
+    start = -raw.ctypes.data % ARRAY_ALIGNMENT
+    return raw[start : start + size].view(dtype).reshape(shape)
+
+
 def ragged_to_dense(
     values: np.ndarray, row_lengths: np.ndarray, length: int | None, dtype: Any = np.int64
 ) -> np.ndarray:
     """Rows padded with 0 (or cut) to ``length``, or to the longest row, as ``dtype`` (int64 or int32)."""
     width = int(row_lengths.max(initial=0)) if length is None else length
-    out = np.empty((len(row_lengths), width), dtype=dtype)
+    out = aligned_empty((len(row_lengths), width), dtype)
     fill_rows(out, np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(row_lengths, dtype=np.int64))
     return out
 

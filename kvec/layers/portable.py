@@ -479,13 +479,19 @@ def _backend_ids_dtype():
 
 
 def _backend_array(array):
-    """``array`` as the backend's own, as ``keras.ops.convert_to_tensor`` makes it; on JAX, an array
-    whose dtype JAX keeps goes to the device as it is (``jax.device_put``: no conversion on the way)."""
+    """``array`` (made for this output, referenced nowhere else) as the backend's own, as
+    ``keras.ops.convert_to_tensor`` makes it; on JAX, an array whose dtype JAX keeps goes to the device
+    as it is (``jax.device_put``: no conversion on the way), and on the CPU JAX keeps an aligned buffer
+    (:func:`kvec.layers.keras_rules.aligned_empty`) as its own instead of copying it: nothing writes to
+    it after."""
     if keras.backend.backend() == "jax":
         import jax
 
         if jax.dtypes.canonicalize_dtype(array.dtype) == array.dtype:
-            return jax.device_put(array)
+            try:
+                return jax.device_put(array, may_alias=True)
+            except TypeError:  # a JAX older than may_alias: a copy
+                return jax.device_put(array)
     return keras.ops.convert_to_tensor(array)
 
 
