@@ -115,6 +115,10 @@ def _parts(n_threads, count):
 #: the parts done while the threads encode the next ones.
 _PARTS_PER_THREAD = 8
 
+#: Parts per thread when the native encoder's own threads take them (``SpecEncoder.encode_parts``): they
+#: never wait for the GIL between parts, so smaller parts cost nothing and leave less to the last one.
+_STREAMED_PARTS_PER_THREAD = 32
+
 
 def _check_strs(texts):
     """TypeError naming the first of ``texts`` that is not a str."""
@@ -124,10 +128,10 @@ def _check_strs(texts):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
 
 
-def _part_bounds(threads, count):
+def _part_bounds(threads, count, per_thread=_PARTS_PER_THREAD):
     """Where the parts of a batch of ``count`` texts shared between ``threads`` threads start, then
-    ``count``: about ``_PARTS_PER_THREAD`` parts per thread, of at least 64 texts."""
-    parts = max(1, min(threads * _PARTS_PER_THREAD, count // 64))
+    ``count``: about ``per_thread`` parts per thread, of at least 64 texts."""
+    parts = max(1, min(threads * per_thread, count // 64))
     return [count * k // parts for k in range(parts + 1)]
 
 
@@ -812,7 +816,7 @@ class Pipeline(TransformersCalls):
         encoder, python_first = native
         threads = _parts(n_threads, len(texts))
         if not python_first and threads > 1:  # the encoder's own threads, which never take the GIL
-            bounds = _part_bounds(threads, len(texts))
+            bounds = _part_bounds(threads, len(texts), _STREAMED_PARTS_PER_THREAD)
             streamed = zip(bounds, bounds[1:], encoder.encode_parts(texts, threads, len(bounds) - 1))
             return (
                 (start, *found, []) if found else (start, *_refused_part(end - start)) for start, end, found in streamed
