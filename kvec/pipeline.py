@@ -115,6 +115,10 @@ def _parts(n_threads, count):
 #: the parts done while the threads encode the next ones.
 _PARTS_PER_THREAD = 8
 
+#: Parts per thread when the native encoder's own threads take them (``SpecEncoder.encode_parts``): they
+#: never wait for the GIL between parts, so smaller parts cost nothing and leave less to the last one.
+_STREAMED_PARTS_PER_THREAD = 32
+
 
 def _check_strs(texts):
     """TypeError naming the first of ``texts`` that is not a str."""
@@ -122,6 +126,19 @@ def _check_strs(texts):
         for position, text in enumerate(texts):
             if not isinstance(text, str):
                 raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
+
+
+def _part_bounds(threads, count, per_thread=_PARTS_PER_THREAD):
+    """Where the parts of a batch of ``count`` texts shared between ``threads`` threads start, then
+    ``count``: about ``per_thread`` parts per thread, of at least 64 texts."""
+    parts = max(1, min(threads * per_thread, count // 64))
+    return [count * k // parts for k in range(parts + 1)]
+
+
+def _refused_part(count):
+    """A part of ``count`` texts that the native encoder refused, as ``_native_parts`` gives it: no ids,
+    and every text for the reference encoder to encode again."""
+    return b"", bytes(8 * count), list(range(count))
 
 
 def _encoded_parts(encode, texts, n_threads):
@@ -133,8 +150,7 @@ def _encoded_parts(encode, texts, n_threads):
     if threads == 1:
         yield 0, encode(texts)
         return
-    parts = max(1, min(threads * _PARTS_PER_THREAD, len(texts) // 64))
-    bounds = [len(texts) * k // parts for k in range(parts + 1)]
+    bounds = _part_bounds(threads, len(texts))
     with ThreadPoolExecutor(threads) as pool:
         futures = [pool.submit(encode, texts[a:b]) for a, b in zip(bounds, bounds[1:])]
         try:
@@ -798,13 +814,13 @@ class Pipeline(TransformersCalls):
         if native is None:
             return None
         encoder, python_first = native
-        if not python_first:  # one native call, the encoder sharing the texts between its own threads
-            try:
-                values, row_lengths = encoder.encode(texts, _parts(n_threads, len(texts)))
-            except ValueError:
-                pass  # a text it refuses: the parts below find which, for the reference encoder
-            else:
-                return iter([(0, values, row_lengths, [])])
+        threads = _parts(n_threads, len(texts))
+        if not python_first and threads > 1:  # the encoder's own threads, which never take the GIL
+            bounds = _part_bounds(threads, len(texts), _STREAMED_PARTS_PER_THREAD)
+            streamed = zip(bounds, bounds[1:], encoder.encode_parts(texts, threads, len(bounds) - 1))
+            return (
+                (start, *found, []) if found else (start, *_refused_part(end - start)) for start, end, found in streamed
+            )
         normalizer, added = self.normalizer, self.added_vocabulary
         if python_first:
             texts = [_as_str(t) for t in texts]
@@ -821,7 +837,7 @@ class Pipeline(TransformersCalls):
             try:
                 values, row_lengths = encoder.encode(part)
             except ValueError:
-                return b"", bytes(8 * len(part)), list(range(len(part)))
+                return _refused_part(len(part))
             return values, row_lengths, again
 
         return ((start, *encoded) for start, encoded in _encoded_parts(encode, texts, n_threads))

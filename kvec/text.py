@@ -558,15 +558,19 @@ class Tokenizer:
             >>> tok.texts_to_sequences(["b a z"])
             [[2, 3, 1]]
         """
-        if _all_str(texts) and not self.char_level:
+        if type(texts) is list and not self.char_level:
             lookup, oov_index, _ = self._ids_functions()
             native = self._native_rule()
             if native is not None and lookup is not None and self.subword is None:  # one native call
-                with collector_paused():  # many new lists, no cycle among them
-                    return native.ids_batch(texts, self.lower, WordLookup(lookup), oov_index)
+                try:  # it checks each text is a str as it goes, in the pass that splits them
+                    with collector_paused():  # many new lists, no cycle among them
+                        return native.ids_batch(texts, self.lower, WordLookup(lookup), oov_index)
+                except TypeError:  # a list of tokens among the texts: text by text, below
+                    pass
             pipeline = self.analyzer
             if isinstance(pipeline, Pipeline) and pipeline.post_processor is None and lookup is not None:
-                return _subword_sequences(pipeline, texts, lookup, oov_index)
+                if _all_str(texts):
+                    return _subword_sequences(pipeline, texts, lookup, oov_index)
         return list(self.texts_to_sequences_generator(texts))
 
     def texts_to_sequences_generator(self, texts: Iterable[str | list[str]]) -> Iterator[list[int]]:

@@ -25,7 +25,7 @@ import kvec._unigram
 from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
 from kvec._keras import WordCounter, WordLookup, WordSplitter, fill_padded, fill_rows
-from kvec._spec import SpecEncoder
+from kvec._spec import SpecEncoder, SpecParts
 from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, WordPieceTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
 from kvec.chinese import _hmm_tables
@@ -845,6 +845,45 @@ def test_spec_encoder_encodes_any_description_or_refuses_it(which, flips, cut, t
             if error is None:  # bytes that are not UTF-8 the reference encoder cannot take
                 assert list(ids[at : at + length]) == reference.encode(decoded).ids
             at += length
+
+
+@FUZZ
+@given(
+    which=st.integers(0, len(SPEC_DESCRIPTIONS) - 1),
+    texts=st.lists(TEXT | st.binary(max_size=12) | st.sampled_from([1, b"\xff\xfe", "\ud800", "[PAD]ab!"]), max_size=9),
+    n_threads=st.integers(-1, 5),
+    n_parts=st.integers(-1, 11),
+    taken=st.none() | st.integers(0, 3),
+)
+def test_spec_encoder_parts_are_encode_of_each_part(which, texts, n_threads, n_parts, taken):
+    encoder = SpecEncoder(SPEC_DESCRIPTIONS[which])
+    parts, error = attempt(encoder.encode_parts, texts, n_threads, n_parts)
+    if error is not None:
+        assert isinstance(error, ARGUMENT_ERRORS)
+        return
+    assert type(parts) is SpecParts
+    bounds = [len(texts) * k // n_parts for k in range(n_parts + 1)]
+    read = parts if taken is None else [next(parts, None) for _ in range(taken)]
+    for got, start, end in zip(read, bounds, bounds[1:]):
+        expected, error = attempt(encoder.encode, texts[start:end])
+        assert got == (None if error is not None else expected)
+    # dropped with parts left, or exhausted: the threads are done and the encoder may be made again
+    del parts
+    encoder.__init__(SPEC_DESCRIPTIONS[which])
+    assert encoder.encode(["ab"]) == SpecEncoder(SPEC_DESCRIPTIONS[which]).encode(["ab"])
+
+
+def test_spec_encoder_refuses_a_new_description_while_parts_are_encoding():
+    encoder = SpecEncoder(SPEC_DESCRIPTIONS[0])
+    parts = encoder.encode_parts(["ab"] * 200, 2, 4)
+    with pytest.raises(RuntimeError, match="while the encoder is encoding"):
+        encoder.__init__(SPEC_DESCRIPTIONS[1])
+    assert [row for row in parts] == [encoder.encode(["ab"] * 50)] * 4
+    encoder.__init__(SPEC_DESCRIPTIONS[1])
+    with pytest.raises(TypeError):
+        SpecParts()
+    with pytest.raises(RuntimeError, match="__init__ was not called"):
+        blank(SpecEncoder).encode_parts(["a"], 1, 1)
 
 
 # --------------------------------------------------------------------------------------------------

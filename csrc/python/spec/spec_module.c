@@ -13,6 +13,11 @@
  *       bound when normalized: ValueError naming the text's index; a str that UTF-8 cannot carry (a lone
  *       surrogate): ValueError naming it; an item neither str nor bytes: TypeError naming it and its
  *       type.
+ *   .encode_parts(texts, n_threads, n_parts) -> SpecParts, an iterator of n_parts results in order: part p
+ *       is texts [n * p / n_parts, n * (p + 1) / n_parts) of the n, and its result is what encode gives
+ *       for it, or None where encode raises its ValueError. n_threads threads of the iterator encode the
+ *       parts, never taking the GIL, while the caller takes the parts done (making their Python objects):
+ *       kvec/pipeline.py's encode_batch on threads.
  *
  * The scratches, with the word caches they hold, are kept between calls (at most KEPT_SCRATCHES), so a
  * word seen in an earlier batch costs a hash and a compare. They are taken and given back with the GIL
@@ -174,6 +179,24 @@ item_of(PyObject *object, Py_ssize_t i, Item *item)
     return 0;
 }
 
+/* The Items of a tuple of texts (PyMem_Free them); NULL with an exception set. */
+static Item *
+items_of(PyObject *texts)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(texts);
+    Item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
+    if (!items) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (item_of(PyTuple_GET_ITEM(texts, i), i, &items[i]) < 0) {
+            PyMem_Free(items);
+            return NULL;
+        }
+    return items;
+}
+
 static SpecScratch *
 take_scratch(SpecEncoderObject *self)
 {
@@ -224,16 +247,15 @@ encode_texts(SpecEncoderObject *self, PyObject *texts, Py_ssize_t n_threads)
     Py_ssize_t n = PyTuple_GET_SIZE(texts);
     Py_ssize_t n_parts = n_threads < n ? n_threads : (n ? n : 1);
     PyObject *result = NULL, *values = NULL, *lengths = NULL;
-    Item *items = PyMem_Calloc((size_t)n + 1, sizeof(*items));
+    Item *items = items_of(texts);
     Part *parts = PyMem_Calloc((size_t)n_parts, sizeof(*parts));
     lengths = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)sizeof(int64_t) * n);
-    if (!items || !parts) {
+    if (!items) goto done;
+    if (!parts) {
         PyErr_NoMemory();
         goto done;
     }
     if (!lengths) goto done;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (item_of(PyTuple_GET_ITEM(texts, i), i, &items[i]) < 0) goto done;
     int64_t *row_lengths = (int64_t *)PyBytes_AS_STRING(lengths);
     for (Py_ssize_t p = 0; p < n_parts; p++) {
         Part *part = &parts[p];
@@ -307,9 +329,246 @@ SpecEncoder_encode(SpecEncoderObject *self, PyObject *args, PyObject *kwds)
     return result;
 }
 
+/* SpecParts: encode_parts' iterator. Its threads take the parts in order, each encoding the next part no
+ * thread has taken yet with the scratch of its own, without the GIL at any point; __next__ waits (GIL let
+ * go) for the next part in order, or encodes that part itself when no thread has taken it yet (so the
+ * parts are all encoded even when no thread starts). The encoder stays marked as encoding until the
+ * threads are joined: when the last part is returned, or when the iterator is dropped before (the
+ * threads then take no more parts). */
+typedef struct SpecPartsObject SpecPartsObject;
+
+typedef struct {
+    SpecPartsObject *stream;
+    SpecScratch *scratch;
+    pthread_t thread;
+    int started;
+} Worker;
+
+struct SpecPartsObject {
+    PyObject_HEAD
+    SpecEncoderObject *owner;
+    PyObject *texts; /* the tuple the items point into */
+    Item *items;
+    int64_t *lengths; /* each text's id count */
+    Part *parts;
+    char *done;       /* parts[p] is encoded */
+    Py_ssize_t n_parts;
+    Py_ssize_t taken; /* parts taken by a thread or __next__; under lock */
+    Py_ssize_t returned;
+    Worker *workers; /* n_workers, then __next__'s own (its scratch only) */
+    int n_workers;
+    int stop;        /* under lock: take no more parts */
+    int running;     /* the workers may be running (and the owner is marked as encoding) */
+    int synced;      /* lock and part_done are made */
+    pthread_mutex_t lock;
+    pthread_cond_t part_done;
+};
+
+/* The next part no one has taken, now taken; -1 when none is left or the iterator stops. */
+static Py_ssize_t
+take_part(SpecPartsObject *stream)
+{
+    pthread_mutex_lock(&stream->lock);
+    Py_ssize_t p = stream->stop || stream->taken == stream->n_parts ? -1 : stream->taken++;
+    pthread_mutex_unlock(&stream->lock);
+    return p;
+}
+
+static void
+encode_taken_part(SpecPartsObject *stream, Py_ssize_t p, SpecScratch *scratch)
+{
+    stream->parts[p].scratch = scratch;
+    encode_part(&stream->parts[p]);
+    pthread_mutex_lock(&stream->lock);
+    stream->done[p] = 1;
+    pthread_cond_broadcast(&stream->part_done);
+    pthread_mutex_unlock(&stream->lock);
+}
+
+static void *
+parts_worker(void *arg)
+{
+    Worker *worker = arg;
+    for (Py_ssize_t p; (p = take_part(worker->stream)) >= 0;) encode_taken_part(worker->stream, p, worker->scratch);
+    return NULL;
+}
+
+/* Stops the workers and joins them, then gives their scratches back; called with the GIL held. */
+static void
+parts_finish(SpecPartsObject *stream)
+{
+    if (!stream->running) return;
+    pthread_mutex_lock(&stream->lock);
+    stream->stop = 1;
+    pthread_mutex_unlock(&stream->lock);
+    Py_BEGIN_ALLOW_THREADS
+    for (int w = 0; w < stream->n_workers; w++)
+        if (stream->workers[w].started) pthread_join(stream->workers[w].thread, NULL);
+    Py_END_ALLOW_THREADS
+    for (int w = 0; w <= stream->n_workers; w++) {
+        give_back_scratch(stream->owner, stream->workers[w].scratch);
+        stream->workers[w].scratch = NULL;
+    }
+    stream->running = 0;
+    stream->owner->encoding--;
+}
+
+static void
+SpecParts_dealloc(SpecPartsObject *stream)
+{
+    parts_finish(stream);
+    if (stream->parts)
+        for (Py_ssize_t p = 0; p < stream->n_parts; p++) int64s_free(&stream->parts[p].values);
+    if (stream->synced) {
+        pthread_cond_destroy(&stream->part_done);
+        pthread_mutex_destroy(&stream->lock);
+    }
+    PyMem_Free(stream->workers);
+    PyMem_Free(stream->parts);
+    PyMem_Free(stream->done);
+    PyMem_Free(stream->lengths);
+    PyMem_Free(stream->items);
+    Py_XDECREF(stream->texts);
+    Py_XDECREF(stream->owner);
+    Py_TYPE(stream)->tp_free((PyObject *)stream);
+}
+
+/* (values, row_lengths) of the next part, as SpecEncoder.encode gives them for its texts; None when the
+ * encoder refuses one of them (raise_failure's ValueErrors); MemoryError when out of memory. */
+static PyObject *
+SpecParts_next(SpecPartsObject *stream)
+{
+    Py_ssize_t k = stream->returned;
+    if (k == stream->n_parts) {
+        parts_finish(stream);
+        return NULL;
+    }
+    Worker *own = &stream->workers[stream->n_workers];
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&stream->lock);
+    int mine = stream->taken == k;
+    if (mine) stream->taken++;
+    else
+        while (!stream->done[k]) pthread_cond_wait(&stream->part_done, &stream->lock);
+    pthread_mutex_unlock(&stream->lock);
+    if (mine) encode_taken_part(stream, k, own->scratch);
+    Py_END_ALLOW_THREADS
+    stream->returned++;
+    Part *part = &stream->parts[k];
+    PyObject *result = NULL;
+    if (part->status < 0) PyErr_NoMemory();
+    else if (part->status > 0) result = Py_NewRef(Py_None);
+    else
+        result = Py_BuildValue("(y#y#)", part->values.data ? (const char *)part->values.data : "",
+                               (Py_ssize_t)sizeof(int64_t) * part->values.length,
+                               (const char *)(stream->lengths + part->first),
+                               (Py_ssize_t)sizeof(int64_t) * (part->last - part->first));
+    int64s_free(&part->values);
+    if (stream->returned == stream->n_parts) parts_finish(stream);
+    return result;
+}
+
+static PyTypeObject SpecPartsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kvec._spec.SpecParts",
+    .tp_basicsize = sizeof(SpecPartsObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SpecEncoder.encode_parts' iterator: each part's (values, row_lengths), in order (None: refused)",
+    .tp_iter = PyObject_SelfIter,
+    .tp_iternext = (iternextfunc)SpecParts_next,
+    .tp_dealloc = (destructor)SpecParts_dealloc,
+};
+
+/* The parts' texts, items, buffers and scratches, then the workers started; -1 with an exception set
+ * (the iterator's dealloc frees what was made). */
+static int
+parts_start(SpecPartsObject *stream, Py_ssize_t n_threads)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(stream->texts);
+    stream->items = items_of(stream->texts);
+    if (!stream->items) return -1;
+    stream->lengths = PyMem_Calloc((size_t)n + 1, sizeof(int64_t));
+    stream->parts = PyMem_Calloc((size_t)stream->n_parts, sizeof(Part));
+    stream->done = PyMem_Calloc((size_t)stream->n_parts, 1);
+    stream->n_workers = (int)(n_threads < stream->n_parts ? n_threads : stream->n_parts);
+    stream->workers = PyMem_Calloc((size_t)stream->n_workers + 1, sizeof(Worker));
+    if (!stream->lengths || !stream->parts || !stream->done || !stream->workers) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (pthread_mutex_init(&stream->lock, NULL) != 0) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (pthread_cond_init(&stream->part_done, NULL) != 0) {
+        pthread_mutex_destroy(&stream->lock);
+        PyErr_NoMemory();
+        return -1;
+    }
+    stream->synced = 1;
+    for (Py_ssize_t p = 0; p < stream->n_parts; p++) {
+        Part *part = &stream->parts[p];
+        part->encoder = &stream->owner->encoder;
+        part->items = stream->items;
+        part->lengths = stream->lengths;
+        part->first = n * p / stream->n_parts;
+        part->last = n * (p + 1) / stream->n_parts;
+    }
+    stream->owner->encoding++;
+    stream->running = 1;
+    for (int w = 0; w <= stream->n_workers; w++) {
+        stream->workers[w].stream = stream;
+        if (!(stream->workers[w].scratch = take_scratch(stream->owner))) return -1;
+        stream->workers[w].scratch->utf8_length = 0;
+    }
+    for (int w = 0; w < stream->n_workers; w++)
+        stream->workers[w].started =
+            pthread_create(&stream->workers[w].thread, NULL, parts_worker, &stream->workers[w]) == 0;
+    return 0;
+}
+
+/* encode_parts(texts, n_threads, n_parts): checks the arguments, then starts encoding a snapshot of the
+ * list in n_parts parts (texts [n * p / n_parts, n * (p + 1) / n_parts) each) on n_threads threads. */
+static PyObject *
+SpecEncoder_encode_parts(SpecEncoderObject *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"texts", "n_threads", "n_parts", NULL};
+    PyObject *list;
+    Py_ssize_t n_threads, n_parts;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!nn", kwlist, &PyList_Type, &list, &n_threads, &n_parts))
+        return NULL;
+    if (!self->ready) {
+        PyErr_SetString(PyExc_RuntimeError, "SpecEncoder.__init__ was not called");
+        return NULL;
+    }
+    if (n_threads < 1 || n_threads > 1024) {
+        PyErr_Format(PyExc_ValueError, "n_threads must be from 1 to 1024, got %zd", n_threads);
+        return NULL;
+    }
+    if (n_parts < 1 || n_parts > PyList_GET_SIZE(list) + 1) {
+        PyErr_Format(PyExc_ValueError, "n_parts must be from 1 to len(texts) + 1 = %zd, got %zd",
+                     PyList_GET_SIZE(list) + 1, n_parts);
+        return NULL;
+    }
+    SpecPartsObject *stream = PyObject_New(SpecPartsObject, &SpecPartsType);
+    if (!stream) return NULL;
+    memset((char *)stream + sizeof(PyObject), 0, sizeof(*stream) - sizeof(PyObject));
+    stream->owner = (SpecEncoderObject *)Py_NewRef(self);
+    stream->n_parts = n_parts;
+    /* a tuple holds the items for the iterator's life: the list may change while the threads encode */
+    stream->texts = PyList_AsTuple(list);
+    if (!stream->texts || parts_start(stream, n_threads) < 0) {
+        Py_DECREF(stream);
+        return NULL;
+    }
+    return (PyObject *)stream;
+}
+
 static PyMethodDef SpecEncoder_methods[] = {
     {"encode", (PyCFunction)(void (*)(void))SpecEncoder_encode, METH_VARARGS | METH_KEYWORDS,
      "encode(texts, n_threads=1) -> (values, row_lengths): the ids of the texts, as int64 bytes"},
+    {"encode_parts", (PyCFunction)(void (*)(void))SpecEncoder_encode_parts, METH_VARARGS | METH_KEYWORDS,
+     "encode_parts(texts, n_threads, n_parts) -> an iterator of each part's (values, row_lengths), in order"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -330,6 +589,6 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "kvec._spec", NULL, -
 PyMODINIT_FUNC
 PyInit__spec(void)
 {
-    static const ModuleType types[] = {{"SpecEncoder", &SpecEncoderType}};
+    static const ModuleType types[] = {{"SpecEncoder", &SpecEncoderType}, {"SpecParts", &SpecPartsType}};
     return create_module(&module, types, sizeof(types) / sizeof(types[0]));
 }
