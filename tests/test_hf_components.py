@@ -146,6 +146,21 @@ def test_split_equals_hf(pattern, behavior, invert, text):
     assert ours.split_words(text) == [word for word, _ in expected]
 
 
+ANCHORED = [r"$", r"^", r"^a", r"a$", r"$\n", r"\Z", r"\A", r"\z", r"[$^]", r"[]^]+", r"[^\n]$", r"^\s+|\s+$"]
+LINES = st.lists(st.sampled_from(["a", "b", " ", "\n", "$", "^", "]"]), max_size=8).map("".join)
+
+
+@settings(max_examples=150)
+@given(pattern=st.sampled_from(ANCHORED), behavior=st.sampled_from(pretokenizers.BEHAVIORS), text=LINES)
+def test_anchors_hold_where_oniguruma_holds_them(pattern, behavior, text):
+    # tokenizers compiles a Regex with Oniguruma's Ruby syntax: ^ and $ at every line, \Z before a final newline
+    replace = normalizers.Replace(normalizers.Regex(pattern), "|").normalize_str(text)
+    assert replace == hf.normalizers.Replace(hf.Regex(pattern), "|").normalize_str(text)
+    ours = pretokenizers.Split(pretokenizers.Regex(pattern), behavior)
+    expected = hf.pre_tokenizers.Split(hf.Regex(pattern), behavior).pre_tokenize_str(text)
+    assert [(p.text, p.offsets(0, len(p.text))) for p in ours.pre_tokenize(text)] == expected
+
+
 def test_a_str_pattern_is_literal_and_a_regex_is_an_expression():
     assert [p.text for p in pretokenizers.Split(".", "removed").pre_tokenize("a.b")] == ["a", "b"]
     assert [p.text for p in pretokenizers.Split(pretokenizers.Regex("."), "removed").pre_tokenize("a.b")] == []

@@ -4,6 +4,10 @@ as a regular expression, as in Hugging Face ``tokenizers`` (``tokenizers.Regex``
 :func:`find_matches` cuts a text into the stretches a pattern matches and those between them, with the
 rules of ``tokenizers``' regex engine (Oniguruma) for empty matches: an empty match right after a match
 is skipped.
+
+A :class:`Regex` also keeps Oniguruma's (Ruby syntax) anchors, which differ from Python's: ``^`` and
+``$`` hold at every line's start and end (``^`` not after a text's final newline), and ``\\Z`` at the
+end or before a final newline. :func:`oniguruma_anchors` rewrites them into the ``regex`` module's terms.
 """
 
 from __future__ import annotations
@@ -14,7 +18,56 @@ import regex
 
 from kvec.common.arguments import wrong_type
 
-__all__ = ["Pattern", "Regex", "compile_pattern", "find_matches", "pattern_json"]
+__all__ = ["Pattern", "Regex", "compile_pattern", "find_matches", "oniguruma_anchors", "pattern_json"]
+
+# Oniguruma's anchors (Ruby syntax, as tokenizers compiles a Regex) in the regex module's terms
+LINE_START = r"(?:\A|(?<=\n)(?!\z))"  # ^: a line's start, not after the final newline
+LINE_END = r"(?=\n|\z)"  # $: before every newline and at the end
+END_OR_FINAL_NEWLINE = r"(?=\n?\z)"  # \Z
+
+
+def oniguruma_anchors(pattern: str) -> str:
+    """``pattern`` with ``^``, ``$`` and ``\\Z`` outside character classes written as Oniguruma reads
+    them (see the module's docstring); everything else is copied as it is.
+
+    Example:
+        >>> print(oniguruma_anchors(r"^ +|[$^]\\Z"))
+        (?:\\A|(?<=\\n)(?!\\z)) +|[$^](?=\\n?\\z)
+    """
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            escape = pattern[i : i + 2]
+            out.append(END_OR_FINAL_NEWLINE if escape == "\\Z" else escape)
+            i += 2
+        elif c == "[":
+            end = _class_end(pattern, i)
+            out.append(pattern[i:end])
+            i = end
+        else:
+            out.append(LINE_START if c == "^" else LINE_END if c == "$" else c)
+            i += 1
+    return "".join(out)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """The index just past the character class opening at ``pattern[start]`` (``[``): a ``^`` and a
+    ``]`` right after the opening are members, as are POSIX classes (``[:alpha:]``) and escapes."""
+    i, n = start + 1, len(pattern)
+    if i < n and pattern[i] == "^":
+        i += 1
+    if i < n and pattern[i] == "]":
+        i += 1
+    while i < n and pattern[i] != "]":
+        if pattern[i] == "\\":
+            i += 2
+        elif pattern.startswith("[:", i) and ":]" in pattern[i + 2 :]:
+            i = pattern.index(":]", i + 2) + 2
+        else:
+            i += 1
+    return min(i + 1, n)
 
 
 class Regex:
@@ -35,7 +88,7 @@ class Regex:
         if not isinstance(pattern, str):
             raise wrong_type("pattern", "a str", pattern)
         try:
-            compiled = regex.compile(pattern)
+            compiled = regex.compile(oniguruma_anchors(pattern))
         except regex.error as e:
             raise ValueError(f"pattern {pattern!r} is not a valid regular expression ({e})") from None
         self.pattern = pattern
