@@ -8,9 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvec._spec import SpecEncoder
-from kvec.models import WordPiece
+from kvec.models import Unigram, WordPiece
 from kvec.native_spec import describe
 from kvec.pipeline import Pipeline
+from kvec.presets import sentencepiece_style
 from kvec.pretokenizers import Regex, Split
 from tests.one_encoder_pipelines import ALPHABET, keras_words, pipelines
 
@@ -79,3 +80,26 @@ def test_the_keras_word_lookup_is_described_for_the_same_encoder():
     values, row_lengths = SpecEncoder(describe(tokenizer)).encode(texts)
     rows = np.split(np.frombuffer(values, dtype=np.int64), np.cumsum(np.frombuffer(row_lengths, dtype=np.int64))[:-1])
     assert [row.tolist() for row in rows] == tokenizer.texts_to_sequences(texts)
+
+
+WIDE = "abcdefghijkl"  # a node with more children than UNIGRAM_ASCII_FANOUT reads its ASCII ones from a row
+
+
+def wide_unigram(viterbi):
+    """A Unigram whose root, "▁" and "a" each have many ASCII children and a non-ASCII one or two."""
+    pieces = ["<unk>", *WIDE, "é", "中", "▁", *(f"▁{c}" for c in WIDE + "é"), *(f"a{c}" for c in WIDE + "中")]
+    pieces += [f"ab{c}" for c in WIDE] + ["▁ab", "▁abc", "lé", "▁中a"]
+    vocab = [(piece, -1.0 - len(piece) * 0.5 - (i % 7) * 0.125) for i, piece in enumerate(pieces)]
+    return Unigram(vocab, unk_id=0, viterbi=viterbi)
+
+
+@pytest.mark.parametrize("viterbi", ["sentencepiece", "huggingface"])
+@settings(max_examples=60)
+@given(texts=st.lists(st.text(st.sampled_from(WIDE + "mé中▁ "), max_size=24), min_size=1, max_size=6))
+def test_wide_trie_nodes_segment_as_the_reference_encoder(viterbi, texts):
+    pipeline = sentencepiece_style(wide_unigram(viterbi))
+    expected = [pipeline.encode(text).ids for text in texts]
+    assert pipeline._fast_encoder() is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Pipeline, "encode", lambda *a, **k: pytest.fail("the reference encoder was called"))
+        assert [e.ids for e in pipeline.encode_batch(texts, n_threads=2)] == expected

@@ -253,7 +253,10 @@ read_unigram(Reader *r, SpecEncoder *e)
         int built = unigram_trie_build(&m->trie, n, cps, offset, length);
         if (built == -1) r->error = "out of memory";
         else if (built < 0) r->error = "the pieces hold more than 2^32 - 1 code points";
-        else {
+        else if (unigram_trie_index_ascii(&m->trie) < 0) {
+            unigram_trie_free(&m->trie);
+            r->error = "out of memory";
+        } else {
             m->chars = cps; /* the trie reads them */
             cps = NULL;
         }

@@ -17,7 +17,39 @@ unigram_trie_free(UnigramTrie *t)
     free(t->first);
     free(t->head);
     free(t->root);
+    free(t->row);
+    free(t->ascii);
     memset(t, 0, sizeof(*t));
+}
+
+int
+unigram_trie_index_ascii(UnigramTrie *t)
+{
+    size_t rows = 0;
+    for (ptrdiff_t v = 1; v < t->n_nodes; v++) /* the root has its own array */
+        if (t->first[v + 1] - t->first[v] >= UNIGRAM_ASCII_FANOUT) rows++;
+    int32_t *row = malloc(((size_t)t->n_nodes ? (size_t)t->n_nodes : 1) * sizeof(*row));
+    int32_t *ascii = malloc((rows ? rows : 1) * 128 * sizeof(*ascii));
+    if (row == NULL || ascii == NULL) {
+        free(row);
+        free(ascii);
+        return -1;
+    }
+    int32_t next = 0;
+    for (ptrdiff_t v = 0; v < t->n_nodes; v++) {
+        row[v] = -1;
+        if (v == 0 || t->first[v + 1] - t->first[v] < UNIGRAM_ASCII_FANOUT) continue;
+        int32_t *children = ascii + (size_t)next * 128;
+        for (int cp = 0; cp < 128; cp++) children[cp] = -1;
+        for (uint32_t c = t->first[v]; c < t->first[v + 1]; c++)
+            if (t->head[c] < 128) children[t->head[c]] = (int32_t)c;
+        row[v] = next++;
+    }
+    free(t->row);
+    free(t->ascii);
+    t->row = row;
+    t->ascii = ascii;
+    return 0;
 }
 
 typedef struct {
