@@ -218,6 +218,22 @@ give_back_scratch(SpecEncoderObject *self, SpecScratch *scratch)
     PyMem_RawFree(scratch);
 }
 
+/* parts[0 .. n_parts) share the n texts of `items` evenly, in order: texts [n * p / n_parts, n * (p + 1) /
+ * n_parts) each, their id counts written to lengths. */
+static void
+share_texts(Part *parts, Py_ssize_t n_parts, const SpecEncoder *encoder, const Item *items, int64_t *lengths,
+            Py_ssize_t n)
+{
+    for (Py_ssize_t p = 0; p < n_parts; p++) {
+        Part *part = &parts[p];
+        part->encoder = encoder;
+        part->items = items;
+        part->lengths = lengths;
+        part->first = n * p / n_parts;
+        part->last = n * (p + 1) / n_parts;
+    }
+}
+
 /* The error of the first part that failed (parts fail in order of their texts); 0 when none did. */
 static int
 raise_failure(const Part *parts, Py_ssize_t n_parts)
@@ -256,17 +272,10 @@ encode_texts(SpecEncoderObject *self, PyObject *texts, Py_ssize_t n_threads)
         goto done;
     }
     if (!lengths) goto done;
-    int64_t *row_lengths = (int64_t *)PyBytes_AS_STRING(lengths);
+    share_texts(parts, n_parts, &self->encoder, items, (int64_t *)PyBytes_AS_STRING(lengths), n);
     for (Py_ssize_t p = 0; p < n_parts; p++) {
-        Part *part = &parts[p];
-        part->encoder = &self->encoder;
-        part->items = items;
-        part->lengths = row_lengths;
-        part->first = n * p / n_parts;
-        part->last = n * (p + 1) / n_parts;
-        part->scratch = take_scratch(self);
-        if (!part->scratch) goto done;
-        part->scratch->utf8_length = 0;
+        if (!(parts[p].scratch = take_scratch(self))) goto done;
+        parts[p].scratch->utf8_length = 0;
     }
     self->encoding++;
     Py_BEGIN_ALLOW_THREADS
@@ -506,14 +515,7 @@ parts_start(SpecPartsObject *stream, Py_ssize_t n_threads)
         return -1;
     }
     stream->synced = 1;
-    for (Py_ssize_t p = 0; p < stream->n_parts; p++) {
-        Part *part = &stream->parts[p];
-        part->encoder = &stream->owner->encoder;
-        part->items = stream->items;
-        part->lengths = stream->lengths;
-        part->first = n * p / stream->n_parts;
-        part->last = n * (p + 1) / stream->n_parts;
-    }
+    share_texts(stream->parts, stream->n_parts, &stream->owner->encoder, stream->items, stream->lengths, n);
     stream->owner->encoding++;
     stream->running = 1;
     for (int w = 0; w <= stream->n_workers; w++) {
