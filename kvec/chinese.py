@@ -447,7 +447,7 @@ class Jieba(PreTokenizer):
             position = match.end()
         return spans + [(word, start + position) for word, start in cutter.spans(text[position:])]
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(word, start) for word, start in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:

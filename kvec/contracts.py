@@ -440,7 +440,11 @@ class Normalizer(Stage, _Settings, ABC):
 class PreTokenizer(Stage, _Settings, ABC):
     """Cuts (normalized) text into the words a model segments, with their offsets.
 
-    ``first`` is True when the text starts a whole text (some pre-tokenizers add a prefix there).
+    ``first`` is True when the text starts a whole text (some pre-tokenizers add a prefix there). It may
+    also be a count: how many of the text's first characters start where the original text starts (more
+    than one where a normalizer wrote several characters for the first one, as ``Prepend`` does), so that
+    a :class:`kvec.pre_tokenizers.Sequence` knows which of its pieces still start the text, as
+    ``tokenizers`` decides it from each piece's original offsets.
     """
 
     stage_kind = "pre_tokenizer"
@@ -454,7 +458,7 @@ class PreTokenizer(Stage, _Settings, ABC):
         return CUSTOM_STAGES["pre_tokenizer"](pre_tokenizer)
 
     @abstractmethod
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         """The words of ``text`` as the model sees them, with original offsets."""
 
     @abstractmethod

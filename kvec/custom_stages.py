@@ -339,7 +339,7 @@ class CustomPreTokenizer(PreTokenizer):
             raise TypeError(f"a custom pre-tokenizer needs a pre_tokenize method, got {type(custom).__name__}")
         self.implementation = custom
 
-    def pre_tokenize(self, text: Any, first: bool = True) -> Any:
+    def pre_tokenize(self, text: Any, first: int = True) -> Any:
         """With a :class:`PreTokenizedString` (as tokenizers' ``pre_tokenize``), cut it in place; with a
         pipeline's text, return its words."""
         if isinstance(text, PreTokenizedString):

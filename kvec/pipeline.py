@@ -506,9 +506,11 @@ class Pipeline(TransformersCalls):
                 encoded.append((text[part_start:part_end], added_id, original(part_start, part_end), words[0]))
                 words[0] += 1
                 continue
-            # "first": the part starts at the original text's first character, as tokenizers decides it
-            # (a normalizer that removes or replaces leading characters moves that start)
-            first = part_end > part_start and original(part_start, part_end)[0] == 0
+            # "first": how many of the part's first characters start at the original text's first character,
+            # as tokenizers decides it (a normalizer that removes, replaces or prepends characters moves them)
+            first = 0
+            while part_start + first < part_end and original(part_start + first, part_start + first + 1)[0] == 0:
+                first += 1
             for piece in self._pieces(text[part_start:part_end], first):
                 word = words[0]
                 words[0] += 1

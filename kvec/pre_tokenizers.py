@@ -143,7 +143,7 @@ class ByteLevel(JsonState, PreTokenizer):
         """The 256 characters of the byte spelling (pass them as a trainer's ``initial_alphabet``)."""
         return sorted(_BYTE_TO_CHAR.values())
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         prefix = self.add_prefix_space and text and not text.startswith(" ")
         source = " " + text if prefix else text
         shift = 1 if prefix else 0
@@ -199,7 +199,7 @@ class _RegexWords(PreTokenizer):
     def get_config(self) -> dict[str, Any]:
         return {}
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -222,7 +222,7 @@ class _ClassLetterWords(_CharClassWords):
     """A pre-tokenizer whose ``_pattern`` runs over the text's class letters (:func:`char_classes.letters`),
     not the text: fast however many ranges its classes have. Its classes depend on its type alone."""
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -377,7 +377,7 @@ class _DelimiterSplit(PreTokenizer):
     def get_config(self) -> dict[str, Any]:
         return {"behavior": self.behavior}
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -405,7 +405,7 @@ class Punctuation(_DelimiterSplit):
         letters = char_classes.letters(char_classes.table(alone=self._pattern.pattern))
         return _split_spans(text.translate(letters), _ALONE, self.behavior)
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -469,7 +469,7 @@ class FixedLength(PreTokenizer):
     def to_tokenizer_json(self) -> dict[str, Any]:
         return {"type": type(self).__name__, **self.get_config()}
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a : a + self.length], a) for a in range(0, len(text), self.length)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -502,7 +502,7 @@ class UnicodeScripts(PreTokenizer):
             last = script
         return list(zip(starts, starts[1:] + [len(text)]))
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -538,7 +538,7 @@ class Digits(PreTokenizer):
             return WordTable(char_classes.table(alone=_DIGIT.pattern))
         return WordTable(char_classes.table(runs=(_DIGIT.pattern,)))
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
@@ -694,7 +694,7 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
             return [(0, len(spelled))] if spelled else []
         return _split_spans(spelled, _literal(self.replacement), "merged_with_next")
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         spelled, base = self._spelled(text, first)
         return [Piece(spelled[a:b], a + base) for a, b in self._spans(spelled)]
 
@@ -832,11 +832,20 @@ class Split(PreTokenizer):
     def _spans(self, text):
         return _split_spans(text, self._pattern, self.behavior, self.invert)
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
+
+
+def _leading(piece: Piece, leading: int) -> int:
+    """How many of ``piece``'s first characters lie in the text's first ``leading`` characters (those that
+    start where the original text starts)."""
+    count = 0
+    while leading and count < len(piece.text) and piece.offsets(count, count + 1)[0] < leading:
+        count += 1
+    return count
 
 
 @registered
@@ -861,13 +870,13 @@ class Sequence(StageList, PreTokenizer):
     def __init__(self, pretokenizers: Iterable[PreTokenizer]) -> None:
         self.pretokenizers = list(pretokenizers)
 
-    def pre_tokenize(self, text: str, first: bool = True) -> list[Piece]:
-        pieces = [Piece(text, 0)]
+    def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
+        pieces, leading = [Piece(text, 0)], int(first)
         for stage in self.pretokenizers:
             cut = []
             for piece in pieces:
-                # as tokenizers, a piece is first when it starts at the text's first character
-                for sub in stage.pre_tokenize(piece.text, first and bool(piece.text) and piece.offsets(0, 1)[0] == 0):
+                # as tokenizers, a piece is first when it starts at the original text's first character
+                for sub in stage.pre_tokenize(piece.text, _leading(piece, leading)):
                     spans = [piece.offsets(*sub.offsets(i, i + 1)) for i in range(len(sub.text))]
                     cut.append(Piece(sub.text, spans[0][0] if spans else piece.base, spans))
             pieces = cut

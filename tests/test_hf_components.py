@@ -47,6 +47,12 @@ PRE_TOKENIZERS = {
             [hf.pre_tokenizers.WhitespaceSplit(), hf.pre_tokenizers.Metaspace(prepend_scheme="first")]
         ),
     ),
+    "SplitThenMetaspaceFirst": lambda: (
+        pretokenizers.Sequence([pretokenizers.Split("▁", "isolated"), pretokenizers.Metaspace(prepend_scheme="first")]),
+        hf.pre_tokenizers.Sequence(
+            [hf.pre_tokenizers.Split("▁", "isolated"), hf.pre_tokenizers.Metaspace(prepend_scheme="first")]
+        ),
+    ),
 }
 PATTERNS = st.one_of(
     st.sampled_from(["``", "x", "a", " ", "ab", "", "\u0301", "é", "▁"]),
@@ -108,6 +114,23 @@ def test_a_replaced_stretch_stands_for_its_last_character():
     assert ours.encode("x ``x").offsets == theirs.encode("x ``x").offsets == [(0, 1), (3, 4), (4, 5)]
     ours, theirs = both((normalizers.Replace("``", '"'), hf.normalizers.Replace("``", '"')), "MetaspaceFirst")
     assert ours.encode("``x").tokens == theirs.encode("``x").tokens == ['"', "##x"]
+
+
+@pytest.mark.parametrize("text", ["a b", "ab", " a", "▁a b", "\u2000", "a\u2000b", "``x y"])
+@pytest.mark.parametrize("pre_tokenizer", ["SequenceFirst", "SplitThenMetaspaceFirst"])
+@pytest.mark.parametrize(
+    "normalizer",
+    [
+        lambda m: m.Prepend("▁"),  # the prepended character stands for the first one
+        lambda m: m.Replace("", '"'),  # a character written before each one
+        lambda m: m.Replace("a", "▁a"),
+        lambda m: m.Replace("``", '"'),
+    ],
+)
+def test_a_piece_whose_original_offset_is_zero_is_first_in_a_sequence(normalizer, pre_tokenizer, text):
+    # tokenizers prepends where a piece's original offset is 0, which a normalizer can give to several pieces
+    ours, theirs = both((normalizer(normalizers), normalizer(hf.normalizers)), pre_tokenizer)
+    assert_same_encodings(ours, theirs, [text])
 
 
 @pytest.mark.parametrize(
