@@ -467,7 +467,7 @@ class Tokenizer:
             else:
                 for position, text in enumerate(_iterate(texts, "texts")):
                     if native is not None and type(text) is str:
-                        counter.add_text(native, text, lower)
+                        counter.add_texts(native, [text], lower)
                     else:
                         counter.add_tokens(tokens(text, position))
             counted = (*counter.result(), counter.documents)
@@ -590,7 +590,7 @@ class Tokenizer:
             native = None
         for position, text in enumerate(_iterate(texts, "texts")):
             if native is not None and type(text) is str:
-                yield native.ids(text, lower, lookup, oov_index)
+                yield native.ids_batch([text], lower, lookup, oov_index)[0]
             else:
                 yield to_ids(tokens(text, position))
 

@@ -178,7 +178,6 @@ def test_word_splitter_cuts_and_looks_up_words_as_the_keras_rule(separators, tex
         assert splitter.split(text, lower) == words
         ids = [vocabulary.get(w, oov) for w in words]
         expected.append([i for i in ids if i is not None])
-        assert splitter.ids(text, lower, lookup, oov) == expected[-1]
     assert splitter.ids_batch(list(texts), lower, lookup, oov) == expected
     values, error = attempt(splitter.ids_ragged, list(texts), lower, lookup, oov)
     flat = [i for row in expected for i in row]
@@ -215,10 +214,7 @@ def test_word_counter_counts_words_and_documents(separators, documents, lower):
     counts, docs = {}, {}
     for document in documents:
         if isinstance(document, str):
-            if len(document) % 2:
-                counter.add_texts(splitter, [document], lower)
-            else:
-                counter.add_text(splitter, document, lower)
+            counter.add_texts(splitter, [document], lower)
             tokens = keras_words(document, separators, lower)
         else:
             counter.add_tokens(iter(document))
@@ -1005,10 +1001,8 @@ def blank(cls):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: WordSplitter(" ").ids("a b", False, blank(WordLookup), None),
         lambda: WordSplitter(" ").ids_batch(["a"], False, blank(WordLookup), None),
         lambda: WordSplitter(" ").ids_ragged(["a"], False, blank(WordLookup), None),
-        lambda: blank(WordCounter).add_text(WordSplitter(" "), "a b", False),
         lambda: blank(WordCounter).add_texts(WordSplitter(" "), ["a"], False),
         lambda: blank(WordCounter).add_tokens(["a", 1]),
         lambda: blank(WordCounter).result(),

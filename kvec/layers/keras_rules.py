@@ -6,8 +6,7 @@ on JAX, PyTorch and NumPy:
 
 * ``standardize``: ``tf.strings.lower`` changes ASCII letters only (``bytes.lower``), and the
   punctuation Keras strips is ASCII's 32 punctuation characters (``bytes.translate``);
-* ``split="whitespace"``: ``tf.strings.split`` cuts at runs of ASCII whitespace (``bytes.split``), done
-  by kvec's native word splitter together with the vocabulary lookup;
+* ``split="whitespace"``: ``tf.strings.split`` cuts at runs of ASCII whitespace (``bytes.split``);
 * ``split="character"``: one token per code point (``tf.strings.unicode_split``);
 * ``ngrams``: every n-gram of each width in turn, joined by one space (``tf.strings.ngrams``);
 * :class:`KerasVocabulary`: ``StringLookup`` with one OOV token ``"[UNK]"``; ``int`` outputs give the
@@ -33,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from kvec._keras import WordLookup, WordSplitter, fill_rows
+from kvec._keras import fill_rows
 from kvec._spec import SpecEncoder
 from kvec.native_spec import describe_word_lookup
 
@@ -103,7 +102,6 @@ class KerasText:
         self.split = split
         self.ngrams = tuple(ngrams) if ngrams is not None else None
         self.encoding = encoding
-        self._splitter: WordSplitter | None = None
         self._encoder: tuple[int, SpecEncoder] | None = None  # the vocabulary's generation, its encoder
 
     def standardized(self, texts: np.ndarray) -> np.ndarray:
@@ -132,11 +130,6 @@ class KerasText:
         return [b" ".join(row[i : i + width]) for width in self.ngrams for i in range(len(row) - width + 1)]
 
     @property
-    def splits_words_natively(self) -> bool:
-        """Whether the native word splitter does the split (whitespace, no n-grams, a built-in standardize)."""
-        return self.split == "whitespace" and not self.ngrams and not callable(self.standardize)
-
-    @property
     def runs_natively(self) -> bool:
         """Whether the native encoder runs these rules (:meth:`encoder`): a built-in standardize, a
         whitespace or character split, no n-grams, UTF-8."""
@@ -159,19 +152,15 @@ class KerasText:
         return self._encoder[1]
 
     def ragged_ids(self, texts: list[bytes], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
-        """``(values, row_lengths)``: the ids of the tokens of every standardized text."""
-        if self.splits_words_natively:
-            return self.native_ids([t.decode(self.encoding, "surrogateescape") for t in texts], vocabulary)
-        rows = self.rows(texts)
-        return vocabulary.ragged_lookup(rows)
-
-    def native_ids(self, strings: list[str], vocabulary: KerasVocabulary) -> tuple[np.ndarray, np.ndarray]:
-        """One native pass over standardized str texts: cut at ASCII whitespace and look the words up,
-        without a str per word."""
-        if self._splitter is None:
-            self._splitter = WordSplitter(_ASCII_WHITESPACE)
-        values, lengths = self._splitter.ids_ragged(strings, False, vocabulary.word_lookup(), vocabulary.oov_id)
-        return np.frombuffer(values, dtype=np.int64), np.frombuffer(lengths, dtype=np.int64)
+        """``(values, row_lengths)``: the ids of the tokens of every standardized text, split at
+        whitespace by the native encoder where it runs these rules (standardizing standardized text
+        changes nothing), unless a text is not UTF-8."""
+        if self.runs_natively and self.split == "whitespace":
+            try:
+                return native_ragged(self.encoder(vocabulary), [t.decode("utf-8") for t in texts])
+            except ValueError:  # (UnicodeDecodeError too)
+                pass
+        return vocabulary.ragged_lookup(self.rows(texts))
 
 
 class KerasVocabulary:
@@ -189,7 +178,6 @@ class KerasVocabulary:
         self.tokens: list[bytes] = []  # learnt or set, without the special tokens
         self.ids: dict[bytes, int] = {}
         self.idf_weights: np.ndarray | None = None  # float32, special tokens included
-        self._word_lookup: WordLookup | None = None
         self.generation = 0  # counts the tables set
         self._set_tokens([])
         self.ready = False  # Keras' table is empty until a vocabulary is set or adapt finds a token
@@ -202,18 +190,11 @@ class KerasVocabulary:
         self.tokens = tokens
         self.ids = {MASK_TOKEN.encode(): 0 if self.start == 2 else -1, OOV_TOKEN.encode(): self.oov_id}
         self.ids.update((token, i + self.start) for i, token in enumerate(tokens))
-        self._word_lookup = None
         self.generation += 1
 
     def str_ids(self) -> dict[str, int]:
         """The ids of the tokens as str, the mask token left out (no word is empty)."""
         return {_decode(t, self.encoding): i for t, i in self.ids.items() if t}
-
-    def word_lookup(self) -> WordLookup:
-        """The table as the native splitter probes it (str keys)."""
-        if self._word_lookup is None:
-            self._word_lookup = WordLookup(self.str_ids())
-        return self._word_lookup
 
     def size(self) -> int:
         return len(self.tokens) + self.start

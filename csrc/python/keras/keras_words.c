@@ -5,13 +5,13 @@
  * points creates each word string once and feeds it straight to a dict lookup.
  *
  *   WordSplitter(separators)   .split(text, lower) -> list[str]
- *                              .ids(text, lower, lookup, oov) -> list   (oov None: unknown words dropped)
- *                              .ids_batch(texts, lower, lookup, oov) -> one list per text
+ *                              .ids_batch(texts, lower, lookup, oov) -> the ids of each text's words, a
+ *                                  list each (oov None: unknown words dropped)
  *                              .ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): the
  *                                  same ids as int64 bytes, back to back, and how many per text
  *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
- *   WordCounter()              .add_text(splitter, text, lower) / .add_tokens(iterable)  one document each
- *                              .add_texts(splitter, texts, lower)  add_text for each of a list
+ *   WordCounter()              .add_texts(splitter, texts, lower) / .add_tokens(iterable)  one document
+ *                                  each text, or the iterable
  *                              .result() -> (words, counts, document_counts) in first-occurrence order
  */
 #define PY_SSIZE_T_CLEAN
@@ -360,21 +360,6 @@ text_ids(WordSplitter *self, Prepared *prepared, PyObject *text, int lower, IdsS
     return out;
 }
 
-static PyObject *
-WordSplitter_ids(WordSplitter *self, PyObject *args)
-{
-    PyObject *text, *lookup, *oov;
-    int lower;
-    if (!PyArg_ParseTuple(args, "OpO!O", &text, &lower, &WordLookupType, &lookup, &oov) || !lookup_table(lookup))
-        return NULL;
-    Prepared prepared = {0};
-    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
-    PyObject *ids = text_ids(self, &prepared, text, lower, &st);
-    prepared_free(&prepared);
-    PyMem_Free(st.ids);
-    return ids;
-}
-
 /* The ids of each text of a list, a list each. */
 static PyObject *
 ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
@@ -396,7 +381,8 @@ ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
     return rows;
 }
 
-/* ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts] */
+/* ids_batch(texts, lower, lookup, oov) -> for each text, [lookup[w] for each word w], unknown words oov
+ * (dropped when oov is None) */
 static PyObject *
 WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
 {
@@ -470,10 +456,8 @@ static PyMethodDef WordSplitter_methods[] = {
     {"ids_ragged", (PyCFunction)WordSplitter_ids_ragged, METH_VARARGS,
      "ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch's ids as int64 bytes"},
     {"ids_batch", (PyCFunction)WordSplitter_ids_batch, METH_VARARGS,
-     "ids_batch(texts, lower, lookup, oov) -> [ids(text, lower, lookup, oov) for text in texts]"},
-    {"ids", (PyCFunction)WordSplitter_ids, METH_VARARGS,
-     "ids(text, lower, lookup, oov) -> [lookup[w] for each word w]; unknown words become oov, or are "
-     "dropped when oov is None"},
+     "ids_batch(texts, lower, lookup, oov) -> for each text, [lookup[w] for each word w]; unknown words "
+     "become oov, or are dropped when oov is None"},
     {NULL}};
 
 PyTypeObject WordSplitterType = {
@@ -644,22 +628,8 @@ count_text(WordCounter *self, WordSplitter *splitter, Prepared *prepared, PyObje
     return rc;
 }
 
-static PyObject *
-WordCounter_add_text(WordCounter *self, PyObject *args)
-{
-    PyObject *splitter, *text;
-    int lower;
-    if (!PyArg_ParseTuple(args, "O!Op", &WordSplitterType, &splitter, &text, &lower) || counter_ready(self) < 0)
-        return NULL;
-    Prepared prepared = {0};
-    int rc = count_text(self, (WordSplitter *)splitter, &prepared, text, lower);
-    prepared_free(&prepared);
-    if (rc < 0) return NULL;
-    Py_RETURN_NONE;
-}
-
-/* add_texts(splitter, texts, lower): add_text for each of a list of str (stops at the first error,
- * the texts before it counted) */
+/* add_texts(splitter, texts, lower): the words of each of a list of str counted, one document each
+ * (stops at the first error, the texts before it counted) */
 static PyObject *
 count_texts(WordCounter *self, WordSplitter *splitter, PyObject *texts, int lower)
 {
@@ -750,9 +720,7 @@ WordCounter_get_documents(WordCounter *self, void *Py_UNUSED(closure))
 
 static PyMethodDef WordCounter_methods[] = {
     {"add_texts", (PyCFunction)WordCounter_add_texts, METH_VARARGS,
-     "add_texts(splitter, texts, lower): add_text for each str of a list"},
-    {"add_text", (PyCFunction)WordCounter_add_text, METH_VARARGS,
-     "add_text(splitter, text, lower): count the words of one document"},
+     "add_texts(splitter, texts, lower): count the words of each str of a list, one document each"},
     {"add_tokens", (PyCFunction)WordCounter_add_tokens, METH_O,
      "add_tokens(tokens): count an iterable of tokens as one document"},
     {"result", (PyCFunction)WordCounter_result, METH_NOARGS,
