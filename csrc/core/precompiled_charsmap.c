@@ -166,7 +166,7 @@ typedef struct {
 /* The step after `step`: a user-defined symbol, a run of characters surely kept, the longest key of the
  * map that covers whole characters (the trie is offered the UTF-8 of the next CHARSMAP_WINDOW), or one
  * character. -1 when out of memory. */
-static int
+static inline __attribute__((always_inline)) int
 next_step(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, CharsMapScratch *s, Step *step)
 {
     ptrdiff_t n = in->length, p = step->end;
@@ -207,10 +207,12 @@ step_char(const Step *step, const CodePoints *in, const CharsMapScratch *s, ptrd
     return step->replaced ? s->pool[k] : code_point_at(in->kind, in->data, step->start + k);
 }
 
-ptrdiff_t
-charsmap_normalize(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, ptrdiff_t limit, int spans,
-                   CharsMapScratch *s)
+/* charsmap_normalize, one copy for each storage kind (the code point reads inlined) */
+static inline __attribute__((always_inline)) ptrdiff_t
+normalize_of_kind(const CharsMap *t, const CharsMapRules *rules, const CodePoints *text, const int kind,
+                  ptrdiff_t limit, int spans, CharsMapScratch *s)
 {
+    const CodePoints *in = &(CodePoints){kind, text->data, text->length};
     int started = 0, previous_space = rules->remove_extra;
     uint32_t space = rules->escape ? ESCAPED_SPACE : SPACE;
     ptrdiff_t used = 0, mapped = 0;
@@ -248,4 +250,13 @@ charsmap_normalize(const CharsMap *t, const CharsMapRules *rules, const CodePoin
     if (rules->remove_extra)
         while (used > 0 && s->out[used - 1] == space) used--;
     return used;
+}
+
+ptrdiff_t
+charsmap_normalize(const CharsMap *t, const CharsMapRules *rules, const CodePoints *in, ptrdiff_t limit, int spans,
+                   CharsMapScratch *s)
+{
+    if (in->kind == 1) return normalize_of_kind(t, rules, in, 1, limit, spans, s);
+    if (in->kind == 2) return normalize_of_kind(t, rules, in, 2, limit, spans, s);
+    return normalize_of_kind(t, rules, in, 4, limit, spans, s);
 }

@@ -232,6 +232,12 @@ unigram_ids(const UnigramModel *m, UnigramPath *s, const CodePoints *text, Int64
     if (n > INT32_MAX - 1 || unigram_path_fit(s, n) < 0) return -1;
     unigram_best_path(&m->trie, s, text, -1, m->unk_score, m->rule);
     for (ptrdiff_t q = n; q > 0; q = s->from[q]) count++;
+    const int32_t unk_piece = m->rule == UNIGRAM_HUGGING_FACE ? m->unk_id : -1; /* as resolve_path reads it */
+    if (int64s_reserve(out, count) < 0) return -1;
+    ptrdiff_t k = count; /* the ids written back to front, while every edge is a known piece's */
+    for (ptrdiff_t q = n; q > 0 && s->piece_at[q] >= 0 && s->piece_at[q] != unk_piece; q = s->from[q])
+        out->data[out->length + --k] = s->piece_at[q];
+    if (k == 0) return out->length += count, 0;
     if (count > s->path_capacity) {
         UnigramEdge *grown = realloc(s->path, sizeof(UnigramEdge) * (size_t)count);
         if (!grown) return -1;

@@ -17,7 +17,6 @@ unigram_trie_free(UnigramTrie *t)
     free(t->first);
     free(t->head);
     free(t->root);
-    free(t->row);
     free(t->ascii);
     memset(t, 0, sizeof(*t));
 }
@@ -27,27 +26,20 @@ unigram_trie_index_ascii(UnigramTrie *t)
 {
     size_t rows = 0;
     for (ptrdiff_t v = 1; v < t->n_nodes; v++) /* the root has its own array */
-        if (t->first[v + 1] - t->first[v] >= UNIGRAM_ASCII_FANOUT) rows++;
-    int32_t *row = malloc(((size_t)t->n_nodes ? (size_t)t->n_nodes : 1) * sizeof(*row));
+        rows += t->first[v + 1] - t->first[v] >= UNIGRAM_ASCII_FANOUT && rows < UNIGRAM_ASCII_ROWS;
     int32_t *ascii = malloc((rows ? rows : 1) * 128 * sizeof(*ascii));
-    if (row == NULL || ascii == NULL) {
-        free(row);
-        free(ascii);
-        return -1;
-    }
-    int32_t next = 0;
-    for (ptrdiff_t v = 0; v < t->n_nodes; v++) {
-        row[v] = -1;
-        if (v == 0 || t->first[v + 1] - t->first[v] < UNIGRAM_ASCII_FANOUT) continue;
+    if (ascii == NULL) return -1;
+    uint16_t next = 0;
+    for (ptrdiff_t v = 1; v < t->n_nodes; v++) {
+        t->nodes[v].row = 0;
+        if (t->first[v + 1] - t->first[v] < UNIGRAM_ASCII_FANOUT || next == UNIGRAM_ASCII_ROWS) continue;
         int32_t *children = ascii + (size_t)next * 128;
         for (int cp = 0; cp < 128; cp++) children[cp] = -1;
         for (uint32_t c = t->first[v]; c < t->first[v + 1]; c++)
             if (t->head[c] < 128) children[t->head[c]] = (int32_t)c;
-        row[v] = next++;
+        t->nodes[v].row = ++next;
     }
-    free(t->row);
     free(t->ascii);
-    t->row = row;
     t->ascii = ascii;
     return 0;
 }
@@ -187,7 +179,7 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     for (ptrdiff_t left = m; left > 1; left >>= 1) depth += 2;
     sort_keys(&keys, order, 0, m, depth);
     /* while node v waits its turn, first[v] holds where its run starts in `order` */
-    t->nodes[0] = (UnigramNode){0, 0, -1, 0.0f};
+    t->nodes[0] = (UnigramNode){0, 0, 0, -1, 0.0f};
     t->head[0] = 0;
     t->first[0] = 0;
     run_end[0] = (uint32_t)m;
@@ -205,7 +197,7 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
             uint32_t child_depth = depth + 1;
             while (child_depth < length[order[i]] && a[child_depth] == b[child_depth]) child_depth++;
             int32_t piece = length[order[i]] == child_depth ? order[i] : -1;
-            t->nodes[n_nodes] = (UnigramNode){at[order[i]], (uint16_t)child_depth, piece, 0.0f};
+            t->nodes[n_nodes] = (UnigramNode){at[order[i]], (uint16_t)child_depth, 0, piece, 0.0f};
             t->head[n_nodes] = cp;
             t->first[n_nodes] = i;
             run_end[n_nodes] = j;

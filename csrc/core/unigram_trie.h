@@ -22,10 +22,12 @@
 #define UNIGRAM_ROOT_SPAN 0x10000
 #define UNIGRAM_LONGEST_PIECE 0xFFFF /* code points: a piece's length is a uint16_t */
 #define UNIGRAM_ASCII_FANOUT 8       /* children from which a node gets an ASCII row */
+#define UNIGRAM_ASCII_ROWS 0xFFFF    /* rows at most (a node's row is a uint16_t) */
 
 typedef struct {
     uint32_t at;    /* the node's path is text[at, at + depth) */
     uint16_t depth; /* code points from the root */
+    uint16_t row;   /* 1 + the node's row of `ascii` (unigram_trie_index_ascii), or 0: none */
     int32_t piece;  /* the piece the path spells, or -1 */
     float score;    /* its score (unigram_trie_set_scores) */
 } UnigramNode;
@@ -37,7 +39,6 @@ typedef struct {
     uint32_t *first;      /* n_nodes + 1 */
     uint32_t *head;       /* the first code point of each node's edge (the root's: 0) */
     int32_t *root;        /* the root's child over each code point below UNIGRAM_ROOT_SPAN (-1: none) */
-    int32_t *row;         /* each node's row of `ascii` (-1: none), or NULL (unigram_trie_index_ascii) */
     int32_t *ascii;       /* rows of 128: a wide node's child over each ASCII code point (-1: none) */
     ptrdiff_t n_nodes;
     ptrdiff_t longest; /* the most code points of a piece */
@@ -64,7 +65,8 @@ int unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const 
 int unigram_trie_set_scores(UnigramTrie *t, const double *scores);
 /* Each node's score as a float only, for sentencepiece's rule: the doubles are freed (wide is NULL). */
 void unigram_trie_set_float_scores(UnigramTrie *t, const double *scores);
-/* For an encoder's trie: every node of UNIGRAM_ASCII_FANOUT children or more gets a row of its children
+/* For an encoder's trie: each node of UNIGRAM_ASCII_FANOUT children or more (up to UNIGRAM_ASCII_ROWS of
+ * them, in node order) gets a row of its children
  * over the ASCII code points, read by unigram_trie_child instead of its binary search (a trainer's tries
  * go without: 4 bytes a node). Returns -1 when out of memory (the trie then stays as it was). */
 int unigram_trie_index_ascii(UnigramTrie *t);
@@ -75,7 +77,8 @@ static inline int32_t
 unigram_trie_child(const UnigramTrie *t, int32_t node, uint32_t cp)
 {
     if (node == 0 && cp < UNIGRAM_ROOT_SPAN) return t->root[cp];
-    if (cp < 128 && t->row != NULL && t->row[node] >= 0) return t->ascii[(size_t)t->row[node] * 128 + cp];
+    uint16_t row = t->nodes[node].row;
+    if (cp < 128 && row) return t->ascii[(size_t)(row - 1) * 128 + cp];
     uint32_t lo = t->first[node], n = t->first[node + 1] - lo;
     if (n == 0) return -1;
     for (uint32_t half; n > 1; n -= half) { /* narrowed to the last child not past cp (or the first) */
