@@ -405,9 +405,9 @@ def test_seeds_found_in_threads_are_the_seeds_of_one_thread(
 
 def brute_force_repeats(words, max_length, valid):
     """Every valid substring that labels an inner node of the generalized suffix tree of the distinct
-    words: at two places or more, followed by different characters or ending a word (each word's end a
-    character of its own). Scored by the number of its places times its length (each word counted once,
-    whatever its count)."""
+    words (at two places or more, followed by different characters or ending a word: each word's end a
+    character of its own), and every other valid word. Scored by the number of its places times its
+    length (each word counted once, whatever its count)."""
     places, follow = Counter(), {}
     for word in words:
         for i in range(len(word)):
@@ -417,7 +417,7 @@ def brute_force_repeats(words, max_length, valid):
     return {
         s: places[s] * len(s)
         for s, after in follow.items()
-        if places[s] > 1 and (len(after) > 1 or None in after) and valid(s)
+        if (places[s] > 1 and (len(after) > 1 or None in after) or s in words) and valid(s)
     }
 
 

@@ -6,7 +6,8 @@ The sentencepiece algorithm:
 1. Seeds: every character, then the substrings that label inner nodes of the generalized suffix tree
    of the distinct words (each word counted once, not weighted by its count; sentencepiece finds them
    in its lines): every substring found at two places or more that are followed by different
-   characters or that end their words, scored by frequency times length; the best ``seed_size`` of
+   characters or that end their words, and every other word (so that a corpus of words found once
+   still gives pieces), scored by frequency times length; the best ``seed_size`` of
    them (on ties the lesser substring first), as log probabilities. A seed never mixes Unicode scripts
    (Hiragana and Katakana count as Han), mixes digits with letters, or puts ``▁`` anywhere but first.
 2. EM: expected counts of every piece by forward-backward over each word's lattice, weighted by the

@@ -50,7 +50,7 @@ typedef struct {
  *   SEEDS_INNER_NODES (Hugging Face's): 1; the inner nodes, a word's end being one character, so a substring
  *       always followed by it is none;
  *   SEEDS_REPEATS (sentencepiece's): 1; every substring of two places or more that they continue differently
- *       or that ends a word there (each word's end a character of its own). */
+ *       or that ends a word there (each word's end a character of its own), and every other word. */
 enum { SEEDS_WEIGHTED, SEEDS_INNER_NODES, SEEDS_REPEATS };
 
 int classes_init(Classes *c, PyObject *map);

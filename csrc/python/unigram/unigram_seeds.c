@@ -354,10 +354,11 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
                          : rule != SEEDS_WEIGHTED ? 1
                          : small_counts[k - 1] < COUNT_LOOKUP ? small_counts[k - 1]
                                                               : count_at(words, counts, sa[k - 1]);
-        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it (a seed of
-         * SEEDS_WEIGHTED's only) */
+        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it: a seed of
+         * SEEDS_WEIGHTED's, and of SEEDS_REPEATS's where it is a whole word */
         Py_ssize_t leaf = leaves[k - 1];
-        if (rule == SEEDS_WEIGHTED && leaf > lcp_before && leaf > lcp_after)
+        int whole = sa[k - 1] == 0 || text[sa[k - 1] - 1] == 0;
+        if ((rule == SEEDS_WEIGHTED || (rule == SEEDS_REPEATS && whole)) && leaf > lcp_before && leaf > lcp_after)
             seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
         /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
          * next one out */
