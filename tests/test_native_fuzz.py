@@ -554,6 +554,37 @@ LATTICE_WORDS = st.lists(st.text(st.sampled_from("abcé中 \ud800\x00"), max_siz
 @FUZZ
 @given(
     words=LATTICE_WORDS,
+    counts=st.lists(st.integers(0, 40), max_size=6),
+    max_length=LENGTH,
+    prefix_char=INT64,
+    seed_size=LENGTH,
+    rule=st.integers(-1, 3) | st.sampled_from([2**31, -(2**63)]),
+    n_threads=st.integers(-1, 3),
+)
+def test_lattice_seeds_by_any_rule_or_refuses(words, counts, max_length, prefix_char, seed_size, rule, n_threads):
+    lattice, error = attempt(Lattice, words, counts)
+    if error is not None:
+        return
+    chars, char_weights = lattice.char_counts()
+    n, error = attempt(
+        lattice.seed,
+        list(chars),
+        list(struct.unpack(f"<{len(chars)}q", char_weights)),
+        max_length,
+        {},
+        prefix_char,
+        seed_size,
+        rule,
+        n_threads,
+        errors=ARGUMENT_ERRORS + (MemoryError,),
+    )
+    if error is None:
+        assert rule in (0, 1, 2) and n == len(lattice.pieces()) == len(lattice.scores()) // 8
+
+
+@FUZZ
+@given(
+    words=LATTICE_WORDS,
     counts=st.lists(INT64, max_size=6),
     chars=st.lists(st.sampled_from(list("abcé中 \ud800\x00") + ["ab", ""]), max_size=6),
     char_counts=st.lists(INT64, max_size=6),

@@ -364,7 +364,12 @@ def test_seeds_are_the_best_suffix_tree_nodes(words, counts, max_length, seed_si
     char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
     lattice = Lattice(words, counts)
     lattice.seed(chars, char_counts, max_length, {}, -1, seed_size)
-    candidates = brute_force_seeds(words, counts, max_length)
+    assert_seeded(lattice, chars, char_counts, brute_force_seeds(words, counts, max_length), seed_size)
+
+
+def assert_seeded(lattice, chars, char_counts, candidates, seed_size):
+    """The lattice holds the characters, then the best candidates (equal scores by substring), each
+    scored as the log of its share of all the scores."""
     best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
     assert lattice.pieces() == chars + best
     raw = char_counts + [candidates[s] for s in best]
@@ -396,6 +401,91 @@ def test_seeds_found_in_threads_are_the_seeds_of_one_thread(
         candidates = brute_force_seeds(words, counts, max_length)
         best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
         assert many.pieces() == chars + best
+
+
+def brute_force_repeats(words, max_length, valid):
+    """Every valid substring that labels an inner node of the generalized suffix tree of the distinct
+    words (at two places or more, followed by different characters or ending a word: each word's end a
+    character of its own), and every other valid word. Scored by the number of its places times its
+    length (each word counted once, whatever its count)."""
+    places, follow = Counter(), {}
+    for word in words:
+        for i in range(len(word)):
+            for j in range(i + 2, min(len(word), i + max_length) + 1):
+                places[word[i:j]] += 1
+                follow.setdefault(word[i:j], set()).add(word[j] if j < len(word) else None)
+    return {
+        s: places[s] * len(s)
+        for s, after in follow.items()
+        if (places[s] > 1 and (len(after) > 1 or None in after) or s in words) and valid(s)
+    }
+
+
+@given(
+    words=st.lists(st.text("ab▁中1", min_size=1, max_size=10), min_size=1, max_size=12, unique=True),
+    counts=st.lists(st.integers(1, 400), min_size=12, max_size=12),
+    max_length=st.integers(2, 6),
+    seed_size=st.integers(1, 200),
+    n_threads=st.integers(1, 3),
+)
+def test_sentencepiece_seeds_are_the_best_repeats(words, counts, max_length, seed_size, n_threads):
+    # the seeds of sentencepiece's training: the counts weigh nothing, a piece holds "▁" (the prefix
+    # character) first only and never mixes classes (Han 1, digits 2, the rest with any)
+    counts = counts[: len(words)]
+    classes = {ord("中"): 1, ord("1"): 2}
+
+    def valid(piece):
+        kinds = {classes[ord(c)] for c in piece if ord(c) in classes}
+        return "▁" not in piece[1:] and len(kinds) <= 1
+
+    chars = sorted({c for word in words for c in word})
+    char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
+    lattice = Lattice(words, counts)
+    lattice.seed(chars, char_counts, max_length, classes, ord("▁"), seed_size, 2, n_threads)
+    assert_seeded(lattice, chars, char_counts, brute_force_repeats(words, max_length, valid), seed_size)
+
+
+def test_an_unknown_seed_rule_is_refused():
+    with pytest.raises(
+        ValueError, match=r"rule must be 0 \(weighted\), 1 \(Hugging Face\) or 2 \(sentencepiece\), got 3"
+    ):
+        Lattice(["ab"], [1]).seed(["a", "b"], [1, 1], 4, {}, -1, 10, 3)
+
+
+class SeedRecorder:
+    """A Lattice that remembers the pieces it was seeded with."""
+
+    def __init__(self, words, counts):
+        self.lattice = Lattice(words, counts)
+
+    def __getattr__(self, name):
+        return getattr(self.lattice, name)
+
+    def seed(self, *args):
+        n = self.lattice.seed(*args)
+        self.seeds = self.lattice.pieces()
+        SeedRecorder.last = self
+        return n
+
+
+@given(
+    words=st.lists(st.text("abc▁", min_size=1, max_size=10).map("▁".__add__), min_size=1, max_size=12, unique=True),
+    counts=st.lists(st.integers(1, 50), min_size=12, max_size=12),
+)
+def test_sentencepiece_training_seeds_with_each_distinct_word_once(words, counts):
+    # the sentencepiece algorithm's seeds: every character, then the repeats of the distinct words
+    import kvec.trainers.unigram as unigram_trainer
+
+    counts = counts[: len(words)]
+    trainer = UnigramTrainer(vocab_size=60, algorithm="sentencepiece", show_progress=False, max_piece_length=5)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(unigram_trainer, "Lattice", SeedRecorder)
+        trainer.train_from_counts(dict(zip(words, counts)))
+    seeds = SeedRecorder.last.seeds
+    chars = {c for word in words for c in word}
+    repeats = brute_force_repeats(words, 5, lambda piece: "▁" not in piece[1:])
+    assert sorted(seeds[: len(chars)]) == sorted(chars)
+    assert sorted(seeds[len(chars) :]) == sorted(repeats)
 
 
 def _organ_pipe(items):

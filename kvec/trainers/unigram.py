@@ -3,11 +3,13 @@ default) or as sentencepiece does (``algorithm="sentencepiece"``); both follow K
 
 The sentencepiece algorithm:
 
-1. Seeds: every character, then the substrings that label nodes of the suffix tree of the corpus
-   (found in a suffix array of the distinct words, weighted by their counts), scored by frequency
-   times length; the best ``seed_size`` of them, as log probabilities. A seed never mixes Unicode
-   scripts (Hiragana and Katakana count as Han), mixes digits with letters, or puts ``▁`` anywhere
-   but first.
+1. Seeds: every character, then the substrings that label inner nodes of the generalized suffix tree
+   of the distinct words (each word counted once, not weighted by its count; sentencepiece finds them
+   in its lines): every substring found at two places or more that are followed by different
+   characters or that end their words, and every other word (so that a corpus of words found once
+   still gives pieces), scored by frequency times length; the best ``seed_size`` of
+   them (on ties the lesser substring first), as log probabilities. A seed never mixes Unicode scripts
+   (Hiragana and Katakana count as Han), mixes digits with letters, or puts ``▁`` anywhere but first.
 2. EM: expected counts of every piece by forward-backward over each word's lattice, weighted by the
    word's count; pieces expected less than 0.5 times go, and the rest score
    ``digamma(count) - digamma(total)``. ``n_sub_iterations`` rounds per step.
@@ -21,10 +23,9 @@ The sentencepiece algorithm:
 Hugging Face's algorithm differs in these steps:
 
 1. Seeds: the characters by count (then character) descending, then the substrings that label inner
-   nodes of the suffix tree of the distinct words joined by NULs (no leaves; a word's end is one
-   character, so a substring always followed by it is no node), scored by frequency among the distinct
-   words (not weighted by counts) times length, best first and on ties the greater substring first; no
-   script or ``▁`` rule and no ``character_coverage``.
+   nodes of the suffix tree of the distinct words joined by NULs (as above, but a word's end is one
+   character, so a substring always followed by it is no node), best first and on ties the greater
+   substring first; no script or ``▁`` rule and no ``character_coverage``.
 2. EM: the same, with Hugging Face's digamma; best paths in float64.
 3. Pruning: a piece better split into others goes only when on no best path; the unknown character
    counts as a piece; the alternatives' sum grows by the piece's count times the number of pieces (as
@@ -66,6 +67,7 @@ WHITESPACE = "▁"
 EXPECTED_COUNT_THRESHOLD = 0.5
 MISSING_CHAR_PENALTY = 0.0001
 ALGORITHMS = ("huggingface", "sentencepiece")
+SEEDS_INNER_NODES, SEEDS_REPEATS = 1, 2  # the seed rules of Lattice.seed (csrc/python/unigram/unigram.h)
 
 # scripts that keep apart in one piece; a character of none of them goes with any
 _SCRIPTS = [
@@ -289,7 +291,7 @@ class UnigramTrainer(Trainer):
             classes,
             ord(WHITESPACE),
             self.seed_size,
-            False,
+            SEEDS_REPEATS,
             n_jobs,
         )
         desired = int(self.vocab_size * 1.1)
@@ -316,7 +318,14 @@ class UnigramTrainer(Trainer):
         lattice.configure(0.0, -1, b"", 1)  # the best paths by Hugging Face's float64 sums
         seed_size = max(self.seed_size, len(chars) + 1)  # Hugging Face stops once seed_size is reached
         lattice.seed(
-            [c for c, _ in chars], [n for _, n in chars], self.max_piece_length, {}, -1, seed_size, True, n_jobs
+            [c for c, _ in chars],
+            [n for _, n in chars],
+            self.max_piece_length,
+            {},
+            -1,
+            seed_size,
+            SEEDS_INNER_NODES,
+            n_jobs,
         )
         desired = self.vocab_size * 11 // 10
         bar = progress_bar(self.show_progress, desc="Unigram EM and pruning steps")

@@ -1,10 +1,9 @@
 /* csrc/python/unigram/unigram_seeds.c: the seed vocabulary of Unigram training, for kvec/trainers/unigram.py
  * (Lattice.seed, whose method is here too).
  *
- * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
- * distinct words (each position weighted by its word's count, so it stands for the corpus with every
- * word repeated), sorted on the first max_length + 1 characters, and its LCP intervals; a word suffix
- * that no other shares is a leaf and a candidate too.
+ * Seeds are the substrings that label nodes of a suffix tree: a suffix array of the distinct words joined
+ * by NULs, sorted on the first max_length + 1 characters, and its LCP intervals; the rule (unigram.h)
+ * says which nodes and how each place of a substring weighs.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -22,7 +21,7 @@
 
 static const uint32_t *sort_text; /* the text the comparators read (the GIL is held throughout) */
 static Py_ssize_t sort_depth;
-static int seed_ties; /* 1: equal scores by substring ascending (sentencepiece); -1: descending (Hugging Face) */
+static int seed_ties; /* 1: equal scores by substring ascending; -1: descending (SEEDS_INNER_NODES) */
 
 static int
 compare_suffixes(const void *a, const void *b)
@@ -168,9 +167,8 @@ seeds_add(Seeds *seeds, const uint32_t *text, Py_ssize_t at, Py_ssize_t length, 
 }
 
 /* Characters shared by the suffixes at a and b, up to depth (a NUL ends a word). With `nul_shared`
- * (Hugging Face's suffix array of the words joined by NULs) a NUL both reach is shared too, and ends
- * the prefix: a substring is then a node only where what follows it differs, a word's end being one
- * character. */
+ * (SEEDS_INNER_NODES) a NUL both reach is shared too, and ends the prefix: a substring is then a node
+ * only where what follows it differs, a word's end being one character. */
 static Py_ssize_t
 common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth, int nul_shared)
 {
@@ -311,7 +309,7 @@ measure_all(Neighbours m, Py_ssize_t n, int n_threads)
  * sort and the measures run in n_threads threads (2 at most), with the same seeds for any. */
 int
 find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, int hugging_face, int n_threads, Seeds *seeds)
+           int64_t prefix_char, int rule, int n_threads, Seeds *seeds)
 {
     Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
     if (n > INT32_MAX || max_length < 0 || max_length > 250) {
@@ -334,13 +332,14 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     Py_ssize_t depth = max_length + 1; /* deeper nodes are too long to be pieces */
     sort_text = text;
     sort_depth = depth;
-    seed_ties = hugging_face ? -1 : 1;
+    seed_ties = rule == SEEDS_INNER_NODES ? -1 : 1;
     /* the GIL stays held: the comparators' text and depth are this call's */
     sort_suffixes(&sa, &spare, n, n_threads);
     /* three bytes per suffix in the four of the spare array */
     uint8_t *shared = (uint8_t *)spare, *leaves = shared + n, *small_counts = leaves + n;
-    measure_all((Neighbours){words, counts, sa, shared, leaves, small_counts, 0, 0, depth, max_length, hugging_face}, n,
-                n_threads);
+    measure_all((Neighbours){words, counts, sa, shared, leaves, small_counts, 0, 0, depth, max_length,
+                             rule == SEEDS_INNER_NODES},
+                n, n_threads);
     /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
      * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
     Py_ssize_t top = 0, lcp_before = 0; /* lcp_before: the lcp of suffixes k - 2 and k - 1 */
@@ -349,16 +348,17 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     stack_weight[0] = 0;
     for (Py_ssize_t k = 1; k <= n; k++) {
         Py_ssize_t lcp_after = k < n ? shared[k] : 0;
-        /* suffix k - 1 (a NUL is a word's end and weighs nothing); Hugging Face counts each distinct
-         * word once */
+        /* suffix k - 1 (a NUL is a word's end and weighs nothing); all but SEEDS_WEIGHTED count each
+         * distinct word once */
         int64_t weight = text[sa[k - 1]] == 0 ? 0
-                         : hugging_face      ? 1
+                         : rule != SEEDS_WEIGHTED ? 1
                          : small_counts[k - 1] < COUNT_LOOKUP ? small_counts[k - 1]
                                                               : count_at(words, counts, sa[k - 1]);
-        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it (not a seed in
-         * Hugging Face's) */
+        /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it: a seed of
+         * SEEDS_WEIGHTED's, and of SEEDS_REPEATS's where it is a whole word */
         Py_ssize_t leaf = leaves[k - 1];
-        if (!hugging_face && leaf > lcp_before && leaf > lcp_after)
+        int whole = sa[k - 1] == 0 || text[sa[k - 1] - 1] == 0;
+        if ((rule == SEEDS_WEIGHTED || (rule == SEEDS_REPEATS && whole)) && leaf > lcp_before && leaf > lcp_after)
             seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
         /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
          * next one out */
@@ -434,7 +434,7 @@ compare_code_points(const void *a, const void *b)
  * substrings; the number of pieces, or -1 with an exception set. */
 static Py_ssize_t
 seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t max_length, PyObject *class_map,
-            long long prefix_char, Py_ssize_t seed_size, int hugging_face, int n_threads)
+            long long prefix_char, Py_ssize_t seed_size, int rule, int n_threads)
 {
     Py_ssize_t n_chars = PyList_GET_SIZE(chars);
     Classes classes = {0};
@@ -474,7 +474,7 @@ seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t ma
         goto done;
     }
     if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, hugging_face, n_threads,
+        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, rule, n_threads,
                    &seeds) < 0)
         goto done;
     Py_ssize_t n_seeds = seeds.n;
@@ -527,7 +527,7 @@ done:
     return result;
 }
 
-/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size, hugging_face=False, n_threads=1): the
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule=SEEDS_WEIGHTED, n_threads=1): the
  * characters, then the best substrings of the words, seed_size pieces at most, scored as log probabilities
  * of their frequency x length (a character's score is its count); the suffix array is sorted and measured
  * in n_threads threads (2 at most), with the same seeds for any. Every character must occur in the words:
@@ -538,15 +538,20 @@ lattice_seed(Lattice *self, PyObject *args)
     PyObject *chars, *char_counts, *class_map;
     Py_ssize_t max_length, seed_size;
     long long prefix_char;
-    int hugging_face = 0, n_threads = 1;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|pi", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
-                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &hugging_face, &n_threads))
+    int rule = SEEDS_WEIGHTED, n_threads = 1;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|ii", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+                          &PyDict_Type, &class_map, &prefix_char, &seed_size, &rule, &n_threads))
         return NULL;
+    if (rule < SEEDS_WEIGHTED || rule > SEEDS_REPEATS) {
+        PyErr_Format(PyExc_ValueError, "rule must be 0 (weighted), 1 (Hugging Face) or 2 (sentencepiece), got %d",
+                     rule);
+        return NULL;
+    }
     if (PyList_GET_SIZE(char_counts) != PyList_GET_SIZE(chars)) {
         PyErr_SetString(PyExc_ValueError, "chars and char_counts differ in length");
         return NULL;
     }
-    Py_ssize_t n = seed_pieces(self, chars, char_counts, max_length, class_map, prefix_char, seed_size, hugging_face,
+    Py_ssize_t n = seed_pieces(self, chars, char_counts, max_length, class_map, prefix_char, seed_size, rule,
                                n_threads);
     return n < 0 ? NULL : PyLong_FromSsize_t(n);
 }
