@@ -15,17 +15,16 @@ in_ranges(const uint32_t *ranges, size_t n, uint32_t c)
     return lo < n && ranges[2 * lo] <= c;
 }
 
-/* Python's Final_Sigma context for the capital sigma at cps[i] (see char_map.h). */
-static uint32_t
-sigma_at(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i)
+uint32_t
+char_map_sigma(const CharMap *map, const CodePoints *text, ptrdiff_t i)
 {
-    ptrdiff_t j = i - 1;
-    while (j >= 0 && in_ranges(map->ignorable, map->n_ignorable, cps[j])) j--;
-    int final = j >= 0 && in_ranges(map->cased, map->n_cased, cps[j]);
+    ptrdiff_t j = i - 1, n = text->length;
+    while (j >= 0 && in_ranges(map->ignorable, map->n_ignorable, code_point_at(text->kind, text->data, j))) j--;
+    int final = j >= 0 && in_ranges(map->cased, map->n_cased, code_point_at(text->kind, text->data, j));
     if (final) {
         j = i + 1;
-        while (j < n && in_ranges(map->ignorable, map->n_ignorable, cps[j])) j++;
-        final = j == n || !in_ranges(map->cased, map->n_cased, cps[j]);
+        while (j < n && in_ranges(map->ignorable, map->n_ignorable, code_point_at(text->kind, text->data, j))) j++;
+        final = j == n || !in_ranges(map->cased, map->n_cased, code_point_at(text->kind, text->data, j));
     }
     return final ? 0x3C2 : 0x3C3;
 }
@@ -53,7 +52,7 @@ char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t l
         if (c == 0x3A3 && map->final_sigma) {
             if (length + 1 > limit) return -2;
             if (code_points_reserve(out, capacity, length + 1) < 0) return -1;
-            (*out)[length++] = sigma_at(map, cps, n, i);
+            (*out)[length++] = char_map_sigma(map, &(CodePoints){4, cps, n}, i);
             continue;
         }
         uint32_t entry = c < 0x110000 ? map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)] : CHAR_SAME;

@@ -18,6 +18,7 @@
 #define KVEC_CORE_CHAR_MAP_H
 
 #include "int64s.h"
+#include "code_points.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,9 @@ typedef struct {
  * them is looked over by the two sigmas at its ends at most. */
 ptrdiff_t char_map_apply(const CharMap *map, const uint32_t *cps, ptrdiff_t n, ptrdiff_t limit, uint32_t **out,
                          ptrdiff_t *capacity);
+
+/* What the capital sigma at text[i] becomes by Python's Final_Sigma rule (the map's final_sigma set). */
+uint32_t char_map_sigma(const CharMap *map, const CodePoints *text, ptrdiff_t i);
 
 /* NULL when the map is whole: every page and entry in range, every replacement inside the pool, at most
  * CHAR_LONGEST_REPLACEMENT long and made of code points, the ranges sorted; else what is wrong. O(pages

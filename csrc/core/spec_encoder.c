@@ -151,33 +151,119 @@ encode_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out, Spe
     return 0;
 }
 
-/* Words probed together by lookup_class_runs. */
+/* Words probed together by lookup_words. */
 #define LOOKUP_BATCH 16
 
-/* encode_class_runs for a word lookup (SPEC_MODEL_WORDS, which keeps no word cache): the words of text
- * taken LOOKUP_BATCH at a time, hashed, and their slots and keys in the vocabulary fetched ahead of the
- * probes, so a big vocabulary's cache misses overlap; each word's id, the unknown id, or none without
- * one, as encode_word gives them. */
+typedef struct {
+    ptrdiff_t at, length; /* its code points in s->word */
+    uint64_t hash;
+} LookupWord;
+
+/* The ids of words[0 .. n) (code points in `buffer`), whose first slots are being fetched: the keys
+ * they name fetched too, then each probed; each word's id, the unknown id, or none without one. */
 static int
-lookup_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out)
+probe_words(const SpecEncoder *e, const LookupWord *words, int n, const uint32_t *buffer, Int64s *out)
 {
-    CodePoints words[LOOKUP_BATCH];
-    uint64_t hashes[LOOKUP_BATCH];
-    ptrdiff_t start, end = 0;
-    for (;;) {
-        int n = 0;
-        while (n < LOOKUP_BATCH && (end = class_run_next(&e->classes, text, end, &start)) > start) {
-            words[n] = code_points_slice(text, start, end - start);
-            hashes[n] = code_points_hash(&words[n]);
-            piece_map_prefetch(&e->words, hashes[n++]);
-        }
-        for (int k = 0; k < n; k++) piece_map_prefetch_key(&e->words, hashes[k]);
-        for (int k = 0; k < n; k++) {
-            const int64_t *id = piece_map_get(&e->words, &words[k], hashes[k]);
-            if (id ? int64s_push(out, *id) < 0 : e->unk >= 0 && int64s_push(out, e->unk) < 0) return -1;
-        }
-        if (n < LOOKUP_BATCH) return 0;
+    if (int64s_reserve(out, n) < 0) return -1;
+    for (int k = 0; k < n; k++) piece_map_prefetch_key(&e->words, words[k].hash);
+    for (int k = 0; k < n; k++) {
+        CodePoints word = {4, buffer + words[k].at, words[k].length};
+        const int64_t *id = piece_map_get(&e->words, &word, words[k].hash);
+        if (id || e->unk >= 0) out->data[out->length++] = id ? *id : e->unk;
     }
+    return 0;
+}
+
+/* A word lookup's reading of a text: its words are read into `buffer`, hashed as they are read. */
+typedef struct {
+    int run;          /* the class of the word being read (0: none; -1: a word of its own, which ends) */
+    int n_words;      /* words read, not yet probed */
+    uint32_t *buffer; /* their code points (s->word) */
+    ptrdiff_t used, start; /* the one being read: buffer[start .. used) */
+    uint64_t hash;
+} LookupRun;
+
+/* The word being read ends: it joins words[0 .. r->n_words), which are probed (and the buffer emptied)
+ * when they are LOOKUP_BATCH. */
+static inline int
+lookup_word_ends(const SpecEncoder *e, LookupRun *r, LookupWord *words, Int64s *out)
+{
+    ptrdiff_t length = r->used - r->start;
+    words[r->n_words] = (LookupWord){r->start, length, hash_end(r->hash, length)};
+    piece_map_prefetch(&e->words, words[r->n_words++].hash);
+    if (r->n_words < LOOKUP_BATCH) return 0;
+    r->n_words = 0;
+    r->used = 0;
+    return probe_words(e, words, LOOKUP_BATCH, r->buffer, out);
+}
+
+/* The next code point m of the mapped text, of class cls: it ends the word being read or continues it. */
+static inline int
+lookup_read(const SpecEncoder *e, LookupRun *r, LookupWord *words, uint32_t m, int cls, Int64s *out)
+{
+    if (cls != r->run) {
+        if (r->run && lookup_word_ends(e, r, words, out) < 0) return -1;
+        r->run = cls == 1 ? -1 : cls;
+        r->start = r->used;
+        r->hash = FNV_OFFSET;
+        if (!cls) return 0;
+    }
+    r->buffer[r->used++] = m;
+    r->hash = hash_step(r->hash, m);
+    return 0;
+}
+
+/* encode_class_runs for a word lookup (SPEC_MODEL_WORDS, which keeps no word cache), with the text
+ * mapped by `map` (NULL: none) on the way, in one pass over it: each code point mapped, each mapped
+ * one's class read, and the class runs copied to s->word and hashed as they are read. Words are probed
+ * LOOKUP_BATCH at a time, their slots and keys in the vocabulary fetched ahead of the probes, so a big
+ * vocabulary's cache misses overlap. s->word keeps room for the code points left to read, one each,
+ * and grows before a longer replacement; a map gives at most SPEC_GROWTH code points per code point,
+ * so the text cannot grow past its bound. */
+static inline __attribute__((always_inline)) int
+lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, const CharMap *map, Int64s *out,
+                     SpecScratch *s)
+{
+    LookupWord words[LOOKUP_BATCH];
+    const unsigned char *classes = e->classes.classes;
+    const uint64_t n_classes = (uint64_t)e->classes.n_classes;
+    const int past = e->classes.default_class;
+    const uint32_t *pool = map ? map->pool : NULL, *latin1 = map ? map->entries + (size_t)map->page_of[0] * 256 : NULL;
+    const void *data = text->data;
+    ptrdiff_t n = text->length;
+    if (code_points_reserve(&s->word, &s->word_capacity, n) < 0) return -1;
+    LookupRun r = {0, 0, s->word, 0, 0, FNV_OFFSET};
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint32_t c = code_point_at(kind, data, i), entry = CHAR_SAME;
+        if (map && c < 0x100) entry = latin1[c];
+        else if (map && c == 0x3A3 && map->final_sigma) c = char_map_sigma(map, text, i);
+        else if (map && c < 0x110000) entry = map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)];
+        if (entry != CHAR_SAME && pool[entry] != 1) { /* none, or a longer replacement */
+            uint32_t size = pool[entry];
+            if (r.used + (ptrdiff_t)size + (n - i - 1) > s->word_capacity) {
+                if (code_points_reserve(&s->word, &s->word_capacity, r.used + size + (n - i - 1)) < 0) return -1;
+                r.buffer = s->word;
+            }
+            for (uint32_t k = 0; k < size; k++) {
+                uint32_t m = pool[entry + 1 + k];
+                if (lookup_read(e, &r, words, m, m < n_classes ? classes[m] : past, out) < 0) return -1;
+            }
+            continue;
+        }
+        if (entry != CHAR_SAME) c = pool[entry + 1];
+        if (lookup_read(e, &r, words, c, c < n_classes ? classes[c] : past, out) < 0) return -1;
+    }
+    if (r.run && lookup_word_ends(e, &r, words, out) < 0) return -1;
+    return probe_words(e, words, r.n_words, r.buffer, out);
+}
+
+/* lookup_words_of_kind with the storage kind a constant, so that each kind's loop reads it directly. */
+static int
+lookup_words(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
+{
+    if (text->kind == 1) return lookup_words_of_kind(e, text, 1, map, out, s);
+    if (text->kind == 2) return lookup_words_of_kind(e, text, 2, map, out, s);
+    return lookup_words_of_kind(e, text, 4, map, out, s);
 }
 
 /* A word of jieba's: its ids, or with map_words those of the class runs of the word mapped (s->normalized
@@ -281,7 +367,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
         }
         return 0;
     }
-    if (e->model_kind == SPEC_MODEL_WORDS) return lookup_class_runs(e, &text, out);
+    if (e->model_kind == SPEC_MODEL_WORDS) return lookup_words(e, &text, NULL, out, s);
     return encode_class_runs(e, &text, out, s);
 }
 
@@ -331,25 +417,36 @@ map_ids(const SpecEncoder *e, Int64s *out, ptrdiff_t first)
     out->length = kept;
 }
 
-/* The ids of the text in s->text[0 .. length). */
+/* Whether a text's words are looked up straight from it: a word lookup over class runs, the normalizer
+ * none or a character map, and no token, prefix or stage between them. */
 static int
-encode_text(const SpecEncoder *e, ptrdiff_t length, Int64s *out, SpecScratch *s)
+looks_up_words_directly(const SpecEncoder *e)
 {
-    ptrdiff_t first = out->length;
-    if (int64s_extend(out, &e->prefix) < 0) return -1;
-    int status = encode_around(e, &e->special, s->text, length, out, s, encode_part, NULL);
-    if (status) return status;
-    if (int64s_extend(out, &e->suffix) < 0) return -1;
-    if (e->has_id_map) map_ids(e, out, first);
-    return 0;
+    return e->model_kind == SPEC_MODEL_WORDS && !e->expression && !e->piece_prefix && !e->special.n_tokens &&
+           !e->added.n_tokens && !e->part_prefix_length && !e->symbols && !e->reorders && !e->map_words;
 }
 
 int
 spec_encode_code_points(const SpecEncoder *e, const CodePoints *text, Int64s *out, SpecScratch *s)
 {
-    if (code_points_reserve(&s->text, &s->text_capacity, text->length) < 0) return -1;
-    for (ptrdiff_t i = 0; i < text->length; i++) s->text[i] = code_point_at(text->kind, text->data, i);
-    return encode_text(e, text->length, out, s);
+    ptrdiff_t first = out->length, n = text->length;
+    if (int64s_extend(out, &e->prefix) < 0) return -1;
+    int status;
+    if (looks_up_words_directly(e)) {
+        status = lookup_words(e, text, e->has_map ? &e->map : NULL, out, s);
+    } else {
+        const uint32_t *cps = text->data;
+        if (text->kind != 4) {
+            if (code_points_reserve(&s->text, &s->text_capacity, n) < 0) return -1;
+            for (ptrdiff_t i = 0; i < n; i++) s->text[i] = code_point_at(text->kind, text->data, i);
+            cps = s->text;
+        }
+        status = encode_around(e, &e->special, cps, n, out, s, encode_part, NULL);
+    }
+    if (status) return status;
+    if (int64s_extend(out, &e->suffix) < 0) return -1;
+    if (e->has_id_map) map_ids(e, out, first);
+    return 0;
 }
 
 int
@@ -362,5 +459,5 @@ spec_encode(const SpecEncoder *e, const unsigned char *text, size_t n, Int64s *o
         s->text[length++] = text[i] < 0x80 ? text[i] : utf8_next(text, n, i, &size);
         i += (size_t)size;
     }
-    return encode_text(e, length, out, s);
+    return spec_encode_code_points(e, &(CodePoints){4, s->text, length}, out, s);
 }

@@ -174,7 +174,7 @@ typedef struct {
     ptrdiff_t utf8_length, utf8_capacity;
     JiebaScratch jieba;
     Int64s spans;        /* jieba's words of a piece */
-    uint32_t *word;      /* a jieba word joined from its pieces */
+    uint32_t *word;      /* a jieba word joined from its pieces; a word lookup's words */
     ptrdiff_t word_capacity;
     CharsMapScratch charsmap; /* sentencepiece's normalizer's */
 } SpecScratch;
