@@ -11,7 +11,7 @@ prints the backend's name and answers each line ``keras`` or ``wordpiece`` on it
 the seconds of one pass of that layer, so bench/layers.py can interleave these passes with its
 anchors' (an empty line ends it). A line ``floor keras`` or ``floor wordpiece`` times that layer's
 floor instead: a pass that only makes its outputs, each batch's padded matrix of the first pass's shape
-and dtype laid out and zeroed as the layer lays out its own (``kvec.layers.keras_rules.aligned_empty``)
+and dtype laid out and zeroed as the layer lays out its own (``kvec.layers.keras_rules.output_matrix``)
 and put on the device as the layer puts it, with no text read.
 """
 
@@ -24,7 +24,7 @@ import numpy as np
 from harness import timed
 
 import kvec.layers
-from kvec.layers.keras_rules import aligned_empty
+from kvec.layers.keras_rules import output_matrix
 from kvec.pipeline import Tokenizer
 
 
@@ -43,7 +43,7 @@ def floor_pass(shapes):
     def outputs():
         made = []
         for shape, dtype in shapes:
-            matrix = aligned_empty(shape, dtype)
+            matrix = output_matrix(shape, dtype)
             matrix.fill(0)
             made.append(on_device(matrix))
         return made

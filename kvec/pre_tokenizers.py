@@ -10,7 +10,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Iterable
 from dataclasses import replace
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, ClassVar, cast
 
 import regex
@@ -618,9 +618,6 @@ def metaspace_prepend_scheme(prepend_scheme: str) -> str:
     return prepend_scheme
 
 
-_literal = lru_cache(maxsize=64)(compile_pattern)  # Metaspace's replacement, compiled once per character
-
-
 class MetaspaceOptions:
     """Metaspace's three settings, shared by the pre-tokenizer and the decoder: ``replacement`` (the one
     character that stands for a space) and ``prepend_scheme`` are checked when set, as ``tokenizers``
@@ -689,18 +686,25 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
             prefix=prefix,
         )
 
-    def _spans(self, spelled):
+    def _words(self, spelled):
+        """The words of the spelled text, which they cover end to end: with ``split``, each
+        replacement starts a new one (a string split, not a search per delimiter: a trainer's
+        counting splits every line of its corpus)."""
         if not self.split:
-            return [(0, len(spelled))] if spelled else []
-        return _split_spans(spelled, _literal(self.replacement), "merged_with_next")
+            return [spelled] if spelled else []
+        head, *rest = spelled.split(self.replacement)
+        return ([head] if head else []) + [self.replacement + part for part in rest]
 
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
-        spelled, base = self._spelled(text, first)
-        return [Piece(spelled[a:b], a + base) for a, b in self._spans(spelled)]
+        spelled, start = self._spelled(text, first)
+        pieces = []
+        for word in self._words(spelled):
+            pieces.append(Piece(word, start))
+            start += len(word)
+        return pieces
 
     def split_words(self, text: str, first: bool = True) -> list[str]:
-        spelled, _ = self._spelled(text, first)
-        return [spelled[a:b] for a, b in self._spans(spelled)]
+        return self._words(self._spelled(text, first)[0])
 
 
 @registered

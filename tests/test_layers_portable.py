@@ -202,3 +202,57 @@ def test_a_vocabulary_file_reads_as_tensorflow_reads_it(tmp_path):
     assert tf.executing_eagerly()
     expected = [str(token) for token in layer.get_vocabulary()][2:]
     assert vocabulary_lines(path.read_bytes().decode()) == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_big_outputs_held_anywhere_keep_their_ids_while_the_layer_makes_more(backend):
+    """Padded matrices past a MiB come from reused buffers: outputs still held (the backend's arrays,
+    a NumPy view of one, a slice of the matrix a JAX array aliases) keep their ids while the layer
+    makes more outputs of the same shape from other texts."""
+    out = run(
+        backend,
+        """
+        import random, keras, numpy as np, kvec.layers
+        random.seed(5)
+        words = ["w%d" % i for i in range(50)]
+        batches = [[" ".join(random.choice(words) for _ in range(300)) for _ in range(1100)] for _ in range(6)]
+        layer = kvec.layers.TextVectorization(vocabulary=words, output_sequence_length=300)
+        ragged = kvec.layers.TextVectorization(vocabulary=words, ragged=True)
+        expected = [np.array(ragged(b)) for b in batches]
+        assert expected[0].nbytes > 1 << 20
+        held = [layer(batches[0]), keras.ops.convert_to_numpy(layer(batches[1]))]
+        view = np.asarray(layer(batches[2]))[5:]  # the output itself dropped, a view of it kept
+        for k in range(3, 6):
+            for _ in range(3):
+                assert np.array_equal(keras.ops.convert_to_numpy(layer(batches[k])), expected[k])
+        assert np.array_equal(keras.ops.convert_to_numpy(held[0]), expected[0])
+        assert np.array_equal(held[1], expected[1])
+        assert np.array_equal(view, expected[2][5:])
+        print("ok")
+        """,
+    )
+    assert out.strip() == "ok"
+
+
+def test_a_buffer_is_laid_out_again_only_when_nothing_holds_it():
+    import numpy as np
+
+    from kvec.layers.keras_rules import ARRAY_ALIGNMENT, ReusedBuffers
+
+    buffers = ReusedBuffers(limit=4 << 20)
+    first = buffers.empty((256, 1024), np.int32)
+    assert first.ctypes.data % ARRAY_ALIGNMENT == 0 and first.flags.c_contiguous
+    kept_slice = first[10:20]
+    address = first.ctypes.data
+    del first
+    second = buffers.empty((256, 1024), np.int32)  # the slice still holds the first buffer
+    assert second.ctypes.data != address
+    del kept_slice
+    third = buffers.empty((200, 1024), np.int32)  # at least half the size: the first buffer again
+    assert third.ctypes.data == address
+    smaller = buffers.empty((100, 1024), np.int32)  # under half of every buffer kept: a new one
+    assert smaller.ctypes.data not in (address, second.ctypes.data)
+    del second, third, smaller
+    big = buffers.empty((1024, 1024), np.int32)  # past the limit with the others: unheld ones let go
+    assert big.shape == (1024, 1024)
+    assert sum(b.size for b in buffers._kept) <= 4 << 20

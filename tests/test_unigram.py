@@ -319,6 +319,29 @@ def test_retain_keeps_scores_and_rescore_sets_them(pieces, data, text, rule):
     assert lattice.lattice(text, -100.0) == fresh.lattice(text, -100.0)
 
 
+@given(
+    pieces=st.lists(st.text(TRIE_ALPHABET, min_size=1, max_size=5), min_size=1, max_size=30),
+    data=st.data(),
+    text=st.text(TRIE_ALPHABET + "x", max_size=20),
+)
+def test_retain_in_order_twice_gives_the_lattice_of_the_kept_pieces(pieces, data, text):
+    """A second retain of pieces in ascending order (the trainer's, which reuses the trie's order of the
+    pieces instead of sorting them) gives the lattice that set_pieces makes of the kept pieces, the first
+    of duplicates included."""
+    scores = [-float(k + 1) for k in range(len(pieces))]
+    first = sorted(data.draw(st.sets(st.integers(0, len(pieces) - 1)), label="first"))
+    second = sorted(data.draw(st.sets(st.integers(0, max(len(first) - 1, 0))), label="second")) if first else []
+    lattice, fresh = Lattice([], []), Lattice([], [])
+    lattice.set_pieces(pieces, scores)
+    for keep in (first, second):
+        lattice.retain(np.array(keep, dtype=np.int64).tobytes())
+    kept = [first[k] for k in second]
+    fresh.set_pieces([pieces[k] for k in kept], [scores[k] for k in kept])
+    assert lattice.pieces() == [pieces[k] for k in kept]
+    assert lattice.segment(text, -100.0) == fresh.segment(text, -100.0)
+    assert lattice.lattice(text, -100.0) == fresh.lattice(text, -100.0)
+
+
 def test_rescore_needs_one_score_per_piece():
     lattice = Lattice([], [])
     lattice.set_pieces(["a", "b"], [-1.0, -2.0])

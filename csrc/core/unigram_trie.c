@@ -147,6 +147,13 @@ shrunk(void *block, size_t size)
 int
 unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at, const uint16_t *length)
 {
+    return unigram_trie_build_ordered(t, n, text, at, length, NULL, 0);
+}
+
+int
+unigram_trie_build_ordered(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at,
+                           const uint16_t *length, int32_t *given, int sorted)
+{
     memset(t, 0, sizeof(*t));
     t->text = text;
     ptrdiff_t m = 0; /* the non-empty pieces */
@@ -158,7 +165,7 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     if (n > INT32_MAX - 1) return -2;
     /* nodes: one per distinct piece and at most one per place two pieces part, and the root */
     size_t capacity = 2 * (size_t)m + 1;
-    int32_t *order = malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
+    int32_t *order = given ? given : malloc(sizeof(int32_t) * (size_t)(m ? m : 1));
     uint32_t *run_end = malloc(sizeof(uint32_t) * capacity);
     t->nodes = malloc(sizeof(UnigramNode) * capacity);
     t->wide = malloc(sizeof(double) * capacity);
@@ -166,18 +173,20 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
     t->head = malloc(sizeof(uint32_t) * capacity);
     t->root = malloc(sizeof(int32_t) * UNIGRAM_ROOT_SPAN);
     if (!order || !run_end || !t->nodes || !t->wide || !t->first || !t->head || !t->root) {
-        free(order);
+        if (order != given) free(order);
         free(run_end);
         unigram_trie_free(t);
         return -1;
     }
-    m = 0;
-    for (ptrdiff_t p = 0; p < n; p++)
-        if (length[p] > 0) order[m++] = (int32_t)p;
-    Keys keys = {text, at, length};
-    int depth = 0;
-    for (ptrdiff_t left = m; left > 1; left >>= 1) depth += 2;
-    sort_keys(&keys, order, 0, m, depth);
+    if (!sorted) {
+        m = 0;
+        for (ptrdiff_t p = 0; p < n; p++)
+            if (length[p] > 0) order[m++] = (int32_t)p;
+        Keys keys = {text, at, length};
+        int depth = 0;
+        for (ptrdiff_t left = m; left > 1; left >>= 1) depth += 2;
+        sort_keys(&keys, order, 0, m, depth);
+    }
     /* while node v waits its turn, first[v] holds where its run starts in `order` */
     t->nodes[0] = (UnigramNode){0, 0, 0, -1, 0.0f};
     t->head[0] = 0;
@@ -206,7 +215,7 @@ unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint
         }
     }
     t->first[n_nodes] = n_nodes;
-    free(order);
+    if (order != given) free(order);
     free(run_end);
     t->n_nodes = n_nodes;
     t->nodes = shrunk(t->nodes, sizeof(UnigramNode) * n_nodes);

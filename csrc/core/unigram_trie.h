@@ -59,6 +59,11 @@ typedef struct {
  * 2^32 - 1 code points into text or n is past 2^31 - 2 (then nothing needs freeing). Deterministic: the
  * layout depends on the pieces alone. */
 int unigram_trie_build(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at, const uint16_t *length);
+/* As unigram_trie_build, with room for n piece numbers in `given` (or NULL), which the build leaves
+ * holding the non-empty pieces in code point order (ties by number); `sorted`: it holds that order
+ * already (a subset of pieces keeps the order of the whole, renumbered), so nothing is sorted. */
+int unigram_trie_build_ordered(UnigramTrie *t, ptrdiff_t n, const uint32_t *text, const uint32_t *at,
+                               const uint16_t *length, int32_t *given, int sorted);
 /* Each node's score, as a float and as a double, from scores[piece]. Returns -1 when out of memory
  * for the doubles, which only happens after unigram_trie_set_float_scores dropped them (a trie fresh
  * from unigram_trie_build has their room). */

@@ -27,6 +27,8 @@ from __future__ import annotations
 import collections
 import math
 import os
+import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -333,12 +335,72 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return raw[start : start + size].view(dtype).reshape(shape)
 
 
+#: A padded matrix of at least this many bytes is laid out in a kept buffer (:class:`ReusedBuffers`);
+#: the allocator reuses the memory of smaller ones itself, but gives big ones back to the system, whose
+#: fresh pages then fault in (a padded WordPiece batch is about 5 MB).
+REUSED_BYTES = 1 << 20
+
+
+class ReusedBuffers:
+    """Buffers for big output matrices, kept and laid out again once nothing else holds them, so a
+    matrix the size of an earlier one takes memory already mapped instead of fresh pages.
+
+    Every array over a buffer's memory (the matrix, any view of it, the NumPy array a JAX or PyTorch
+    array aliases, until that array is freed) holds a reference to the buffer as its ``base``; a buffer
+    is handed out again only when its reference count is the one it has with nothing but this object
+    holding it. A buffer is reused for a matrix of at least half its size; at most ``limit`` bytes are
+    kept (buffers nothing holds are let go first)."""
+
+    def __init__(self, limit: int = 1 << 27):
+        self.limit = limit
+        self._kept: list[np.ndarray] = []
+        self._lock = threading.Lock()
+        probe = [np.empty(1, dtype=np.uint8)]
+        self._unheld = sys.getrefcount(probe[0])  # the count of a buffer only the list holds
+
+    def _held(self, i: int) -> bool:
+        return sys.getrefcount(self._kept[i]) > self._unheld
+
+    def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        """An uninitialised C-contiguous matrix as :func:`aligned_empty` lays it out, in a kept buffer."""
+        dtype = np.dtype(dtype)
+        size = math.prod(shape) * dtype.itemsize
+        with self._lock:  # the matrix is made before another thread can see its buffer unheld
+            fits = [i for i in range(len(self._kept)) if size <= self._kept[i].size - ARRAY_ALIGNMENT <= 2 * size]
+            free = [i for i in fits if not self._held(i)]
+            if free:
+                raw = self._kept[min(free, key=lambda i: self._kept[i].size)]
+            else:
+                raw = np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8)
+                kept = sum(b.size for b in self._kept)
+                while kept + raw.size > self.limit:
+                    unheld = next((i for i in range(len(self._kept)) if not self._held(i)), None)
+                    if unheld is None:
+                        break
+                    kept -= self._kept.pop(unheld).size
+                if kept + raw.size <= self.limit:
+                    self._kept.append(raw)
+            start = -raw.ctypes.data % ARRAY_ALIGNMENT
+            return raw[start : start + size].view(dtype).reshape(shape)
+
+
+_OUTPUT_BUFFERS = ReusedBuffers()
+
+
+def output_matrix(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+    """An uninitialised aligned matrix for an output (:func:`aligned_empty`), in a reused buffer when it
+    takes at least :data:`REUSED_BYTES`."""
+    if math.prod(shape) * np.dtype(dtype).itemsize < REUSED_BYTES:
+        return aligned_empty(shape, dtype)
+    return _OUTPUT_BUFFERS.empty(shape, dtype)
+
+
 def ragged_to_dense(
     values: np.ndarray, row_lengths: np.ndarray, length: int | None, dtype: Any = np.int64
 ) -> np.ndarray:
     """Rows padded with 0 (or cut) to ``length``, or to the longest row, as ``dtype`` (int64 or int32)."""
     width = int(row_lengths.max(initial=0)) if length is None else length
-    out = aligned_empty((len(row_lengths), width), dtype)
+    out = output_matrix((len(row_lengths), width), dtype)
     fill_rows(out, np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(row_lengths, dtype=np.int64))
     return out
 

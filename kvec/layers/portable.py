@@ -482,8 +482,8 @@ def _backend_array(array):
     """``array`` (made for this output, referenced nowhere else) as the backend's own, as
     ``keras.ops.convert_to_tensor`` makes it; on JAX, an array whose dtype JAX keeps goes to the device
     as it is (``jax.device_put``: no conversion on the way), and on the CPU JAX keeps an aligned buffer
-    (:func:`kvec.layers.keras_rules.aligned_empty`) as its own instead of copying it: nothing writes to
-    it after."""
+    (:func:`kvec.layers.keras_rules.output_matrix`) as its own instead of copying it: nothing writes to
+    it while the JAX array, or any array over its memory, lives (a big one's buffer is reused after)."""
     if keras.backend.backend() == "jax":
         import jax
 

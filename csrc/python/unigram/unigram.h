@@ -22,6 +22,7 @@ typedef struct {
     uint32_t *at;
     uint16_t *length;
     Py_ssize_t n, longest;
+    int32_t *sorted; /* the non-empty pieces in the trie's order (unigram_trie_build_ordered), or NULL */
 } Pieces;
 
 /* the work run_jobs shares between threads */
@@ -81,7 +82,7 @@ typedef struct {
 
 /* Room for n pieces and their scores, and installing them in a lattice with their trie (unigram_module.c). */
 int pieces_alloc(Pieces *pieces, double **scores, Py_ssize_t n);
-int lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores);
+int lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores, int sorted);
 PyObject *lattice_seed(Lattice *self, PyObject *args);
 void scratch_free(Scratch *s);
 int scratch_fit(Scratch *s, Py_ssize_t n);

@@ -95,6 +95,7 @@ pieces_free(Lattice *L)
 {
     PyMem_Free(L->pieces.at);
     PyMem_Free(L->pieces.length);
+    PyMem_Free(L->pieces.sorted);
     PyMem_Free(L->piece_chars);
     memset(&L->pieces, 0, sizeof(L->pieces));
     L->piece_chars = NULL;
@@ -119,8 +120,9 @@ pieces_alloc(Pieces *pieces, double **scores, Py_ssize_t n)
 {
     pieces->at = PyMem_Malloc((n + 1) * sizeof(uint32_t));
     pieces->length = PyMem_Malloc((n + 1) * sizeof(uint16_t));
+    pieces->sorted = PyMem_Malloc((n + 1) * sizeof(int32_t));
     *scores = PyMem_Malloc((n + 1) * sizeof(double));
-    if (pieces->at && pieces->length && *scores) return 0;
+    if (pieces->at && pieces->length && pieces->sorted && *scores) return 0;
     PyErr_NoMemory();
     return -1;
 }
@@ -128,10 +130,11 @@ pieces_alloc(Pieces *pieces, double **scores, Py_ssize_t n)
 /* Install pieces, their code points and scores (all taken over; `chars` may be the lattice's own
  * piece_chars, kept, or NULL where the pieces lie in words.cps) and their trie. The old trie goes
  * before the new one is built: a training's first retain() would otherwise hold the trie of the
- * million seeds and that of the survivors at once, its peak. When out of memory the lattice is left
- * with no pieces. */
+ * million seeds and that of the survivors at once, its peak. `sorted`: pieces.sorted holds the pieces'
+ * order in the trie already (lattice_keep), so they are not sorted again. When out of memory the
+ * lattice is left with no pieces. */
 int
-lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
+lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores, int sorted)
 {
     uint32_t *old_chars = L->piece_chars;
     L->piece_chars = NULL; /* kept when the new pieces lie in them too */
@@ -141,10 +144,12 @@ lattice_install(Lattice *L, Pieces pieces, uint32_t *chars, double *scores)
     PyMem_Free(L->scores);
     L->scores = NULL;
     pieces.cps = chars ? chars : L->words.cps;
-    int built = unigram_trie_build(&L->model.trie, pieces.n, pieces.cps, pieces.at, pieces.length);
+    int built = unigram_trie_build_ordered(&L->model.trie, pieces.n, pieces.cps, pieces.at, pieces.length,
+                                           pieces.sorted, sorted && pieces.sorted);
     if (built < 0) {
         PyMem_Free(pieces.at);
         PyMem_Free(pieces.length);
+        PyMem_Free(pieces.sorted);
         PyMem_Free(chars);
         PyMem_Free(scores);
         if (built == -1) PyErr_NoMemory();
@@ -168,7 +173,7 @@ lattice_take_pieces(Lattice *self, PyObject *pieces, PyObject *scores)
     Texts texts;
     if (texts_init(&texts, pieces, "pieces") < 0) return -1;
     Pieces spans = {NULL, PyMem_Malloc((texts.n + 1) * sizeof(uint32_t)), PyMem_Malloc((texts.n + 1) * sizeof(uint16_t)),
-                    texts.n, texts.longest};
+                    texts.n, texts.longest, NULL};
     double *values = PyMem_Malloc((texts.n + 1) * sizeof(double));
     if (!spans.at || !spans.length || !values) {
         PyErr_NoMemory();
@@ -187,7 +192,7 @@ lattice_take_pieces(Lattice *self, PyObject *pieces, PyObject *scores)
     }
     PyMem_Free(texts.offset);
     PyMem_Free(texts.length);
-    return lattice_install(self, spans, texts.cps, values);
+    return lattice_install(self, spans, texts.cps, values, 0);
 failed:
     texts_free(&texts);
     PyMem_Free(spans.at);
@@ -227,18 +232,20 @@ lattice_keep(Lattice *self, const Py_buffer *indices, const Py_buffer *values, P
     int rc = -1;
     Pieces pieces = {0};
     double *scores = NULL;
+    int ascending = self->pieces.sorted != NULL; /* then the old pieces' order, renumbered, is the new one's */
     for (Py_ssize_t k = 0; k < n; k++) {
         int64_t p = int64_at(indices, k);
         if (p < 0 || p >= self->pieces.n) {
             PyErr_Format(PyExc_IndexError, "indices[%zd] = %lld is not a piece", k, (long long)p);
             goto done;
         }
+        if (k > 0 && p <= int64_at(indices, k - 1)) ascending = 0;
     }
     /* the trie goes first (lattice_install builds the new one): the old pieces are all the copy reads */
     unigram_trie_free(&self->model.trie);
     if (pieces_alloc(&pieces, &scores, n) < 0) {
         Pieces none = {0};
-        lattice_install(self, none, NULL, NULL); /* out of memory: the lattice is left with no pieces */
+        lattice_install(self, none, NULL, NULL, 0); /* out of memory: the lattice is left with no pieces */
         goto done;
     }
     for (Py_ssize_t k = 0; k < n; k++) { /* the kept pieces are read where they lie already */
@@ -250,12 +257,27 @@ lattice_keep(Lattice *self, const Py_buffer *indices, const Py_buffer *values, P
         else scores[k] = self->scores[p];
     }
     pieces.n = n;
-    rc = lattice_install(self, pieces, self->piece_chars, scores);
+    /* the new number of each old piece (-1: gone), over the old pieces' order; out of memory, a sort */
+    int32_t *new_of = ascending ? PyMem_Malloc((self->pieces.n + 1) * sizeof(int32_t)) : NULL;
+    int ordered = new_of != NULL;
+    if (ordered) {
+        Py_ssize_t m = 0, kept = 0;
+        for (Py_ssize_t p = 0; p < self->pieces.n; p++) {
+            new_of[p] = -1;
+            m += self->pieces.length[p] > 0;
+        }
+        for (Py_ssize_t k = 0; k < n; k++) new_of[int64_at(indices, k)] = (int32_t)k;
+        for (Py_ssize_t i = 0; i < m; i++)
+            if (new_of[self->pieces.sorted[i]] >= 0) pieces.sorted[kept++] = new_of[self->pieces.sorted[i]];
+        PyMem_Free(new_of);
+    }
+    rc = lattice_install(self, pieces, self->piece_chars, scores, ordered);
     memset(&pieces, 0, sizeof(pieces));
     scores = NULL;
 done:
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
+    PyMem_Free(pieces.sorted);
     PyMem_Free(scores);
     return rc;
 }

@@ -507,7 +507,7 @@ seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t ma
     for (Py_ssize_t k = 0; k < n; k++) scores[k] = log(scores[k]) - log(sum);
     PyMem_Free(seeds.items); /* before the trie is built: the peak of training */
     seeds.items = NULL;
-    if (lattice_install(self, pieces, NULL, scores) < 0) {
+    if (lattice_install(self, pieces, NULL, scores, 0) < 0) {
         memset(&pieces, 0, sizeof(pieces));
         scores = NULL;
         goto done;
@@ -523,6 +523,7 @@ done:
     PyMem_Free(char_at);
     PyMem_Free(pieces.at);
     PyMem_Free(pieces.length);
+    PyMem_Free(pieces.sorted);
     PyMem_Free(scores);
     return result;
 }
