@@ -192,7 +192,8 @@ PRINTERS: dict[str, Callable[[Any], str]] = {}
 # How a pipeline is described for kvec's native encoder (csrc/core/spec_encoder.h): filled in by
 # kvec.native_spec, a higher layer, which kvec's package imports: "pipeline" describes the whole of a
 # pipeline, "normalized_pipeline" its stages after the normalizer, for normalized texts without added
-# tokens. Each raises NotNativeError naming what it cannot describe.
+# tokens, "keras_tokenizer" a kvec.text.Tokenizer's word rule and word_index. Each raises NotNativeError
+# naming what it cannot describe.
 NATIVE_DESCRIBERS: dict[str, Callable[[Any], bytes]] = {}
 
 

@@ -254,7 +254,10 @@ def describe_word_lookup(
 
 
 def _word_lookup(lookup: dict[str, int], oov_index: int | None) -> bytes:
-    unknown = -1 if oov_index is None else oov_index
+    """The words' ids (an empty word, which no text's word is, left out) and the unknown word's."""
+    if "" in lookup:
+        lookup = {word: i for word, i in lookup.items() if word}
+    unknown = -1 if oov_index is None else checked_id("the oov_token", oov_index)
     return u32(WORD_LOOKUP) + struct.pack("<q", unknown) + tokens(lookup)
 
 
@@ -537,4 +540,6 @@ def _character_map(rule, name: str, rule_ends: int = 0x110000) -> bytes:
     )
 
 
-NATIVE_DESCRIBERS.update(pipeline=_describe_pipeline, normalized_pipeline=describe_normalized)
+NATIVE_DESCRIBERS.update(
+    pipeline=_describe_pipeline, normalized_pipeline=describe_normalized, keras_tokenizer=_describe_keras
+)

@@ -30,13 +30,14 @@ from typing import Any, TypeGuard, cast
 import numpy as np
 
 from kvec._encoder import id_rows
-from kvec._keras import WordCounter, WordLookup, WordSplitter
+from kvec._keras import WordCounter, WordSplitter
+from kvec._spec import SpecEncoder
 from kvec.chinese import Jieba
 from kvec.common.arguments import must_be, type_name, wrong_type
 from kvec.common.collector import collector_paused
-from kvec.contracts import Model
+from kvec.contracts import NATIVE_DESCRIBERS, Model
 from kvec.data.count_matrix import MATRIX_MODES, count_matrix
-from kvec.errors import FormatError, parse_json
+from kvec.errors import FormatError, NotNativeError, parse_json
 from kvec.pipeline import Pipeline
 from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit
 from kvec.presets import keras_subword
@@ -558,19 +559,15 @@ class Tokenizer:
             >>> tok.texts_to_sequences(["b a z"])
             [[2, 3, 1]]
         """
-        if type(texts) is list and not self.char_level:
+        if _all_str(texts):
+            encoded = self._word_encoded(texts)
+            if encoded is not None:  # one native call
+                with collector_paused():  # many new lists, no cycle among them
+                    return id_rows(*encoded)
             lookup, oov_index, _ = self._ids_functions()
-            native = self._native_rule()
-            if native is not None and lookup is not None and self.subword is None:  # one native call
-                try:  # it checks each text is a str as it goes, in the pass that splits them
-                    with collector_paused():  # many new lists, no cycle among them
-                        return native.ids_batch(texts, self.lower, WordLookup(lookup), oov_index)
-                except TypeError:  # a list of tokens among the texts: text by text, below
-                    pass
             pipeline = self.analyzer
             if isinstance(pipeline, Pipeline) and pipeline.post_processor is None and lookup is not None:
-                if _all_str(texts):
-                    return _subword_sequences(pipeline, texts, lookup, oov_index)
+                return _subword_sequences(pipeline, texts, lookup, oov_index)
         return list(self.texts_to_sequences_generator(texts))
 
     def texts_to_sequences_generator(self, texts: Iterable[str | list[str]]) -> Iterator[list[int]]:
@@ -583,16 +580,44 @@ class Tokenizer:
         _warn_if_one_text(texts, "texts_to_sequences")
         tokens = self._tokenize_function()
         lookup, oov_index, to_ids = self._ids_functions()
-        native, lower = self._native_rule(), self.lower
-        if native is not None and lookup is not None:
-            lookup = WordLookup(lookup)
-        else:
-            native = None
+        encoder = self._word_encoder()
         for position, text in enumerate(_iterate(texts, "texts")):
-            if native is not None and type(text) is str:
-                yield native.ids_batch([text], lower, lookup, oov_index)[0]
-            else:
-                yield to_ids(tokens(text, position))
+            encoded = None if encoder is None or type(text) is not str else _encoded(encoder, [text])
+            yield to_ids(tokens(text, position)) if encoded is None else id_rows(*encoded)[0]
+
+    def _word_encoded(self, texts: list[str]) -> tuple[bytes, bytes] | None:
+        """``(values, row_lengths)`` of ``texts`` from :meth:`_word_encoder`'s encoder, or None where
+        there is none or it refuses a text (a lone surrogate): then the Python path serves them."""
+        encoder = self._word_encoder()
+        return None if encoder is None else _encoded(encoder, texts)
+
+    def _word_encoder(self) -> SpecEncoder | None:
+        """The native encoder (:class:`kvec._spec.SpecEncoder`) of this tokenizer's word rule and
+        ``word_index`` (described by :mod:`kvec.native_spec`), made once and again when ``word_index``
+        (in place too), ``num_words``, ``oov_token``, ``filters``, ``split``, ``lower`` or
+        ``char_level`` change. None where it does not apply: an analyzer or a subword model, a
+        ``split`` longer than one character, an ``oov_token`` missing from ``word_index``, or an index
+        that is not an int64 >= 0 (the Python path keeps such an index as it is)."""
+        describe = NATIVE_DESCRIBERS.get("keras_tokenizer")
+        if describe is None or self.analyzer is not None or self.subword is not None:
+            return None
+        settings = (self.num_words, self.oov_token, self.filters, self.split, self.lower, self.char_level)
+        word_index = self.word_index
+        cached = self.__dict__.get("_encoder_cache")
+        if cached is not None and cached[0] == settings and cached[1] is word_index and cached[2] == word_index:
+            return cached[3]
+        try:
+            encoder = SpecEncoder(describe(self))
+        except (NotNativeError, ValueError):  # ValueError: a word UTF-8 cannot carry (from a token list)
+            encoder = None
+        self.__dict__["_encoder_cache"] = (settings, word_index, dict(word_index), encoder)
+        return encoder
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The tokenizer's state for pickling, without the cached native encoder."""
+        state = self.__dict__.copy()
+        state.pop("_encoder_cache", None)
+        return state
 
     def _ids_functions(self):
         """The legacy num_words / oov_token rules as ``(lookup, oov_index, to_ids)``.
@@ -681,13 +706,11 @@ class Tokenizer:
             >>> tok.texts_to_matrix(["b b a"], mode="count", sparse=True).toarray()
             array([[0., 2., 1.]])
         """
-        if _all_str(texts) and not self.char_level:
-            lookup, oov_index, _ = self._ids_functions()
-            native = self._native_rule()
-            if native is not None and lookup is not None and self.subword is None:  # ids straight from C
-                values, row_lengths = native.ids_ragged(texts, self.lower, WordLookup(lookup), oov_index)
-                ids, lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
-                return self._matrix(ids, lengths, mode, sparse)
+        encoded = self._word_encoded(texts) if _all_str(texts) else None
+        if encoded is not None:  # ids straight from C
+            values, row_lengths = encoded
+            ids, lengths = np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+            return self._matrix(ids, lengths, mode, sparse)
         return self.sequences_to_matrix(self.texts_to_sequences(texts), mode=mode, sparse=sparse)
 
     def sequences_to_matrix(
@@ -804,6 +827,15 @@ def _subword_counts(pipeline, texts):
     in_documents = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] % span
     documents = np.bincount(in_documents, minlength=span)[ids]
     return tokens, counts.tolist(), documents.tolist(), len(texts)
+
+
+def _encoded(encoder: SpecEncoder, texts: list[Any]) -> tuple[bytes, bytes] | None:
+    """``encoder``'s ``(values, row_lengths)`` of ``texts``, or None when it refuses one (a lone
+    surrogate, which UTF-8 cannot carry)."""
+    try:
+        return encoder.encode(texts)
+    except ValueError:
+        return None
 
 
 def _subword_sequences(pipeline, texts, lookup, oov_index):

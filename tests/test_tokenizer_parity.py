@@ -115,6 +115,102 @@ def test_token_list_inputs_match_legacy(config, corpus, texts):
     assert_same_outputs(ours, theirs, mixed)
 
 
+def assert_same_ids(ours, theirs, texts):
+    """texts_to_sequences (the ids' types too), its generator, and texts_to_matrix where the ids are
+    int64s >= 0 (legacy indexes its matrix with them: True picks every column, -1 the last; kvec's
+    matrices refuse those and ids past int64) and legacy makes one."""
+    expected = theirs.texts_to_sequences(texts)
+    typed = [[(type(i), i) for i in row] for row in expected]
+    assert [[(type(i), i) for i in row] for row in ours.texts_to_sequences(texts)] == typed
+    assert list(ours.texts_to_sequences_generator(texts)) == list(theirs.texts_to_sequences_generator(texts))
+    if any(kind is not int or not 0 <= i < 2**63 for row in typed for kind, i in row):
+        return
+    try:
+        matrix = theirs.texts_to_matrix(texts, mode="count")
+    except Exception:  # an index the legacy matrix cannot place
+        return
+    got = ours.texts_to_matrix(texts, mode="count")
+    assert got.dtype == matrix.dtype and np.array_equal(got, matrix)
+
+
+# Changes between calls, which kvec's native encoder (made once per settings and word_index) must follow.
+EDITS = st.sampled_from(
+    [
+        ("num_words", 3),
+        ("num_words", None),
+        ("oov_token", "b"),
+        ("oov_token", None),
+        ("filters", ""),
+        ("split", ","),
+        ("lower", False),
+        ("char_level", True),
+        ("char_level", False),
+        ("index", "a", 1),
+        ("index", "zz", 2),
+        ("index", "b", 9),
+        ("delete", "a"),
+        ("replace", {"a": 1, "b": 2}),
+    ]
+)
+
+
+def apply_edit(tokenizer, edit):
+    kind, *args = edit
+    if kind == "index":
+        tokenizer.word_index[args[0]] = args[1]  # in place
+    elif kind == "delete":
+        tokenizer.word_index.pop(args[0], None)
+    elif kind == "replace":
+        tokenizer.word_index = dict(args[0])
+    else:
+        setattr(tokenizer, kind, args[0])
+
+
+@given(config=configs(), corpus=TEXTS, edits=st.lists(EDITS, max_size=5))
+def test_edits_between_calls_match_legacy(config, corpus, edits):
+    ours, theirs = both(config)
+    ours.fit_on_texts(corpus)
+    theirs.fit_on_texts(corpus)
+    texts = corpus + ["a b A B zz", "b,a"]
+    assert_same_ids(ours, theirs, texts)
+    for edit in edits:
+        apply_edit(ours, edit)
+        apply_edit(theirs, edit)
+        assert_same_ids(ours, theirs, texts)
+
+
+@pytest.mark.parametrize("value", [True, -1, 2**63, 2**64, 1.5, np.int64(2), "x"])
+@pytest.mark.parametrize("oov_token", [None, "<OOV>", "b"])
+def test_an_index_that_is_not_an_int64_at_least_0_matches_legacy(value, oov_token):
+    ours, theirs = both(dict(oov_token=oov_token))
+    for tokenizer in (ours, theirs):
+        tokenizer.fit_on_texts(["a b b c"])
+        tokenizer.word_index["b"] = value
+    assert_same_ids(ours, theirs, ["a b c d", "b"])
+
+
+def test_a_text_holding_a_lone_surrogate_matches_legacy():
+    ours, theirs = both(dict(oov_token="<OOV>"))
+    ours.fit_on_texts(["a b \ud800 b"])
+    theirs.fit_on_texts(["a b \ud800 b"])
+    assert_same_ids(ours, theirs, ["a \ud800 b", "b a", "\udfff"])
+
+
+def test_a_pickled_tokenizer_matches_legacy_after_use():
+    import pickle
+
+    ours, theirs = both(dict(num_words=3, oov_token="<OOV>"))
+    ours.fit_on_texts(["a b b c", "c c d"])
+    theirs.fit_on_texts(["a b b c", "c c d"])
+    texts = ["a b c d e", "d"]
+    assert_same_ids(ours, theirs, texts)  # the native encoder is made
+    copy = pickle.loads(pickle.dumps(ours))
+    assert_same_ids(copy, theirs, texts)
+    copy.word_index["e"] = 2
+    theirs.word_index["e"] = 2
+    assert_same_ids(copy, theirs, texts)
+
+
 @given(corpus=TEXTS, sequences=st.lists(st.lists(st.integers(0, 30), max_size=10), max_size=8))
 def test_fit_on_sequences_and_matrices_match_legacy(corpus, sequences):
     ours, theirs = both(dict(num_words=20))
