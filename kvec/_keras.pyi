@@ -5,21 +5,11 @@ from collections.abc import Iterable
 from typing import Any, final
 
 @final
-class WordLookup:
-    """A read-only copy of a str-keyed dict for :meth:`WordSplitter.ids_batch`."""
-
-    def __init__(self, mapping: dict[str, int]) -> None: ...
-
-@final
 class WordSplitter:
     """Splits text into maximal runs of characters that are not separators."""
 
     def __init__(self, separators: str, /) -> None: ...
     def split(self, text: str, lower: bool, /) -> list[str]: ...
-    def ids_batch(self, texts: list[str], lower: bool, lookup: WordLookup, oov: int | None, /) -> list[list[int]]: ...
-    def ids_ragged(
-        self, texts: list[str], lower: bool, lookup: WordLookup, oov: int | None, /
-    ) -> tuple[bytes, bytes]: ...
 
 @final
 class WordCounter:

@@ -24,7 +24,7 @@ import kvec._subword
 import kvec._unigram
 from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
-from kvec._keras import WordCounter, WordLookup, WordSplitter, fill_padded, fill_rows
+from kvec._keras import WordCounter, WordSplitter, fill_padded, fill_rows
 from kvec._spec import SpecEncoder, SpecParts
 from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, WordPieceTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
@@ -160,42 +160,17 @@ def keras_words(text, separators, lower):
 
 
 @FUZZ
-@given(
-    separators=TEXT, texts=st.lists(TEXT, max_size=4), lower=st.booleans(), oov=st.sampled_from([None, 0, -1, 2**70])
-)
-def test_word_splitter_cuts_and_looks_up_words_as_the_keras_rule(separators, texts, lower, oov):
+@given(separators=TEXT, texts=st.lists(TEXT, max_size=4), lower=st.booleans())
+def test_word_splitter_cuts_words_as_the_keras_rule(separators, texts, lower):
     splitter = WordSplitter(separators)
-    vocabulary = {}
     for text in texts:
-        for k, word in enumerate(keras_words(text, separators, lower)):
-            if k % 2 == 0:
-                vocabulary.setdefault(word, len(vocabulary) + (2**63 if k % 4 == 2 else 0))
-    vocabulary[17] = "not a str key"
-    lookup = WordLookup(vocabulary)
-    expected = []
-    for text in texts:
-        words = keras_words(text, separators, lower)
-        assert splitter.split(text, lower) == words
-        ids = [vocabulary.get(w, oov) for w in words]
-        expected.append([i for i in ids if i is not None])
-    assert splitter.ids_batch(list(texts), lower, lookup, oov) == expected
-    values, error = attempt(splitter.ids_ragged, list(texts), lower, lookup, oov)
-    flat = [i for row in expected for i in row]
-    if error is not None:
-        assert isinstance(error, OverflowError) and any(not -(2**63) <= i < 2**63 for i in flat)
-    else:
-        assert values == (int64_bytes(flat), int64_bytes([len(row) for row in expected]))
+        assert splitter.split(text, lower) == keras_words(text, separators, lower)
 
 
 def test_word_splitter_names_what_is_not_a_str():
     splitter = WordSplitter(" ")
-    lookup = WordLookup({})
     with pytest.raises(TypeError, match="must be a str"):
         splitter.split(b"a b", False)
-    with pytest.raises(TypeError, match=r"texts\[1\] must be a str"):
-        splitter.ids_batch(["a", 1], False, lookup, None)
-    with pytest.raises(TypeError, match=r"texts\[0\] must be a str"):
-        splitter.ids_ragged([None], False, lookup, None)
     with pytest.raises(TypeError):
         WordSplitter(b" ")
 
@@ -1032,8 +1007,6 @@ def blank(cls):
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: WordSplitter(" ").ids_batch(["a"], False, blank(WordLookup), None),
-        lambda: WordSplitter(" ").ids_ragged(["a"], False, blank(WordLookup), None),
         lambda: blank(WordCounter).add_texts(WordSplitter(" "), ["a"], False),
         lambda: blank(WordCounter).add_tokens(["a", 1]),
         lambda: blank(WordCounter).result(),

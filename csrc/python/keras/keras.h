@@ -6,7 +6,7 @@
 #include <Python.h>
 
 /* keras_words.c (kvec/text.py) */
-extern PyTypeObject WordSplitterType, WordLookupType, WordCounterType;
+extern PyTypeObject WordSplitterType, WordCounterType;
 int keras_words_init(void);
 
 /* padding.c (kvec/sequence.py) */

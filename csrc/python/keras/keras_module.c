@@ -22,7 +22,6 @@ static struct PyModuleDef module_def = {
 
 static const ModuleType types[] = {
     {"WordSplitter", &WordSplitterType},
-    {"WordLookup", &WordLookupType},
     {"WordCounter", &WordCounterType},
 };
 

@@ -2,14 +2,9 @@
  *
  * Keras word splitting is "maximal runs of characters that are not separators". Done in Python, every
  * word becomes a regex match object and a string before it is counted; here one pass over the code
- * points creates each word string once and feeds it straight to a dict lookup.
+ * points creates each word string once and counts it in a table probed without making word strings.
  *
  *   WordSplitter(separators)   .split(text, lower) -> list[str]
- *                              .ids_batch(texts, lower, lookup, oov) -> the ids of each text's words, a
- *                                  list each (oov None: unknown words dropped)
- *                              .ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): the
- *                                  same ids as int64 bytes, back to back, and how many per text
- *   WordLookup(dict)           the dict's str keys in a table probed without making word strings
  *   WordCounter()              .add_texts(splitter, texts, lower) / .add_tokens(iterable)  one document
  *                                  each text, or the iterable
  *                              .result() -> (words, counts, document_counts) in first-occurrence order
@@ -19,7 +14,6 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "int64s.h"
 #include "keras.h"
 #include "code_points.h"
 #include "piece_map.h"
@@ -247,217 +241,9 @@ WordSplitter_split(WordSplitter *self, PyObject *args)
     return out;
 }
 
-/* WordLookup: a read-only copy of a str -> object dict, probed with spans. */
-typedef struct {
-    PyObject_HEAD
-    PieceMap words;   /* word -> its value's place in values */
-    PyObject *values; /* list; NULL until __init__ */
-} WordLookup;
-
-/* The map filled with the str keys of a dict, and their values. */
-static int
-fill_lookup(WordLookup *self, PyObject *mapping)
-{
-    if (piece_map_init(&self->words, (size_t)PyDict_GET_SIZE(mapping)) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    Py_XSETREF(self->values, PyList_New(0));
-    if (!self->values) return -1;
-    Py_ssize_t pos = 0;
-    PyObject *key, *value;
-    while (PyDict_Next(mapping, &pos, &key, &value)) {
-        /* only str keys can equal a word, and words are never empty */
-        if (!PyUnicode_Check(key) || PyUnicode_GET_LENGTH(key) == 0) continue;
-        CodePoints word = {PyUnicode_KIND(key), PyUnicode_DATA(key), PyUnicode_GET_LENGTH(key)};
-        int added = piece_map_add(&self->words, &word, code_points_hash(&word), PyList_GET_SIZE(self->values));
-        if (added < 0) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        if (added && PyList_Append(self->values, value) < 0) return -1;
-    }
-    return 0;
-}
-
-static int
-WordLookup_init(WordLookup *self, PyObject *args, PyObject *kwds)
-{
-    static char *kwlist[] = {"mapping", NULL};
-    PyObject *mapping;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!", kwlist, &PyDict_Type, &mapping)) return -1;
-    piece_map_free(&self->words);
-    Py_CLEAR(self->values);
-    return fill_lookup(self, mapping);
-}
-
-static void
-WordLookup_dealloc(WordLookup *self)
-{
-    piece_map_free(&self->words);
-    Py_XDECREF(self->values);
-    Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-PyTypeObject WordLookupType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kvec._keras.WordLookup",
-    .tp_basicsize = sizeof(WordLookup),
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "WordLookup(mapping): a read-only copy of a str-keyed dict for WordSplitter.ids.",
-    .tp_new = PyType_GenericNew,
-    .tp_init = (initproc)WordLookup_init,
-    .tp_dealloc = (destructor)WordLookup_dealloc,
-};
-
-/* A WordLookup argument; NULL with an exception set when its __init__ was not run. */
-static WordLookup *
-lookup_table(PyObject *lookup)
-{
-    WordLookup *table = (WordLookup *)lookup;
-    if (!table->values) PyErr_SetString(PyExc_RuntimeError, "WordLookup.__init__ was not called");
-    return table->values ? table : NULL;
-}
-
-typedef struct {
-    PyObject **ids; /* borrowed: the lookup's values (or oov) of the text's words so far */
-    Py_ssize_t length, capacity;
-    WordLookup *table;
-    PyObject *oov; /* NULL: drop unknown words */
-} IdsState;
-
-static int
-append_id(const Span *w, uint64_t hash, void *arg)
-{
-    IdsState *st = arg;
-    const int64_t *place = piece_map_get(&st->table->words, &w->points, hash);
-    PyObject *id = place ? PyList_GET_ITEM(st->table->values, *place) : st->oov;
-    if (!id) return 0;
-    if (st->length == st->capacity) {
-        Py_ssize_t capacity = st->capacity ? st->capacity * 2 : 64;
-        PyObject **ids = PyMem_Realloc(st->ids, sizeof(PyObject *) * (size_t)capacity);
-        if (!ids) {
-            PyErr_NoMemory();
-            return -1;
-        }
-        st->ids = ids;
-        st->capacity = capacity;
-    }
-    st->ids[st->length++] = id;
-    return 0;
-}
-
-/* The ids of one text's words (a new list, left out of the cycle collector: it holds ints only);
- * NULL with an exception set. st's buffer is reused from text to text. */
-static PyObject *
-text_ids(WordSplitter *self, Prepared *prepared, PyObject *text, int lower, IdsState *st)
-{
-    st->length = 0;
-    if (prepare(prepared, text, lower) < 0 || for_each_word(&self->sep, prepared, append_id, st) < 0) return NULL;
-    PyObject *out = PyList_New(st->length);
-    if (!out) return NULL;
-    for (Py_ssize_t i = 0; i < st->length; i++) PyList_SET_ITEM(out, i, Py_NewRef(st->ids[i]));
-    PyObject_GC_UnTrack(out);
-    return out;
-}
-
-/* The ids of each text of a list, a list each. */
-static PyObject *
-ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
-{
-    Py_ssize_t n = PyList_GET_SIZE(texts);
-    PyObject *rows = PyList_New(n);
-    Prepared prepared = {0};
-    for (Py_ssize_t t = 0; rows && t < n; t++) {
-        PyObject *text = PyList_GET_ITEM(texts, t), *ids = NULL;
-        if (!PyUnicode_Check(text))
-            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
-        else
-            ids = text_ids(self, &prepared, text, lower, &st);
-        if (!ids) Py_CLEAR(rows);
-        else PyList_SET_ITEM(rows, t, ids);
-    }
-    prepared_free(&prepared);
-    PyMem_Free(st.ids);
-    return rows;
-}
-
-/* ids_batch(texts, lower, lookup, oov) -> for each text, [lookup[w] for each word w], unknown words oov
- * (dropped when oov is None) */
-static PyObject *
-WordSplitter_ids_batch(WordSplitter *self, PyObject *args)
-{
-    PyObject *texts, *lookup, *oov;
-    int lower;
-    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
-        !lookup_table(lookup))
-        return NULL;
-    return ids_of_texts(self, texts, lower, (IdsState){NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov});
-}
-
-/* The ids of each text of a list as (values, row_lengths), int64 bytes. */
-static PyObject *
-ragged_ids_of_texts(WordSplitter *self, PyObject *texts, int lower, IdsState st)
-{
-    PyObject *result = NULL;
-    Py_ssize_t n = PyList_GET_SIZE(texts);
-    Int64s values = {0}, lengths = {0};
-    Prepared prepared = {0};
-    if (int64s_reserve(&lengths, n) < 0) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t t = 0; t < n; t++) {
-        PyObject *text = PyList_GET_ITEM(texts, t);
-        st.length = 0;
-        if (!PyUnicode_Check(text)) {
-            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", t, Py_TYPE(text)->tp_name);
-            goto done;
-        }
-        if (prepare(&prepared, text, lower) < 0 || for_each_word(&self->sep, &prepared, append_id, &st) < 0)
-            goto done;
-        if (int64s_reserve(&values, st.length) < 0) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        for (Py_ssize_t k = 0; k < st.length; k++) {
-            long long number = PyLong_AsLongLong(st.ids[k]);
-            if (number == -1 && PyErr_Occurred()) goto done;
-            values.data[values.length++] = number;
-        }
-        lengths.data[lengths.length++] = st.length;
-    }
-    result = Py_BuildValue("(y#y#)", values.data ? (const char *)values.data : "",
-                           (Py_ssize_t)sizeof(int64_t) * values.length, lengths.data ? (const char *)lengths.data : "",
-                           (Py_ssize_t)sizeof(int64_t) * n);
-done:
-    prepared_free(&prepared);
-    PyMem_Free(st.ids);
-    PyMem_RawFree(values.data);
-    PyMem_RawFree(lengths.data);
-    return result;
-}
-
-/* ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch as int64 bytes */
-static PyObject *
-WordSplitter_ids_ragged(WordSplitter *self, PyObject *args)
-{
-    PyObject *texts, *lookup, *oov;
-    int lower;
-    if (!PyArg_ParseTuple(args, "O!pO!O", &PyList_Type, &texts, &lower, &WordLookupType, &lookup, &oov) ||
-        !lookup_table(lookup))
-        return NULL;
-    IdsState st = {NULL, 0, 0, lookup_table(lookup), oov == Py_None ? NULL : oov};
-    return ragged_ids_of_texts(self, texts, lower, st);
-}
-
 static PyMethodDef WordSplitter_methods[] = {
     {"split", (PyCFunction)WordSplitter_split, METH_VARARGS,
      "split(text, lower) -> list of words (maximal runs of non-separator characters)"},
-    {"ids_ragged", (PyCFunction)WordSplitter_ids_ragged, METH_VARARGS,
-     "ids_ragged(texts, lower, lookup, oov) -> (values, row_lengths): ids_batch's ids as int64 bytes"},
-    {"ids_batch", (PyCFunction)WordSplitter_ids_batch, METH_VARARGS,
-     "ids_batch(texts, lower, lookup, oov) -> for each text, [lookup[w] for each word w]; unknown words "
-     "become oov, or are dropped when oov is None"},
     {NULL}};
 
 PyTypeObject WordSplitterType = {
