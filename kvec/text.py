@@ -38,7 +38,7 @@ from kvec.common.collector import collector_paused
 from kvec.contracts import NATIVE_DESCRIBERS, Model
 from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, NotNativeError, parse_json
-from kvec.pipeline import Pipeline
+from kvec.pipeline import Pipeline, _parts, _threads
 from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit
 from kvec.presets import keras_subword
 
@@ -830,10 +830,11 @@ def _subword_counts(pipeline, texts):
 
 
 def _encoded(encoder: SpecEncoder, texts: list[Any]) -> tuple[bytes, bytes] | None:
-    """``encoder``'s ``(values, row_lengths)`` of ``texts``, or None when it refuses one (a lone
-    surrogate, which UTF-8 cannot carry)."""
+    """``encoder``'s ``(values, row_lengths)`` of ``texts``, on one thread per core as a pipeline's
+    ``encode_ragged`` (at least 64 texts each), or None when it refuses one (a lone surrogate, which
+    UTF-8 cannot carry)."""
     try:
-        return encoder.encode(texts)
+        return encoder.encode(texts, _parts(_threads(None), len(texts)))
     except ValueError:
         return None
 

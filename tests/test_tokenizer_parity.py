@@ -196,6 +196,18 @@ def test_a_text_holding_a_lone_surrogate_matches_legacy():
     assert_same_ids(ours, theirs, ["a \ud800 b", "b a", "\udfff"])
 
 
+def test_a_batch_shared_between_threads_matches_legacy():
+    """Hundreds of texts: kvec's native encoder shares them between threads (one per core)."""
+    pick = np.random.default_rng(0).integers
+    alphabet = list("abcAB xyz,.!") + ["Σ", "ς", "İ", "中", "😀", "\n"]
+    texts = ["".join(alphabet[i] for i in pick(0, len(alphabet), pick(0, 40))) for _ in range(700)]
+    for config in (dict(num_words=8, oov_token="<OOV>"), dict(char_level=True), dict(lower=False)):
+        ours, theirs = both(config)
+        ours.fit_on_texts(texts[:300])
+        theirs.fit_on_texts(texts[:300])
+        assert_same_ids(ours, theirs, texts)
+
+
 def test_a_pickled_tokenizer_matches_legacy_after_use():
     import pickle
 

@@ -2,7 +2,8 @@
  * Python ints per text, the form Encoding.ids takes.
  *
  *   id_rows(values, row_lengths) -> list of lists of int. Both are buffers of int64 (native order), the
- *       ids back to back and how many belong to each row; ids must be >= 0.
+ *       ids back to back and how many belong to each row; ids must be >= 0 (kvec/text.py's
+ *       Tokenizer.texts_to_sequences).
  *
  *   encodings(cls, values, row_lengths, tokenizer, texts) -> list of cls: one kvec.encoding.Encoding per
  *       row, made without running its __init__: the slots ids (the row), _tokenizer, _text (texts[i])
@@ -78,6 +79,7 @@ rows_of(const Py_buffer *values, const Py_buffer *lengths)
         Py_ssize_t count = (Py_ssize_t)int64_at(counts, r);
         PyObject *row = PyList_New(count);
         if (!row) goto fail;
+        PyObject_GC_UnTrack(row); /* ints only: left out of the cycle collector, as below */
         PyList_SET_ITEM(rows, r, row);
         for (Py_ssize_t k = 0; k < count; k++, at++) {
             int64_t value = int64_at(ids, at);
