@@ -330,7 +330,12 @@ def aligned_empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """An uninitialised C-contiguous array whose data starts at a multiple of :data:`ARRAY_ALIGNMENT` bytes."""
     dtype = np.dtype(dtype)
     size = math.prod(shape) * dtype.itemsize
-    raw = np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8)
+    return _aligned_in(np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8), shape, dtype, size)
+
+
+def _aligned_in(raw: np.ndarray, shape: tuple[int, ...], dtype: np.dtype, size: int) -> np.ndarray:
+    """A matrix of ``size`` bytes laid out in the bytes ``raw`` (``size + ARRAY_ALIGNMENT`` of them at
+    least), starting at a multiple of :data:`ARRAY_ALIGNMENT`; it holds ``raw`` as its base."""
     start = -raw.ctypes.data % ARRAY_ALIGNMENT
     return raw[start : start + size].view(dtype).reshape(shape)
 
@@ -380,8 +385,7 @@ class ReusedBuffers:
                     kept -= self._kept.pop(unheld).size
                 if kept + raw.size <= self.limit:
                     self._kept.append(raw)
-            start = -raw.ctypes.data % ARRAY_ALIGNMENT
-            return raw[start : start + size].view(dtype).reshape(shape)
+            return _aligned_in(raw, shape, dtype, size)
 
 
 _OUTPUT_BUFFERS = ReusedBuffers()
