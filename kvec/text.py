@@ -21,10 +21,10 @@ import json
 import os
 import warnings
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from itertools import chain, repeat
-from operator import is_not, itemgetter
+from operator import is_, is_not, itemgetter
 from typing import Any, TypeGuard, cast
 
 import numpy as np
@@ -594,23 +594,26 @@ class Tokenizer:
     def _word_encoder(self) -> SpecEncoder | None:
         """The native encoder (:class:`kvec._spec.SpecEncoder`) of this tokenizer's word rule and
         ``word_index`` (described by :mod:`kvec.native_spec`), made once and again when ``word_index``
-        (in place too), ``num_words``, ``oov_token``, ``filters``, ``split``, ``lower`` or
+        (in place too: any value assigned, even an equal one of another type), ``num_words``,
+        ``oov_token``, ``filters`` (a list of characters in place too), ``split``, ``lower`` or
         ``char_level`` change. None where it does not apply: an analyzer or a subword model, a
         ``split`` longer than one character, an ``oov_token`` missing from ``word_index``, or an index
         that is not an int64 >= 0 (the Python path keeps such an index as it is)."""
         describe = NATIVE_DESCRIBERS.get("keras_tokenizer")
         if describe is None or self.analyzer is not None or self.subword is not None:
             return None
-        settings = (self.num_words, self.oov_token, self.filters, self.split, self.lower, self.char_level)
+        filters = self.filters  # a list of characters may change in place: its characters are compared
+        held_filters = filters if isinstance(filters, str) or not isinstance(filters, Collection) else tuple(filters)
+        settings = (self.num_words, self.oov_token, held_filters, self.split, self.lower, self.char_level)
         word_index = self.word_index
         cached = self.__dict__.get("_encoder_cache")
-        if cached is not None and cached[0] == settings and cached[1] is word_index and cached[2] == word_index:
+        if cached is not None and cached[0] == settings and cached[1] is word_index and _holds(cached[2], word_index):
             return cached[3]
         try:
             encoder = SpecEncoder(describe(self))
         except (NotNativeError, ValueError):  # ValueError: a word UTF-8 cannot carry (from a token list)
             encoder = None
-        self.__dict__["_encoder_cache"] = (settings, word_index, dict(word_index), encoder)
+        self.__dict__["_encoder_cache"] = (settings, word_index, _held(word_index), encoder)
         return encoder
 
     def __getstate__(self) -> dict[str, Any]:
@@ -856,6 +859,20 @@ def _subword_sequences(pipeline, texts, lookup, oov_index):
         indices = indices[kept]
     with collector_paused():
         return id_rows(np.ascontiguousarray(indices), np.ascontiguousarray(row_lengths))
+
+
+def _held(word_index: dict[Any, Any]) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    """``word_index``'s key and value objects, in order, for :func:`_holds`."""
+    return tuple(word_index), tuple(word_index.values())
+
+
+def _holds(held: tuple[tuple[Any, ...], tuple[Any, ...]], word_index: dict[Any, Any]) -> bool:
+    """True when ``word_index`` holds the very key and value objects of ``held`` (from :func:`_held`), in
+    the same order: any assignment since shows, even of an equal value of another type (``1``, ``True``,
+    ``1.0``), in one pass by identity (cheaper than comparing the dicts)."""
+    keys, values = held
+    same_size = len(keys) == len(word_index)
+    return same_size and all(map(is_, values, word_index.values())) and all(map(is_, keys, word_index))
 
 
 def _all_str(texts: object) -> TypeGuard[list[str]]:

@@ -148,8 +148,11 @@ EDITS = st.sampled_from(
         ("index", "a", 1),
         ("index", "zz", 2),
         ("index", "b", 9),
+        ("index", "a", True),
+        ("index", "a", 1.0),
         ("delete", "a"),
         ("replace", {"a": 1, "b": 2}),
+        ("filters in place", list(",b")),
     ]
 )
 
@@ -158,6 +161,9 @@ def apply_edit(tokenizer, edit):
     kind, *args = edit
     if kind == "index":
         tokenizer.word_index[args[0]] = args[1]  # in place
+    elif kind == "filters in place":
+        if isinstance(tokenizer.filters, list):  # the list may be shared by both tokenizers: idempotent
+            tokenizer.filters[:] = args[0]
     elif kind == "delete":
         tokenizer.word_index.pop(args[0], None)
     elif kind == "replace":
@@ -187,6 +193,52 @@ def test_an_index_that_is_not_an_int64_at_least_0_matches_legacy(value, oov_toke
         tokenizer.fit_on_texts(["a b b c"])
         tokenizer.word_index["b"] = value
     assert_same_ids(ours, theirs, ["a b c d", "b"])
+
+
+def test_an_index_set_in_place_to_an_equal_value_of_another_type_matches_legacy():
+    """Each assignment shows, though the new value equals the old one (1 == True == 1.0)."""
+    ours, theirs = both(dict(oov_token="<OOV>"))
+    for tokenizer in (ours, theirs):
+        tokenizer.fit_on_texts(["a b b c"])  # b is 2 (the OOV token is 1)
+    texts = ["a b c d", "b"]
+    assert_same_ids(ours, theirs, texts)
+    for value in (True, 2, 2.0, np.int64(2), "2", 2, 1, True, 1.0, 1):
+        ours.word_index["b"] = theirs.word_index["b"] = value
+        assert_same_ids(ours, theirs, texts)
+    ours.word_index["<OOV>"] = theirs.word_index["<OOV>"] = True
+    assert_same_ids(ours, theirs, texts)
+
+
+def test_settings_changed_after_a_first_call_match_legacy():
+    """The native encoder of the first call is not kept past a change of any setting it depends on,
+    a list of filters changed in place included."""
+    texts = ["A b,c!d b", "d, e", "e!E"]
+    changes = [
+        ("num_words", 3),
+        ("num_words", None),
+        ("oov_token", "e"),
+        ("oov_token", "<OOV>"),
+        ("oov_token", None),
+        ("lower", False),
+        ("lower", True),
+        ("split", ","),
+        ("split", " "),
+        ("char_level", True),
+        ("char_level", False),
+        ("filters", "!"),
+        ("filters", list("!,")),
+    ]
+    ours, theirs = both({})
+    for tokenizer in (ours, theirs):
+        tokenizer.fit_on_texts(texts)
+    assert_same_ids(ours, theirs, texts)
+    for name, value in changes:
+        setattr(ours, name, value)
+        setattr(theirs, name, list(value) if isinstance(value, list) else value)  # a list of its own
+        assert_same_ids(ours, theirs, texts)
+    for filters in (ours.filters, theirs.filters):
+        filters.remove(",")  # in place
+    assert_same_ids(ours, theirs, texts)
 
 
 def test_a_text_holding_a_lone_surrogate_matches_legacy():
@@ -325,6 +377,23 @@ def test_analyzer_matches_keras_legacy_copy():
     theirs.fit_on_texts(corpus)
     assert_same_state(ours, theirs)
     assert ours.texts_to_sequences(corpus + ["Hello you"]) == theirs.texts_to_sequences(corpus + ["Hello you"])
+
+
+def test_an_analyzer_set_after_a_first_call_matches_keras_legacy_copy():
+    """keras_preprocessing 1.1.2 applies an analyzer in fit_on_texts only; Keras' legacy copy (kvec's
+    rule) in texts_to_sequences too. The native encoder of the first call is not kept past the change."""
+    keras_text = pytest.importorskip("keras.src.legacy.preprocessing.text")
+    texts = ["A b,c!d b", "d, e", "e!E"]
+    ours = kvec.Tokenizer()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = keras_text.Tokenizer()
+    ours.fit_on_texts(texts)
+    theirs.fit_on_texts(texts)
+    for analyzer in (None, str.split, None):
+        ours.analyzer = theirs.analyzer = analyzer
+        assert ours.texts_to_sequences(texts) == theirs.texts_to_sequences(texts)
+        assert list(ours.texts_to_sequences_generator(texts)) == list(theirs.texts_to_sequences_generator(texts))
 
 
 def test_get_config_matches_legacy_layout():
