@@ -19,7 +19,7 @@ class Lattice:
         classes: dict[int, int],
         prefix_char: int,
         seed_size: int,
-        rule: int = 0,  # 0 weighted nodes and leaves, 1 Hugging Face's inner nodes, 2 sentencepiece's repeats
+        rule: int,  # 0 Hugging Face's inner nodes, 1 sentencepiece's repeats
         n_threads: int = 1,
         /,
     ) -> int: ...

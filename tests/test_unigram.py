@@ -363,16 +363,59 @@ def test_retain_reads_indices_in_place_and_checks_them():
     assert list(np.frombuffer(lattice.scores())) == [-3.0, -1.0]
 
 
-def brute_force_seeds(words, counts, max_length):
-    """Every substring that labels a node of the suffix tree of the words (it ends a word, or the
-    characters after it differ), scored by its count in the corpus times its length."""
-    weight, follow = Counter(), {}
-    for word, count in zip(words, counts):
+def substring_places(words, max_length):
+    """``(places, follow)``: for every substring of 2 to ``max_length`` characters of the words, the
+    number of its places (each word of the list once, whatever its count) and the characters that follow
+    it there (None where it ends its word)."""
+    places, follow = Counter(), {}
+    for word in words:
         for i in range(len(word)):
             for j in range(i + 2, min(len(word), i + max_length) + 1):
-                weight[word[i:j]] += count
-                follow.setdefault(word[i:j], []).append(word[j] if j < len(word) else None)
-    return {s: weight[s] * len(s) for s, after in follow.items() if None in after or len(set(after)) > 1}
+                places[word[i:j]] += 1
+                follow.setdefault(word[i:j], set()).add(word[j] if j < len(word) else None)
+    return places, follow
+
+
+def brute_force_inner_nodes(words, max_length):
+    """Every substring that labels an inner node of the suffix tree of the words, each word's end one
+    character shared by all (followed by two characters or more there, so at two places or more), scored
+    by the number of its places times its length."""
+    places, follow = substring_places(words, max_length)
+    return {s: places[s] * len(s) for s, after in follow.items() if len(after) > 1}
+
+
+def brute_force_repeats(words, max_length, valid):
+    """Every valid substring that labels an inner node of the generalized suffix tree of the distinct
+    words (at two places or more, followed by different characters or ending a word: each word's end a
+    character of its own), and every other valid word. Scored by the number of its places times its
+    length (each word counted once, whatever its count)."""
+    places, follow = substring_places(words, max_length)
+    return {
+        s: places[s] * len(s)
+        for s, after in follow.items()
+        if (places[s] > 1 and (len(after) > 1 or None in after) or s in words) and valid(s)
+    }
+
+
+def best_seeds(candidates, n, hugging_face):
+    """The ``n`` best candidates: the highest scores first, equal scores by substring (descending under
+    Hugging Face's rule, ascending under sentencepiece's)."""
+    if hugging_face:
+        return sorted(candidates, key=lambda s: (candidates[s], s), reverse=True)[: max(n, 0)]
+    return sorted(candidates, key=lambda s: (-candidates[s], s))[: max(n, 0)]
+
+
+def assert_seeded(lattice, chars, char_counts, candidates, seed_size, hugging_face=False):
+    """The lattice holds the characters, then the best candidates (:func:`best_seeds`), each scored as
+    the log of its share of all the scores."""
+    best = best_seeds(candidates, seed_size - len(chars), hugging_face)
+    assert lattice.pieces() == chars + best
+    raw = char_counts + [candidates[s] for s in best]
+    expected = [math.log(v) - math.log(sum(raw)) for v in raw]
+    assert list(np.frombuffer(lattice.scores())) == pytest.approx(expected, abs=1e-12)
+
+
+HUGGING_FACE_SEEDS, SENTENCEPIECE_SEEDS = 0, 1  # Lattice.seed's rules
 
 
 @given(
@@ -381,28 +424,20 @@ def brute_force_seeds(words, counts, max_length):
     max_length=st.integers(2, 5),
     seed_size=st.integers(1, 60),
 )
-def test_seeds_are_the_best_suffix_tree_nodes(words, counts, max_length, seed_size):
+def test_hugging_face_seeds_are_the_best_inner_suffix_tree_nodes(words, counts, max_length, seed_size):
+    # the counts weigh nothing: each word of the list is one place
     counts = counts[: len(words)]
     chars = sorted({c for word in words for c in word})
     char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
     lattice = Lattice(words, counts)
-    lattice.seed(chars, char_counts, max_length, {}, -1, seed_size)
-    assert_seeded(lattice, chars, char_counts, brute_force_seeds(words, counts, max_length), seed_size)
-
-
-def assert_seeded(lattice, chars, char_counts, candidates, seed_size):
-    """The lattice holds the characters, then the best candidates (equal scores by substring), each
-    scored as the log of its share of all the scores."""
-    best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
-    assert lattice.pieces() == chars + best
-    raw = char_counts + [candidates[s] for s in best]
-    expected = [math.log(v) - math.log(sum(raw)) for v in raw]
-    assert list(np.frombuffer(lattice.scores())) == pytest.approx(expected, abs=1e-12)
+    lattice.seed(chars, char_counts, max_length, {}, -1, seed_size, HUGGING_FACE_SEEDS)
+    candidates = brute_force_inner_nodes(words, max_length)
+    assert_seeded(lattice, chars, char_counts, candidates, seed_size, hugging_face=True)
 
 
 @given(
-    words=st.lists(st.text("ab中\U00020000", min_size=1, max_size=40), min_size=1, max_size=12),
-    counts=st.lists(st.integers(1, 400), min_size=12, max_size=12),  # a byte's worth and past it
+    words=st.lists(st.text("ab中\U00020000", min_size=1, max_size=40), min_size=1, max_size=12, unique=True),
+    counts=st.lists(st.integers(1, 400), min_size=12, max_size=12),
     max_length=st.integers(2, 5),
     seed_size=st.integers(1, 200),
     hugging_face=st.booleans(),
@@ -412,36 +447,20 @@ def test_seeds_found_in_threads_are_the_seeds_of_one_thread(
     words, counts, max_length, seed_size, hugging_face, n_threads
 ):
     # the suffix array is sorted in two halves and merged, its neighbours measured in two threads: the
-    # same seeds, in the same order, with the same scores, and (sentencepiece's) the best suffix tree nodes
+    # same seeds, in the same order, with the same scores, and the best suffix tree nodes of the rule
     counts = counts[: len(words)]
     chars = sorted({c for word in words for c in word})
     char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
+    rule = HUGGING_FACE_SEEDS if hugging_face else SENTENCEPIECE_SEEDS
     one, many = Lattice(words, counts), Lattice(words, counts)
-    one.seed(chars, char_counts, max_length, {}, -1, seed_size, hugging_face)
-    many.seed(chars, char_counts, max_length, {}, -1, seed_size, hugging_face, n_threads)
+    one.seed(chars, char_counts, max_length, {}, -1, seed_size, rule)
+    many.seed(chars, char_counts, max_length, {}, -1, seed_size, rule, n_threads)
     assert many.pieces() == one.pieces() and many.scores() == one.scores()
-    if not hugging_face:
-        candidates = brute_force_seeds(words, counts, max_length)
-        best = sorted(candidates, key=lambda s: (-candidates[s], s))[: max(seed_size - len(chars), 0)]
-        assert many.pieces() == chars + best
-
-
-def brute_force_repeats(words, max_length, valid):
-    """Every valid substring that labels an inner node of the generalized suffix tree of the distinct
-    words (at two places or more, followed by different characters or ending a word: each word's end a
-    character of its own), and every other valid word. Scored by the number of its places times its
-    length (each word counted once, whatever its count)."""
-    places, follow = Counter(), {}
-    for word in words:
-        for i in range(len(word)):
-            for j in range(i + 2, min(len(word), i + max_length) + 1):
-                places[word[i:j]] += 1
-                follow.setdefault(word[i:j], set()).add(word[j] if j < len(word) else None)
-    return {
-        s: places[s] * len(s)
-        for s, after in follow.items()
-        if (places[s] > 1 and (len(after) > 1 or None in after) or s in words) and valid(s)
-    }
+    if hugging_face:
+        candidates = brute_force_inner_nodes(words, max_length)
+    else:
+        candidates = brute_force_repeats(words, max_length, lambda piece: True)
+    assert many.pieces() == chars + best_seeds(candidates, seed_size - len(chars), hugging_face)
 
 
 @given(
@@ -464,15 +483,14 @@ def test_sentencepiece_seeds_are_the_best_repeats(words, counts, max_length, see
     chars = sorted({c for word in words for c in word})
     char_counts = [sum(word.count(c) * n for word, n in zip(words, counts)) for c in chars]
     lattice = Lattice(words, counts)
-    lattice.seed(chars, char_counts, max_length, classes, ord("▁"), seed_size, 2, n_threads)
+    lattice.seed(chars, char_counts, max_length, classes, ord("▁"), seed_size, SENTENCEPIECE_SEEDS, n_threads)
     assert_seeded(lattice, chars, char_counts, brute_force_repeats(words, max_length, valid), seed_size)
 
 
-def test_an_unknown_seed_rule_is_refused():
-    with pytest.raises(
-        ValueError, match=r"rule must be 0 \(weighted\), 1 \(Hugging Face\) or 2 \(sentencepiece\), got 3"
-    ):
-        Lattice(["ab"], [1]).seed(["a", "b"], [1, 1], 4, {}, -1, 10, 3)
+@pytest.mark.parametrize("rule", [2, -1])
+def test_an_unknown_seed_rule_is_refused(rule):
+    with pytest.raises(ValueError, match=rf"rule must be 0 \(Hugging Face\) or 1 \(sentencepiece\), got {rule}"):
+        Lattice(["ab"], [1]).seed(["a", "b"], [1, 1], 4, {}, -1, 10, rule)
 
 
 class SeedRecorder:

@@ -67,7 +67,7 @@ WHITESPACE = "▁"
 EXPECTED_COUNT_THRESHOLD = 0.5
 MISSING_CHAR_PENALTY = 0.0001
 ALGORITHMS = ("huggingface", "sentencepiece")
-SEEDS_INNER_NODES, SEEDS_REPEATS = 1, 2  # the seed rules of Lattice.seed (csrc/python/unigram/unigram.h)
+SEEDS_INNER_NODES, SEEDS_REPEATS = 0, 1  # the seed rules of Lattice.seed (csrc/python/unigram/unigram.h)
 
 # scripts that keep apart in one piece; a character of none of them goes with any
 _SCRIPTS = [

@@ -46,17 +46,16 @@ typedef struct {
     Py_ssize_t n, capacity;
 } Seeds;
 
-/* Which substrings seed (find_seeds), and how each place of one weighs:
- *   SEEDS_WEIGHTED: its word's count; every node, and a word's suffix no other place shares (a leaf);
- *   SEEDS_INNER_NODES (Hugging Face's): 1; the inner nodes, a word's end being one character, so a substring
+/* Which substrings seed (find_seeds); each place of one weighs 1, each distinct word counted once:
+ *   SEEDS_INNER_NODES (Hugging Face's): the inner nodes, a word's end being one character, so a substring
  *       always followed by it is none;
- *   SEEDS_REPEATS (sentencepiece's): 1; every substring of two places or more that they continue differently
+ *   SEEDS_REPEATS (sentencepiece's): every substring of two places or more that they continue differently
  *       or that ends a word there (each word's end a character of its own), and every other word. */
-enum { SEEDS_WEIGHTED, SEEDS_INNER_NODES, SEEDS_REPEATS };
+enum { SEEDS_INNER_NODES, SEEDS_REPEATS };
 
 int classes_init(Classes *c, PyObject *map);
-int find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-               int64_t prefix_char, int rule, int n_threads, Seeds *seeds);
+int find_seeds(const Texts *words, Py_ssize_t max_length, const Classes *classes, int64_t prefix_char, int rule,
+               int n_threads, Seeds *seeds);
 
 /* One thread's working memory (raw allocations: threads run without the GIL): the best path's
  * (csrc/core/unigram_path.h), and the edges and forward-backward sums of a lattice. */

@@ -2,9 +2,9 @@
  * (Kudo 2018), for kvec/models/unigram.py and kvec/trainers/unigram.py.
  *
  *   Lattice(words, counts)   Unigram segmentation of a word list (and of any text) over a vocabulary
- *       .seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule=0, n_threads=1)
+ *       .seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule, n_threads=1)
  *           the seed vocabulary: the given characters, then the best substrings by frequency x length (rule:
- *           0 weighted nodes and leaves, 1 Hugging Face's inner nodes, 2 sentencepiece's repeats; unigram.h)
+ *           0 Hugging Face's inner nodes, 1 sentencepiece's repeats; unigram.h)
  *       .set_pieces(pieces, scores) / .retain(indices, scores=None)     a vocabulary / a subset of it
  *       .rescore(scores)   new scores for the pieces as they are
  *       .pieces() / .scores()
@@ -705,9 +705,8 @@ lattice_edges(Lattice *self, PyObject *args)
 
 static PyMethodDef lattice_methods[] = {
     {"seed", (PyCFunction)lattice_seed, METH_VARARGS,
-     "seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule=0, n_threads=1) -> "
-     "number of pieces; rule: 0 weighted nodes and leaves, 1 Hugging Face's inner nodes, 2 sentencepiece's "
-     "repeats"},
+     "seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule, n_threads=1) -> "
+     "number of pieces; rule: 0 Hugging Face's inner nodes, 1 sentencepiece's repeats"},
     {"set_pieces", (PyCFunction)lattice_set_pieces, METH_VARARGS, "set_pieces(pieces, scores): the vocabulary"},
     {"retain", (PyCFunction)lattice_retain, METH_VARARGS,
      "retain(indices, scores=None): keep those pieces (int64 buffer) with new scores (float64 buffer) or their "

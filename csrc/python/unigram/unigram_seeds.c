@@ -17,7 +17,7 @@
 #include "unigram.h"
 
 /* ------------------------------------------------------------------------------------------------ */
-/* Seeds: LCP intervals of a weighted suffix array                                                   */
+/* Seeds: LCP intervals of a suffix array                                                            */
 
 static const uint32_t *sort_text; /* the text the comparators read (the GIL is held throughout) */
 static Py_ssize_t sort_depth;
@@ -178,19 +178,6 @@ common_prefix(const uint32_t *text, Py_ssize_t a, Py_ssize_t b, Py_ssize_t depth
     return h;
 }
 
-/* The count of the word holding position `at` of words->cps. */
-static int64_t
-count_at(const Texts *words, const int64_t *counts, Py_ssize_t at)
-{
-    Py_ssize_t lo = 0, hi = words->n; /* the last word starting at or before `at` */
-    while (hi - lo > 1) {
-        Py_ssize_t mid = (lo + hi) / 2;
-        if (words->offset[mid] <= at) lo = mid;
-        else hi = mid;
-    }
-    return counts[lo];
-}
-
 /* The sorted runs a[0, na) and b[0, nb) merged into out (compare_suffixes). */
 static void
 merge_suffixes(const int32_t *a, size_t na, const int32_t *b, size_t nb, int32_t *out)
@@ -257,16 +244,12 @@ sort_suffixes(int32_t **sa, int32_t **spare, Py_ssize_t n, int n_threads)
 }
 
 /* For each k of the sorted suffixes [first, last): shared[k], the characters suffixes k - 1 and k share
- * (common_prefix; 0 for k = 0), leaf[k], the length of suffix k up to its word's end, past max_length
- * by one at most (both fit a byte: max_length is 250 at most), and count[k], the count of its word where
- * below COUNT_LOOKUP (else COUNT_LOOKUP: count_at finds it). */
-#define COUNT_LOOKUP 255
-
+ * (common_prefix; 0 for k = 0), and leaf[k], the length of suffix k up to its word's end, past max_length
+ * by one at most (both fit a byte: max_length is 250 at most). */
 typedef struct {
-    const Texts *words;
-    const int64_t *counts;
+    const uint32_t *text;
     const int32_t *sa;
-    uint8_t *shared, *leaf, *count;
+    uint8_t *shared, *leaf;
     Py_ssize_t first, last, depth, max_length;
     int nul_shared;
 } Neighbours;
@@ -275,14 +258,12 @@ static void *
 measure_neighbours(void *arg)
 {
     const Neighbours *m = arg;
-    const uint32_t *text = m->words->cps;
+    const uint32_t *text = m->text;
     for (Py_ssize_t k = m->first; k < m->last; k++) {
         m->shared[k] = k > 0 ? (uint8_t)common_prefix(text, m->sa[k - 1], m->sa[k], m->depth, m->nul_shared) : 0;
         Py_ssize_t leaf = 0;
         while (text[m->sa[k] + leaf] != 0 && leaf <= m->max_length) leaf++;
         m->leaf[k] = (uint8_t)leaf;
-        int64_t count = leaf ? count_at(m->words, m->counts, m->sa[k]) : 0; /* a NUL is in no word */
-        m->count[k] = (uint8_t)(count >= 0 && count < COUNT_LOOKUP ? count : COUNT_LOOKUP);
     }
     return NULL;
 }
@@ -308,8 +289,8 @@ measure_all(Neighbours m, Py_ssize_t n, int n_threads)
  * deep as max_length: the weight of an interval is summed on the stack as the intervals close. The
  * sort and the measures run in n_threads threads (2 at most), with the same seeds for any. */
 int
-find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, const Classes *classes,
-           int64_t prefix_char, int rule, int n_threads, Seeds *seeds)
+find_seeds(const Texts *words, Py_ssize_t max_length, const Classes *classes, int64_t prefix_char, int rule,
+           int n_threads, Seeds *seeds)
 {
     Py_ssize_t n = words->n ? words->offset[words->n - 1] + words->length[words->n - 1] + 1 : 0;
     if (n > INT32_MAX || max_length < 0 || max_length > 250) {
@@ -335,30 +316,25 @@ find_seeds(const Texts *words, const int64_t *counts, Py_ssize_t max_length, con
     seed_ties = rule == SEEDS_INNER_NODES ? -1 : 1;
     /* the GIL stays held: the comparators' text and depth are this call's */
     sort_suffixes(&sa, &spare, n, n_threads);
-    /* three bytes per suffix in the four of the spare array */
-    uint8_t *shared = (uint8_t *)spare, *leaves = shared + n, *small_counts = leaves + n;
-    measure_all((Neighbours){words, counts, sa, shared, leaves, small_counts, 0, 0, depth, max_length,
-                             rule == SEEDS_INNER_NODES},
-                n, n_threads);
+    /* two bytes per suffix in the four of the spare array */
+    uint8_t *shared = (uint8_t *)spare, *leaves = shared + n;
+    measure_all((Neighbours){text, sa, shared, leaves, 0, 0, depth, max_length, rule == SEEDS_INNER_NODES}, n,
+                n_threads);
     /* an interval [lb, rb] of the suffix array with lcp h is the node spelling h characters; its
-     * weight, the counts of the words its suffixes lie in, is summed as its suffixes go by */
+     * weight, the number of its suffixes that lie in words, is summed as its suffixes go by */
     Py_ssize_t top = 0, lcp_before = 0; /* lcp_before: the lcp of suffixes k - 2 and k - 1 */
     stack_lcp[0] = 0;
     stack_lb[0] = 0;
     stack_weight[0] = 0;
     for (Py_ssize_t k = 1; k <= n; k++) {
         Py_ssize_t lcp_after = k < n ? shared[k] : 0;
-        /* suffix k - 1 (a NUL is a word's end and weighs nothing); all but SEEDS_WEIGHTED count each
-         * distinct word once */
-        int64_t weight = text[sa[k - 1]] == 0 ? 0
-                         : rule != SEEDS_WEIGHTED ? 1
-                         : small_counts[k - 1] < COUNT_LOOKUP ? small_counts[k - 1]
-                                                              : count_at(words, counts, sa[k - 1]);
+        /* suffix k - 1 weighs 1, a NUL (a word's end) nothing */
+        int64_t weight = text[sa[k - 1]] != 0;
         /* suffix k - 1, up to its word's end, is a leaf when no neighbour shares all of it: a seed of
-         * SEEDS_WEIGHTED's, and of SEEDS_REPEATS's where it is a whole word */
+         * SEEDS_REPEATS's where it is a whole word */
         Py_ssize_t leaf = leaves[k - 1];
         int whole = sa[k - 1] == 0 || text[sa[k - 1] - 1] == 0;
-        if ((rule == SEEDS_WEIGHTED || (rule == SEEDS_REPEATS && whole)) && leaf > lcp_before && leaf > lcp_after)
+        if (rule == SEEDS_REPEATS && whole && leaf > lcp_before && leaf > lcp_after)
             seeds_add(seeds, text, sa[k - 1], leaf, weight, max_length, classes, prefix_char);
         /* suffix k - 1 goes to the deepest interval holding it; a closing interval's weight to the
          * next one out */
@@ -474,8 +450,7 @@ seed_pieces(Lattice *self, PyObject *chars, PyObject *char_counts, Py_ssize_t ma
         goto done;
     }
     if (classes_init(&classes, class_map) < 0 ||
-        find_seeds(&self->words, self->counts, max_length, &classes, prefix_char, rule, n_threads,
-                   &seeds) < 0)
+        find_seeds(&self->words, max_length, &classes, prefix_char, rule, n_threads, &seeds) < 0)
         goto done;
     Py_ssize_t n_seeds = seeds.n;
     Py_ssize_t n = n_chars + n_seeds;
@@ -528,7 +503,7 @@ done:
     return result;
 }
 
-/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule=SEEDS_WEIGHTED, n_threads=1): the
+/* seed(chars, char_counts, max_length, classes, prefix_char, seed_size, rule, n_threads=1): the
  * characters, then the best substrings of the words, seed_size pieces at most, scored as log probabilities
  * of their frequency x length (a character's score is its count); the suffix array is sorted and measured
  * in n_threads threads (2 at most), with the same seeds for any. Every character must occur in the words:
@@ -539,13 +514,12 @@ lattice_seed(Lattice *self, PyObject *args)
     PyObject *chars, *char_counts, *class_map;
     Py_ssize_t max_length, seed_size;
     long long prefix_char;
-    int rule = SEEDS_WEIGHTED, n_threads = 1;
-    if (!PyArg_ParseTuple(args, "O!O!nO!Ln|ii", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
+    int rule, n_threads = 1;
+    if (!PyArg_ParseTuple(args, "O!O!nO!Lni|i", &PyList_Type, &chars, &PyList_Type, &char_counts, &max_length,
                           &PyDict_Type, &class_map, &prefix_char, &seed_size, &rule, &n_threads))
         return NULL;
-    if (rule < SEEDS_WEIGHTED || rule > SEEDS_REPEATS) {
-        PyErr_Format(PyExc_ValueError, "rule must be 0 (weighted), 1 (Hugging Face) or 2 (sentencepiece), got %d",
-                     rule);
+    if (rule != SEEDS_INNER_NODES && rule != SEEDS_REPEATS) {
+        PyErr_Format(PyExc_ValueError, "rule must be 0 (Hugging Face) or 1 (sentencepiece), got %d", rule);
         return NULL;
     }
     if (PyList_GET_SIZE(char_counts) != PyList_GET_SIZE(chars)) {
