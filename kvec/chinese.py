@@ -450,7 +450,7 @@ class Jieba(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(word, start) for word, start in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         cutter = self._native()
         if self.whole_words and self._whole_words() is not None:
             return [word for word, _ in self._spans(text)]

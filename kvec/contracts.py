@@ -463,7 +463,7 @@ class PreTokenizer(Stage, _Settings, ABC):
         """The words of ``text`` as the model sees them, with original offsets."""
 
     @abstractmethod
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         """The words of ``text`` as counted for training: raw substrings, before :meth:`spell`."""
 
     def spell(self, word: str) -> str:

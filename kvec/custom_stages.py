@@ -355,7 +355,7 @@ class CustomPreTokenizer(PreTokenizer):
         except Exception as error:
             raise _failed("pre-tokenizer", self.implementation, "pre_tokenize", error) from error
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [piece.text for piece in self.pre_tokenize(text, first)]
 
     def get_config(self) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from kvec.encoding import (
 )
 from kvec.errors import FormatError, NotNativeError, check_json_depth
 from kvec.files import serialization
+from kvec.pre_tokenizers import prepends_at_first_only
 from kvec.trainers.counting import count_words, iterate_files
 from kvec.transformers_calls import TransformersCalls
 
@@ -68,18 +69,29 @@ class TrainingWords:
 
     def split_words(self, text: str) -> list[str]:
         if self.added is None:
-            return self._words(self.normalizer.normalize_str(text) if self.normalizer else text, first=True)
+            segment, original = self._normalized(text)
+            return self._words(segment, _first_count(original, 0, len(segment)))
         words = []
         for start, end, special_id in self.added.split_raw(text):
             if special_id is not None:
                 continue
-            segment = text[start:end]
-            if self.normalizer is not None:
-                segment = self.normalizer.normalize_str(segment)
+            segment, original = self._normalized(text[start:end])
             for part_start, part_end, added_id in self.added.split_normalized(segment):
                 if added_id is None:
-                    words += self._words(segment[part_start:part_end], first=start == 0 and part_start == 0)
+                    first = _first_count(original, part_start, part_end) if start == 0 else 0
+                    words += self._words(segment[part_start:part_end], first)
         return words
+
+    def _normalized(self, text):
+        """The normalized text, and where its characters come from: a function of a span, or None where
+        nothing reads it (only a pre-tokenizer that prepends to the first word alone does, as
+        tokenizers decides which word is first by its offsets)."""
+        if self.normalizer is None:
+            return text, None
+        if not prepends_at_first_only(self.pre_tokenizer):
+            return self.normalizer.normalize_str(text), None
+        normalized = self.normalizer.normalize(Normalized.of(text))
+        return normalized.text, normalized.original
 
     def _words(self, text, first):
         if self.pre_tokenizer is None:
@@ -88,6 +100,19 @@ class TrainingWords:
 
     def spell(self, word: str) -> str:
         return word if self.pre_tokenizer is None else self.pre_tokenizer.spell(word)
+
+
+def _first_count(original, start, end):
+    """How many of the characters [start, end) of a normalized text, from ``start`` on, start at the
+    original text's first character, as tokenizers decides which piece is first (a normalizer that
+    removes, replaces or prepends characters moves them); ``original``: a normalized span's original
+    span, or None where the text is its own original."""
+    if original is None:
+        return int(start == 0 and start < end)
+    count = 0
+    while start + count < end and original(start + count, start + count + 1)[0] == 0:
+        count += 1
+    return count
 
 
 def _as_str(text):
@@ -506,11 +531,7 @@ class Pipeline(TransformersCalls):
                 encoded.append((text[part_start:part_end], added_id, original(part_start, part_end), words[0]))
                 words[0] += 1
                 continue
-            # "first": how many of the part's first characters start at the original text's first character,
-            # as tokenizers decides it (a normalizer that removes, replaces or prepends characters moves them)
-            first = 0
-            while part_start + first < part_end and original(part_start + first, part_start + first + 1)[0] == 0:
-                first += 1
+            first = _first_count(original, part_start, part_end)
             for piece in self._pieces(text[part_start:part_end], first):
                 word = words[0]
                 words[0] += 1

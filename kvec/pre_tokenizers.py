@@ -161,7 +161,7 @@ class ByteLevel(JsonState, PreTokenizer):
             pieces.append(Piece(spelled, start - shift, spans))
         return pieces
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         """The words without offsets and before spelling; ``spell`` turns each into what the model
         sees. Training counts these and spells only the distinct ones."""
         if self.add_prefix_space and text and not text.startswith(" "):
@@ -202,7 +202,7 @@ class _RegexWords(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(m.group(), m.start()) for m in self._pattern.finditer(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return self._pattern.findall(text)
 
 
@@ -225,7 +225,7 @@ class _ClassLetterWords(_CharClassWords):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
     def _spans(self, text):
@@ -380,7 +380,7 @@ class _DelimiterSplit(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in _split_spans(text, self._pattern, self.behavior)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in _split_spans(text, self._pattern, self.behavior)]
 
 
@@ -408,7 +408,7 @@ class Punctuation(_DelimiterSplit):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -472,7 +472,7 @@ class FixedLength(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a : a + self.length], a) for a in range(0, len(text), self.length)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a : a + self.length] for a in range(0, len(text), self.length)]
 
 
@@ -505,7 +505,7 @@ class UnicodeScripts(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -541,7 +541,7 @@ class Digits(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -592,7 +592,7 @@ class KerasFilters(_CharClassWords):
         pattern = "[" + "".join("\\" + c if c in "\\]^-[" else c for c in separators) + "]"
         return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed", "invert": False}
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return self._splitter.split(text, False)
 
     def char_classes(self) -> bytes:
@@ -703,7 +703,7 @@ class Metaspace(MetaspaceOptions, PreTokenizer):
             start += len(word)
         return pieces
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return self._words(self._spelled(text, first)[0])
 
 
@@ -839,7 +839,7 @@ class Split(PreTokenizer):
     def pre_tokenize(self, text: str, first: int = True) -> list[Piece]:
         return [Piece(text[a:b], a) for a, b in self._spans(text)]
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
         return [text[a:b] for a, b in self._spans(text)]
 
 
@@ -886,7 +886,9 @@ class Sequence(StageList, PreTokenizer):
             pieces = cut
         return pieces
 
-    def split_words(self, text: str, first: bool = True) -> list[str]:
+    def split_words(self, text: str, first: int = True) -> list[str]:
+        if first and prepends_at_first_only(self):  # which words are first follows their offsets
+            return [piece.text for piece in self.pre_tokenize(text, first)]
         words, leading = [text], first  # leading: the first word starts at the text's first character
         for stage in self.pretokenizers:
             cut = [

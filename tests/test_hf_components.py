@@ -17,6 +17,7 @@ from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_
 from kvec.interop.sentencepiece_model import load_sentencepiece_model
 from kvec.models import BPE, WordPiece
 from kvec.pipeline import Pipeline
+from kvec.trainers import BpeTrainer
 from kvec.unicode.scripts import ANY, script_classes
 from tests.support import STABLE_CHARS, Oracle
 
@@ -131,6 +132,30 @@ def test_a_piece_whose_original_offset_is_zero_is_first_in_a_sequence(normalizer
     # tokenizers prepends where a piece's original offset is 0, which a normalizer can give to several pieces
     ours, theirs = both((normalizer(normalizers), normalizer(hf.normalizers)), pre_tokenizer)
     assert_same_encodings(ours, theirs, [text])
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["SequenceFirst", "SplitThenMetaspaceFirst"])
+@pytest.mark.parametrize(
+    "normalizer",
+    [
+        lambda m: m.Prepend("▁"),
+        lambda m: m.Replace("a", "xy"),
+        lambda m: m.Sequence([m.Prepend("▁"), m.Replace(" ", "▁")]),
+    ],
+)
+def test_training_counts_the_words_a_sequence_gives_by_original_offsets(normalizer, pre_tokenizer):
+    # training splits as encoding does: every piece at the original text's start is first
+    corpus = ["hello world", "a b", "hello hello wor", "xa xb ax", "▁a b"] * 3
+    ours = Pipeline(BPE(unk_token="[UNK]"), normalizer=normalizer(normalizers))
+    ours.pre_tokenizer = PRE_TOKENIZERS[pre_tokenizer]()[0]
+    theirs = hf.Tokenizer(hf.models.BPE(unk_token="[UNK]"))
+    theirs.normalizer, theirs.pre_tokenizer = normalizer(hf.normalizers), PRE_TOKENIZERS[pre_tokenizer]()[1]
+    theirs.train_from_iterator(
+        corpus, hf.trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"], show_progress=False)
+    )
+    ours.train_from_iterator(corpus, BpeTrainer(vocab_size=40, special_tokens=["[UNK]"]))
+    assert ours.get_vocab() == theirs.get_vocab()
+    assert_same_encodings(ours, theirs, corpus)
 
 
 @pytest.mark.parametrize(

@@ -61,17 +61,16 @@ best_path_of_kind(const UnigramTrie *trie, UnigramPath *s, const int kind, const
     for (ptrdiff_t q = 0; q <= n; q++) from[q] = -1;
     if (wide) best_wide[0] = 0.0;
     else best[0] = 0.0f;
-    ptrdiff_t frontier = 0; /* the furthest end position reached so far */
     for (ptrdiff_t start = 0; start < n; start++) {
         if (start > 0 && from[start] < 0) continue; /* unreachable */
         float base = wide ? 0.0f : best[start];
         double base_wide = wide ? best_wide[start] : 0.0;
-        if (!wide && (base < -SCORE_RESET || base > SCORE_RESET)) { /* every score reached from here on shifts alike */
-            for (ptrdiff_t q = start; q <= frontier; q++)
+        ptrdiff_t stop = start + trie->longest < n ? start + trie->longest : n;
+        if (!wide && (base < -SCORE_RESET || base > SCORE_RESET)) { /* every score reached from here on shifts */
+            for (ptrdiff_t q = start; q <= stop; q++) /* alike; none is reached past stop yet */
                 if (q == start || from[q] >= 0) best[q] -= base;
             base = 0.0f;
         }
-        ptrdiff_t stop = start + trie->longest < n ? start + trie->longest : n;
         UnigramWalk walk = UNIGRAM_WALK_START;
         int single = 0;
         for (ptrdiff_t end = start + 1; end <= stop; end++) {
@@ -80,7 +79,6 @@ best_path_of_kind(const UnigramTrie *trie, UnigramPath *s, const int kind, const
             if (piece < 0) continue;
             if (end == start + 1) single = 1;
             if (piece == skip_piece && start == 0 && end == n) continue;
-            if (end > frontier) frontier = end;
             if (wide) {
                 double score = base_wide + trie->wide[walk.node];
                 if (from[end] < 0 || score > best_wide[end]) {
@@ -98,7 +96,6 @@ best_path_of_kind(const UnigramTrie *trie, UnigramPath *s, const int kind, const
             }
         }
         if (!single) { /* an unknown character: the one edge from here to the next position */
-            if (start + 1 > frontier) frontier = start + 1;
             int better;
             if (wide) {
                 double score = base_wide + unknown;
