@@ -809,7 +809,11 @@ class Pipeline(TransformersCalls):
                 if not isinstance(text, (str, bytes)):
                     raise TypeError(f"texts[{position}] must be a str, got {type(text).__name__}")
         # truncation and padding shape the rows as encode_batch does (natively there too)
-        parts = None if self.truncation or self.padding else self._native_parts(texts, n_threads)
+        shaped = self.truncation or self.padding
+        whole = None if shaped else self._native_ragged(texts, n_threads)
+        if whole is not None:
+            return whole
+        parts = None if shaped else self._native_parts(texts, n_threads)
         if parts is None:
             strs = [_as_str(t) for t in texts]
             return rows_to_ragged([e.ids for e in self.encode_batch(cast(list[str], strs), n_threads=n_threads)])
@@ -824,6 +828,20 @@ class Pipeline(TransformersCalls):
         if len(pieces) == 1:
             return pieces[0], lengths[0]
         return np.concatenate(pieces), np.concatenate(lengths)
+
+    def _native_ragged(self, texts, n_threads):
+        """:meth:`encode_ragged`'s ``(values, row_lengths)`` from one call of the native encoder (its
+        threads share the batch, without the GIL), where it takes the texts as they are (no Python
+        stage before it) and encodes every one; else None, for :meth:`_native_parts` to find the texts
+        it refuses."""
+        native = self._fast_encoder()
+        if native is None or native[1]:
+            return None
+        try:
+            values, row_lengths = native[0].encode(texts, _parts(n_threads, len(texts)))
+        except ValueError:
+            return None
+        return np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
 
     def _native_parts(self, texts, n_threads):
         """The native encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start,

@@ -86,7 +86,7 @@ def native_ragged(encoder: SpecEncoder, texts: list[str | bytes]) -> tuple[np.nd
     """``(values, row_lengths)``: the ids of ``texts`` from one call of the native encoder, over as many
     threads as there are cores for the texts (at least 256 texts each); ValueError where a text holds a
     lone surrogate (UTF-8 cannot carry it), or the encoder refuses a text."""
-    threads = max(1, min(2 * _CORES, len(texts) // 256))
+    threads = max(1, min(_CORES, len(texts) // 256))
     values, row_lengths = encoder.encode(texts, threads)
     return np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
 

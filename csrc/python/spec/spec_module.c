@@ -8,7 +8,8 @@
  *       texts: a list of str or UTF-8 bytes; values: the ids of all texts back to back, as native int64
  *       bytes; row_lengths: how many ids each text has, as native int64 bytes. The texts are encoded
  *       without the GIL; n_threads > 1 shares them in order between that many threads (at most one per
- *       text), each with a scratch of its own, so the output is the same for every n_threads.
+ *       text; about as many code points each), each with a scratch of its own, so the output is the
+ *       same for every n_threads.
  *       A word with no piece and no unknown token, or a text that would grow past the description's
  *       bound when normalized: ValueError naming the text's index; a str that UTF-8 cannot carry (a lone
  *       surrogate): ValueError naming it; an item neither str nor bytes: TypeError naming it and its
@@ -234,6 +235,20 @@ share_texts(Part *parts, Py_ssize_t n_parts, const SpecEncoder *encoder, const I
     }
 }
 
+/* encode's parts of about the same length each, rather than of as many texts: each text counts its
+ * code points (or bytes) and one, so the threads of a call end together. */
+static void
+balance_texts(Part *parts, Py_ssize_t n_parts, const Item *items, Py_ssize_t n)
+{
+    Py_ssize_t total = 0, sum = 0, i = 0;
+    for (Py_ssize_t k = 0; k < n; k++) total += items[k].length + 1;
+    for (Py_ssize_t p = 0; p < n_parts; p++) {
+        parts[p].first = i;
+        while (i < n && (p == n_parts - 1 || sum < total / n_parts * (p + 1))) sum += items[i++].length + 1;
+        parts[p].last = i;
+    }
+}
+
 /* The error of the first part that failed (parts fail in order of their texts); 0 when none did. */
 static int
 raise_failure(const Part *parts, Py_ssize_t n_parts)
@@ -273,6 +288,7 @@ encode_texts(SpecEncoderObject *self, PyObject *texts, Py_ssize_t n_threads)
     }
     if (!lengths) goto done;
     share_texts(parts, n_parts, &self->encoder, items, (int64_t *)PyBytes_AS_STRING(lengths), n);
+    balance_texts(parts, n_parts, items, n);
     for (Py_ssize_t p = 0; p < n_parts; p++) {
         if (!(parts[p].scratch = take_scratch(self))) goto done;
         parts[p].scratch->utf8_length = 0;
