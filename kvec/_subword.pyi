@@ -1,9 +1,9 @@
 """Types of the kvec._subword extension built from csrc/ (setup.py lists its sources): BPE (model and the
-trainer's merge loop), WordPiece (model and bottom-up learner) and sentencepiece's character map. mypy
+trainer's merge loop), WordPiece's bottom-up learner and sentencepiece's character map. mypy
 checks kvec's calls against these signatures."""
 
 from collections.abc import Callable
-from typing import Any, Literal, final, overload
+from typing import Literal, final, overload
 
 from typing_extensions import Buffer
 
@@ -31,14 +31,6 @@ class BpeRanks:
         self, ids: list[int], starts: Literal[True] = True, dropout: float = 0.0, /
     ) -> tuple[list[int], list[int]]: ...
     def seed(self, state: tuple[int, ...], /) -> None: ...
-
-@final
-class WordPieceTable:
-    """WordPiece's greedy longest-match-first segmentation."""
-
-    def __init__(self, vocab: dict[str, int], prefix: str, unk_token: Any, max_chars: int) -> None: ...
-    def spans(self, word: str, /) -> list[tuple[int, int, int]]: ...
-    def ids(self, word: str, /) -> list[int]: ...
 
 @final
 class BottomUpLearner:

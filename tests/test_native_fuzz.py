@@ -26,7 +26,7 @@ from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
 from kvec._keras import WordCounter, WordSplitter, fill_padded, fill_rows
 from kvec._spec import SpecEncoder, SpecParts
-from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, WordPieceTable, bpe_merge_loop
+from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
 from kvec.chinese import _hmm_tables
 from kvec.encoding import Encoding
@@ -340,62 +340,7 @@ def test_bpe_merge_loop_names_its_bad_inputs():
 
 
 # --------------------------------------------------------------------------------------------------
-# kvec._subword: WordPiece, the bottom-up learner, sentencepiece's character map
-
-
-def wordpiece_oracle(vocab, prefix, unk_token, max_chars, word):
-    starts = {t: i for t, i in vocab.items() if t}
-    continuations = {}
-    for t, i in vocab.items():
-        if t.startswith(prefix) and len(t) > len(prefix):
-            continuations.setdefault(t[len(prefix) :], i)
-    pieces, start = [], 0
-    while start < len(word) and len(word) <= max_chars:
-        table = continuations if start else starts
-        end = len(word)
-        while end > start and word[start:end] not in table:
-            end -= 1
-        if end == start:
-            break
-        pieces.append((table[word[start:end]], start, end))
-        start = end
-    if start == len(word) and len(word) <= max_chars:
-        return pieces
-    if unk_token not in vocab:
-        raise ValueError(f"unk_token {unk_token!r} is not in the vocabulary")
-    return [(vocab[unk_token], 0, len(word))]
-
-
-@FUZZ
-@given(
-    vocab=st.dictionaries(SMALL_TEXT, ID, max_size=12),
-    prefix=st.sampled_from(["##", "", "\ud800", "a"]),
-    unk_token=st.sampled_from(["[UNK]", "a", ""]),
-    max_chars=LENGTH,
-    words=st.lists(SMALL_TEXT, max_size=5),
-)
-def test_wordpiece_table_matches_greedy_longest_first(vocab, prefix, unk_token, max_chars, words):
-    table, error = attempt(WordPieceTable, vocab, prefix, unk_token, max_chars)
-    assert error is None, error
-    for word in words:
-        try:
-            expected = wordpiece_oracle(vocab, prefix, unk_token, max_chars, word)
-        except ValueError as raised:
-            with pytest.raises(ValueError, match="is not in the vocabulary"):
-                table.spans(word)
-            assert "not in the vocabulary" in str(raised)
-            continue
-        assert table.spans(word) == expected
-        assert table.ids(word) == [i for i, _, _ in expected]
-
-
-def test_wordpiece_table_names_its_bad_vocabulary():
-    with pytest.raises(TypeError, match="vocab must map str tokens to int ids"):
-        WordPieceTable({"a": "1"}, "##", "[UNK]", 10)
-    with pytest.raises(TypeError):
-        WordPieceTable({"a": 1}, b"##", "[UNK]", 10)
-    with pytest.raises(TypeError, match="word must be a str"):
-        WordPieceTable({"a": 1}, "##", "[UNK]", 10).spans(b"a")
+# kvec._subword: the bottom-up learner, sentencepiece's character map
 
 
 @FUZZ
@@ -1012,7 +957,6 @@ def blank(cls):
         lambda: blank(WordCounter).result(),
         lambda: blank(BpeRanks).merge([1, 2]),
         lambda: blank(BpeRanks).seed(tuple(range(625))),
-        lambda: blank(WordPieceTable).spans("a"),
         lambda: blank(SpecEncoder).encode(["a"]),
     ],
 )
