@@ -44,15 +44,6 @@ class CharsMapTable:
     """sentencepiece's precompiled character map and its normalization."""
 
     def __init__(self, units: bytes, replacements: bytes, /) -> None: ...
-    def normalize_batch(
-        self,
-        texts: list[str],
-        symbols: tuple[str, ...],
-        add_dummy_prefix: bool,
-        remove_extra_whitespaces: bool,
-        escape_whitespaces: bool,
-        /,
-    ) -> list[str]: ...
     def normalize(
         self,
         text: str,

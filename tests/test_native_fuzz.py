@@ -427,7 +427,6 @@ def test_chars_map_table_replaces_the_longest_key(pairs, texts):
         assert len(starts) == len(ends) == 8 * len(normalized)
         spans = list(zip(struct.unpack(f"<{len(normalized)}q", starts), struct.unpack(f"<{len(normalized)}q", ends)))
         assert all(0 <= s < e <= len(text) for s, e in spans) and spans == sorted(spans)
-    assert table.normalize_batch(list(texts), (), False, False, False) == [charsmap_oracle(t, pairs) for t in texts]
 
 
 @FUZZ
@@ -449,8 +448,6 @@ def test_chars_map_table_survives_any_trie(units, replacements, texts, symbols, 
         if flags[3]:
             assert len(starts) == len(ends) == 8 * len(normalized)
             assert all(0 <= v <= len(text) for v in struct.unpack(f"<{2 * len(normalized)}q", starts + ends))
-    batch = table.normalize_batch(list(texts), tuple(symbols), *flags[:3])
-    assert batch == [table.normalize(t, tuple(symbols), *flags[:3], False)[0] for t in texts]
     with pytest.raises(TypeError, match=r"symbols\[0\] must be a str"):
         table.normalize("a", (b"a",), False, False, False, False)
 
