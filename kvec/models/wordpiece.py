@@ -54,7 +54,7 @@ class WordPiece(SubwordModel):
         self.unk_token = check_str(unk_token, "unk_token")
         self.max_input_chars_per_word = check_count(max_input_chars_per_word, "max_input_chars_per_word")
         self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix")
-        self._encoder: tuple[SpecEncoder, dict[int, list[str]]] | None = None  # see _native
+        self._encoder: tuple[SpecEncoder, dict[int, int], dict[int, list[str]]] | None = None  # see _native
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
@@ -100,16 +100,19 @@ class WordPiece(SubwordModel):
         native encoder finds the pieces; each spans its token's characters (less the continuing prefix
         after the first), the longest such token where several share an id."""
         ids = self.tokenize_ids(word)
-        if len(ids) < 2:  # the whole word: one piece, or the unknown token
-            return [(i, 0, len(word)) for i in ids]
-        spans, start, prefix = [], 0, self.continuing_subword_prefix
-        tokens = self._native()[1]
-        for k, token_id in enumerate(ids):
-            cut = len(prefix) if k else 0
-            found = [len(t) - cut for t in tokens[token_id] if word.startswith(t[cut:], start)]
-            width = max(found, default=len(tokens[token_id][0]) - cut)  # (none: a piece of a lone surrogate's bytes)
-            spans.append((token_id, start, start + width))
-            start += width
+        if len(ids) == 1:  # the whole word: one piece, or the unknown token
+            return [(ids[0], 0, len(word))]
+        _, lengths, shared = self._native()
+        prefix, spans, start, cut = self.continuing_subword_prefix, [], 0, 0
+        for token_id in ids:
+            width = lengths.get(token_id)
+            if width is None:  # several tokens have the id: the longest one the word has here
+                tokens = shared[token_id]
+                found = [len(t) for t in tokens if t.startswith(prefix[:cut]) and word.startswith(t[cut:], start)]
+                width = max(found, default=len(tokens[0]))  # (none: a piece of a lone surrogate's bytes)
+            spans.append((token_id, start, start + width - cut))
+            start += width - cut
+            cut = len(prefix)
         return spans
 
     def tokenize_ids(self, word: str) -> list[int]:
@@ -118,7 +121,7 @@ class WordPiece(SubwordModel):
             raise TypeError(f"word must be a str, got {type(word).__name__}")
         if not word:
             return []
-        encoder = self._native()[0]
+        encoder = (self._encoder or self._native())[0]
         try:
             encoded = encoder.encode([word])
         except ValueError:
@@ -128,12 +131,14 @@ class WordPiece(SubwordModel):
                 raise ValueError(f"unk_token {self.unk_token!r} is not in the vocabulary") from None
         return id_rows(*encoded)[0]
 
-    def _native(self) -> tuple[SpecEncoder, dict[int, list[str]]]:
-        """The native encoder of the model alone and ``{id: [token, ...]}`` (several tokens where the
-        vocabulary gives them one id), made on first use."""
+    def _native(self) -> tuple[SpecEncoder, dict[int, int], dict[int, list[str]]]:
+        """The native encoder of the model alone, each id's token length, and the tokens of the ids
+        that several tokens have, made on first use."""
         if self._encoder is None:
             by_id: dict[int, list[str]] = {}
             for token, token_id in self.vocab.items():
                 by_id.setdefault(token_id, []).append(token)
-            self._encoder = (SpecEncoder(spec_bytes.model_alone(self.native_model())), by_id)
+            lengths = {token_id: len(tokens[0]) for token_id, tokens in by_id.items() if len(tokens) == 1}
+            shared = {token_id: tokens for token_id, tokens in by_id.items() if len(tokens) > 1}
+            self._encoder = (SpecEncoder(spec_bytes.model_alone(self.native_model())), lengths, shared)
         return self._encoder
