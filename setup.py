@@ -42,7 +42,7 @@ setup(
     cmdclass={"build_py": BuildPy},
     ext_modules=[
         extension("keras", "piece_map"),
-        extension("subword", "piece_map", "wordpiece", "bpe", "bpe_merges", "precompiled_charsmap"),
+        extension("subword", "piece_map", "bpe", "bpe_merges", "precompiled_charsmap"),
         extension("unigram", "unigram_trie", "unigram_path"),
         extension("jieba", "jieba_dict", "jieba_hmm", "jieba_cut"),
         extension("encoder"),

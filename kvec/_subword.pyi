@@ -1,9 +1,9 @@
 """Types of the kvec._subword extension built from csrc/ (setup.py lists its sources): BPE (model and the
-trainer's merge loop), WordPiece (model and bottom-up learner) and sentencepiece's character map. mypy
+trainer's merge loop), WordPiece's bottom-up learner and sentencepiece's character map. mypy
 checks kvec's calls against these signatures."""
 
 from collections.abc import Callable
-from typing import Any, Literal, final, overload
+from typing import Literal, final, overload
 
 from typing_extensions import Buffer
 
@@ -33,14 +33,6 @@ class BpeRanks:
     def seed(self, state: tuple[int, ...], /) -> None: ...
 
 @final
-class WordPieceTable:
-    """WordPiece's greedy longest-match-first segmentation."""
-
-    def __init__(self, vocab: dict[str, int], prefix: str, unk_token: Any, max_chars: int) -> None: ...
-    def spans(self, word: str, /) -> list[tuple[int, int, int]]: ...
-    def ids(self, word: str, /) -> list[int]: ...
-
-@final
 class BottomUpLearner:
     """The rounds of the bottom-up WordPiece learner."""
 
@@ -52,15 +44,6 @@ class CharsMapTable:
     """sentencepiece's precompiled character map and its normalization."""
 
     def __init__(self, units: bytes, replacements: bytes, /) -> None: ...
-    def normalize_batch(
-        self,
-        texts: list[str],
-        symbols: tuple[str, ...],
-        add_dummy_prefix: bool,
-        remove_extra_whitespaces: bool,
-        escape_whitespaces: bool,
-        /,
-    ) -> list[str]: ...
     def normalize(
         self,
         text: str,

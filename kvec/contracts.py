@@ -682,7 +682,8 @@ class PieceDecoder(Decoder):
     """A decoder that gives each token's part of the text alone, knowing only whether the token comes
     first: the text is every token's :meth:`token_bytes` back to back, read as UTF-8 as
     :attr:`invalid_utf8` says, then :meth:`finish`. The pipeline decodes ids in C through a table of these
-    bytes (``kvec._encoder.PieceTable``), so this is the decoder's one implementation.
+    bytes (``kvec._encoder.PieceTable``), so this is the decoder's one implementation; a row whose bytes
+    are not UTF-8 is read by :meth:`decode` unless ``invalid_utf8`` is ``"lossy"``.
 
     Attributes:
         invalid_utf8: how bytes that are not UTF-8 are read: ``"lossy"``, ``"bytes"`` and

@@ -58,7 +58,19 @@ from kvec.contracts import NATIVE_DESCRIBERS, Decomposition, Model, Normalizer, 
 from kvec.errors import NotNativeError
 from kvec.files import serialization
 from kvec.files.stored_tables import stored_table
-from kvec.models.spec_bytes import SPLIT, WORD_LOOKUP, checked_id, ids, string, tokens, u32
+from kvec.models.spec_bytes import (
+    NO_NORMALIZER,
+    RUNS,
+    SPLIT,
+    WORD_LOOKUP,
+    checked_id,
+    class_runs,
+    description,
+    ids,
+    string,
+    tokens,
+    u32,
+)
 from kvec.normalizers import Prepend, Replace
 from kvec.normalizers import Sequence as NormalizerSequence
 from kvec.pipeline import Pipeline
@@ -68,11 +80,10 @@ from kvec.unicode import hf_unicode
 
 __all__ = ["NotNativeError", "describe", "describe_normalized", "describe_splitter", "describe_word_lookup"]
 
-VERSION = 2
 PAGES = 0x1100  # pages of 256 code points
 SAME = 0xFFFFFFFF  # a character map entry: the code point stays itself
-NO_NORMALIZER, CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 0, 1, 2, 3  # normalizer kinds
-RUNS, ALONE = 2, 1  # character classes (csrc/core/class_runs.h); 0 separates words
+CHARACTER_MAP, PYTHON_LOWER, DECOMPOSITION = 1, 2, 3  # normalizer kinds (0: none, spec_bytes.NO_NORMALIZER)
+ALONE = 1  # a character class (csrc/core/class_runs.h): each character a word; 0 separates words
 LONGEST_REPLACEMENT = 32  # code points of a character's replacement or a prefix (csrc/core/char_map.h)
 
 
@@ -105,9 +116,9 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normaliz
     byte_spelling = ""
     normalizer = None if normalized else pipeline.normalizer
     if pipeline._segments_whole_texts():  # the model segments each piece between added tokens whole
-        pre_tokenizer = _classes(b"", RUNS, "whole")
+        pre_tokenizer = class_runs(b"", RUNS, "whole")
     elif isinstance(pipeline.pre_tokenizer, Jieba):
-        pre_tokenizer = _classes(b"", RUNS, "jieba", jieba=_jieba(pipeline.pre_tokenizer.native_state()))
+        pre_tokenizer = class_runs(b"", RUNS, "jieba", jieba=_jieba(pipeline.pre_tokenizer.native_state()))
     else:
         table = _word_table(pipeline.pre_tokenizer, spelled_for=model, replaces=True)
         pre_tokenizer, byte_spelling = _pre_tokenizer(table), table.byte_spelling
@@ -115,7 +126,7 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normaliz
             normalizer = _replacing(pipeline, normalizer, table.replace)
     described = model.native_model(byte_spelling)
     if normalized:
-        return _description(_normalizer(normalizer), pre_tokenizer, described, affixes=affixes, id_map=id_map)
+        return description(_normalizer(normalizer), pre_tokenizer, described, affixes=affixes, id_map=id_map)
     added = pipeline.added_vocabulary
     for token in added.tokens.values():
         if token.single_word or token.lstrip or token.rstrip:
@@ -125,7 +136,7 @@ def _describe_pipeline(pipeline: Pipeline, id_map: bytes | None = None, normaliz
         special_ids = set(added.special.values())
         raw_ids = {content: i for content, i in raw_ids.items() if i not in special_ids}
         normalized_ids = {form: i for form, i in normalized_ids.items() if i not in special_ids}
-    return _description(
+    return description(
         _normalizer(normalizer),
         pre_tokenizer,
         described,
@@ -152,28 +163,13 @@ def _replacing(pipeline: Pipeline, normalizer: Normalizer | None, replace: tuple
     return replaced if normalizer is None else NormalizerSequence([normalizer, replaced])
 
 
-def _description(
-    normalizer: bytes,
-    pre_tokenizer: bytes,
-    model: bytes,
-    special: dict[str, int] | None = None,
-    added: dict[str, int] | None = None,
-    affixes: tuple[list[int], list[int]] = ([], []),
-    id_map: bytes | None = None,
-) -> bytes:
-    """The sections, in the order ``csrc/core/spec_encoder.h`` states them."""
-    parts = [b"KVEC", u32(VERSION), normalizer, tokens(special or {}), tokens(added or {}), pre_tokenizer, model]
-    parts += [ids(affixes[0]), ids(affixes[1]), u32(0) if id_map is None else u32(1) + id_map]
-    return b"".join(parts)
-
-
 def describe_splitter(splitter: PreTokenizer) -> bytes:
     """The description of a word splitter (a pre-tokenizer that :class:`kvec.layers.TextVectorization`
     takes as ``tokenizer=``): its words, as its ``split_words`` gives them, are the output."""
     if isinstance(splitter, Jieba):
         jieba = _jieba(splitter.native_state())
-        return _description(_normalizer(None), _classes(b"", RUNS, "jieba", jieba=jieba), u32(SPLIT))
-    return _description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), u32(SPLIT))
+        return description(_normalizer(None), class_runs(b"", RUNS, "jieba", jieba=jieba), u32(SPLIT))
+    return description(_normalizer(None), _pre_tokenizer(_word_table(splitter, spelled_for=None)), u32(SPLIT))
 
 
 def _word_table(pre_tokenizer: PreTokenizer | None, spelled_for: Model | None, replaces: bool = False) -> WordTable:
@@ -206,10 +202,10 @@ def _describe_keras(tokenizer: Tokenizer) -> bytes:
     if tokenizer.subword is not None:
         raise NotNativeError("this Tokenizer's subword model is not trained yet: call fit_on_texts first")
     if tokenizer.char_level:
-        classes = _classes(b"", ALONE)  # every character a word
+        classes = class_runs(b"", ALONE)  # every character a word
     else:
         classes = _keras_word_classes(tokenizer.filters, tokenizer.split)
-    return _description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
+    return description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
 
 
 def _keras_lowercase(tokenizer: Tokenizer) -> bytes:
@@ -230,7 +226,7 @@ def _separated_classes(separators: Iterable[str], jieba: bytes = b"") -> bytes:
     table = bytearray([RUNS]) * (codes[-1] + 1)
     for c in codes:
         table[c] = 0
-    return _classes(bytes(table), RUNS, "jieba" if jieba else "", jieba=jieba)
+    return class_runs(bytes(table), RUNS, "jieba" if jieba else "", jieba=jieba)
 
 
 def describe_word_lookup(
@@ -249,8 +245,8 @@ def describe_word_lookup(
         normalizer = _normalizer(None)
     else:
         normalizer = u32(CHARACTER_MAP) + _character_map(character_rule, "standardize", rule_ends) + string("")
-    classes = _classes(b"", ALONE) if separators is None else _separated_classes(separators)
-    return _description(normalizer, classes, _word_lookup(lookup, unknown))
+    classes = class_runs(b"", ALONE) if separators is None else _separated_classes(separators)
+    return description(normalizer, classes, _word_lookup(lookup, unknown))
 
 
 def _word_lookup(lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -272,7 +268,7 @@ def _describe_jieba_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_i
     segmenter = cast(Jieba, tokenizer.analyzer)
     jieba = _jieba(segmenter.native_state(), map_words=True)
     classes = _keras_word_classes(tokenizer._segmented_filters(), split, jieba=jieba)
-    return _description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
+    return description(_keras_lowercase(tokenizer), classes, _word_lookup(lookup, oov_index))
 
 
 def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: int | None) -> bytes:
@@ -287,13 +283,6 @@ def _describe_analyzer(tokenizer: Tokenizer, lookup: dict[str, int], oov_index: 
     table = [lookup.get(token, missing) if (token := pipeline.id_to_token(i)) is not None else missing for i in known]
     checked_id("the map", max(table, default=0))
     return _describe_pipeline(pipeline, id_map=struct.pack("<q", missing) + ids(table))
-
-
-def _classes(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
-    """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
-    after it), its prefix."""
-    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4, "merged_next": 5, "merged_previous": 6}
-    return u32(len(table)) + table + u32(default) + u32(expressions[expression]) + jieba + string(prefix)
 
 
 def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
@@ -314,7 +303,7 @@ def _jieba(state: JiebaState, map_words: bool = False) -> bytes:
 def _pre_tokenizer(table: WordTable) -> bytes:
     """A word table's section: code points past it are class 2 (EXPR_OTHER for expressions)."""
     expression = f"merged_{table.merge}" if table.merge else table.expression  # (a merged table has no expression)
-    return _classes(bytes(table.classes).rstrip(b"\x02"), RUNS, expression, table.prefix)
+    return class_runs(bytes(table.classes).rstrip(b"\x02"), RUNS, expression, table.prefix)
 
 
 def _normalizer(normalizer: Normalizer | None) -> bytes:

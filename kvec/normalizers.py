@@ -806,11 +806,6 @@ class SentencePieceNormalizer(Normalizer):
     def normalize_str(self, text: str) -> str:
         return self._normalize(text, spans=False)[0]
 
-    def normalize_batch(self, texts: list[str]) -> list[str]:
-        return self._map.normalize_batch(
-            texts, self._symbols, self.add_dummy_prefix, self.remove_extra_whitespaces, self.escape_whitespaces
-        )
-
     def normalize_token(self, text: str) -> str:
         """The character map alone: a user-defined symbol is matched as it is."""
         return self._map.normalize(text, self._symbols)[0]

@@ -936,7 +936,11 @@ class Pipeline(TransformersCalls):
     def _decode_row(self, ids: Iterable[int], skip_special_tokens: bool) -> str:
         table = self._piece_table()
         if table is not None:
-            return self._finish(table.decode([_ids(ids, "ids")], skip_special_tokens))[0]
+            return self._table_texts(table, [_ids(ids, "ids")], skip_special_tokens)[0]
+        return self._decoded_row(ids, skip_special_tokens)
+
+    def _decoded_row(self, ids: Iterable[int], skip_special_tokens: bool) -> str:
+        """The text of ``ids`` by the decoder, token by token (without the C table)."""
         # as in Hugging Face, a token is left out when it spells a special token, whatever its id
         special = self.added_vocabulary.special if skip_special_tokens else {}
         tokens = []
@@ -968,14 +972,18 @@ class Pipeline(TransformersCalls):
         rows = [_ids(ids, f"sequences[{position}]") for position, ids in enumerate(sequences)]
         table = self._piece_table()
         if table is not None:
-            return self._finish(table.decode(rows, skip_special_tokens))
+            return self._table_texts(table, rows, skip_special_tokens)
         return [self._decode_row(ids, skip_special_tokens) for ids in rows]
 
-    def _finish(self, texts):
+    def _table_texts(self, table: PieceTable, rows: list[Sequence[Any]], skip_special_tokens: bool) -> list[str]:
+        """The texts of ``rows`` by the C table, finished by the decoder; a row whose bytes are not
+        UTF-8 where the decoder reads bad bytes its own way (the table gives None) by the decoder."""
         pieces = self.__dict__["_decode_table"][2]  # set with the table
-        return (
-            texts if pieces is None or type(pieces).finish is PieceDecoder.finish else list(map(pieces.finish, texts))
-        )
+        finish = None if pieces is None or type(pieces).finish is PieceDecoder.finish else pieces.finish
+        return [
+            self._decoded_row(row, skip_special_tokens) if text is None else text if finish is None else finish(text)
+            for row, text in zip(rows, table.decode(rows, skip_special_tokens))
+        ]
 
     def _piece_table(self) -> PieceTable | None:
         """The C table decoding this pipeline's ids (a ``PieceTable``), or None where the decoder has no
@@ -1000,23 +1008,21 @@ class Pipeline(TransformersCalls):
             by_id: list[str | None] = [None] * size
             for i, token in tokens.items():
                 by_id[i] = token
-            invalid, byte_first, byte_later = 0, b"", b""
+            invalid = 0
             if pieces is None:  # tokens joined with spaces
                 first = [None if t is None else t.encode("utf-8", "surrogatepass") for t in by_id]
                 later = [None if t is None else (" " + t).encode("utf-8", "surrogatepass") for t in by_id]
             else:
                 first = [None if t is None else pieces.token_bytes(t, True) for t in by_id]
                 later = [None if t is None else pieces.token_bytes(t, False) for t in by_id]
-                invalid = ("lossy", "bytes", "runs", "strict_bytes").index(pieces.invalid_utf8)
-                if invalid == 2:
-                    byte_first = bytes(t is not None and pieces.is_byte_token(t, True) for t in by_id)
-                    byte_later = bytes(t is not None and pieces.is_byte_token(t, False) for t in by_id)
+                # where bad bytes are not the lossy run of U+FFFD, the decoder reads a row that has them
+                invalid = {"lossy": 0, "bytes": 1}.get(pieces.invalid_utf8, 2)
             special = added.special
             skipped = bytes(t is not None and t in special for t in by_id)
             keep_first = b""
             if pieces is not None and type(pieces).keeps_first is not PieceDecoder.keeps_first:
                 keep_first = bytes(t is not None and pieces.keeps_first(t) for t in by_id)
-            table = PieceTable(first, later, skipped, invalid, byte_first, byte_later, keep_first)
+            table = PieceTable(first, later, skipped, invalid, keep_first)
         self.__dict__["_decode_table"] = (key, table, pieces)
         return table
 

@@ -110,7 +110,7 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
         return remember(s, word, h, out, first);
     }
     s->slots.length = 0;
-    int unknown = wordpiece_segment(&e->wordpiece, word, &s->slots, NULL);
+    int unknown = wordpiece_segment(&e->wordpiece, word, &s->slots);
     if (unknown < 0) return -1;
     if (unknown) {
         if (e->unk < 0) return SPEC_NO_PIECE;

@@ -49,10 +49,10 @@ wordpiece_add(WordPiece *model, const CodePoints *token, const CodePoints *prefi
 }
 
 int
-wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots, Int64s *ends)
+wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots)
 {
     ptrdiff_t n = word->length, start = 0;
-    ptrdiff_t slots_before = slots->length, ends_before = ends ? ends->length : 0;
+    ptrdiff_t slots_before = slots->length;
     while (n <= model->max_chars && start < n) {
         const PieceMap *map = start ? &model->continuations : &model->starts;
         ptrdiff_t longest = start ? model->longest_continuation : model->longest_start;
@@ -64,11 +64,10 @@ wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots,
             if (slot) break;
         }
         if (end == start) break;
-        if (int64s_push(slots, *slot) < 0 || (ends && int64s_push(ends, end) < 0)) return -1;
+        if (int64s_push(slots, *slot) < 0) return -1;
         start = end;
     }
     if (start == n && n <= model->max_chars) return 0;
     slots->length = slots_before; /* the word is unknown as a whole */
-    if (ends) ends->length = ends_before;
     return 1;
 }

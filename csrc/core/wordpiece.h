@@ -1,13 +1,13 @@
 /* csrc/core/wordpiece.h: WordPiece's greedy longest-match-first segmentation of one word, without
- * Python: the one implementation behind kvec.models.WordPiece (csrc/python/subword/wordpiece_model.c) and the
- * TensorFlow kernels.
+ * Python: the one implementation, run by the native encoder (spec_encoder.h) for kvec.models.WordPiece
+ * and the TensorFlow kernels.
  *
  * From the start of the word, the longest piece of the vocabulary; from each later point, the longest
  * continuation (a piece that carries the continuing-subword prefix, looked up without it). A word
  * longer than max_chars, or with a point where nothing matches, is unknown as a whole.
  *
- * Pieces are known by their slot, the number the caller gave each one: kvec.models.WordPiece maps
- * slots to its Python ids, the kernels to int64 ids. */
+ * Pieces are known by their slot, the number the caller gave each one: the native encoder maps slots
+ * to int64 ids. */
 #ifndef KVEC_CORE_WORDPIECE_H
 #define KVEC_CORE_WORDPIECE_H
 
@@ -32,11 +32,10 @@ void wordpiece_free(WordPiece *model);
  * as a continuation; a piece already added keeps its first slot. -1 when out of memory. */
 int wordpiece_add(WordPiece *model, const CodePoints *token, const CodePoints *prefix, int64_t slot);
 
-/* The pieces of `word` (not empty): their slots appended to `slots` and, when `ends` is not NULL, the
- * code point each ends at appended to `ends`. O(n * L^2) for a word of n code points, L the longest
+/* The pieces of `word` (not empty): their slots appended to `slots`. O(n * L^2) for a word of n code points, L the longest
  * piece (a word longer than max_chars costs nothing): from each start, a lookup of each length. Returns 0, 1 when the word is unknown (nothing appended),
  * -1 when out of memory. */
-int wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots, Int64s *ends);
+int wordpiece_segment(const WordPiece *model, const CodePoints *word, Int64s *slots);
 
 #ifdef __cplusplus
 }

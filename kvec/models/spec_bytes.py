@@ -16,13 +16,18 @@ from kvec.errors import NotNativeError
 
 __all__ = [
     "BPE_MODEL",
+    "NO_NORMALIZER",
+    "RUNS",
     "SENTENCEPIECE_NORMALIZER",
     "SPLIT",
     "UNIGRAM",
     "WORDPIECE",
     "WORD_LOOKUP",
     "checked_id",
+    "class_runs",
+    "description",
     "ids",
+    "model_alone",
     "string",
     "tokens",
     "u32",
@@ -30,6 +35,9 @@ __all__ = [
 
 WORDPIECE, WORD_LOOKUP, BPE_MODEL, SPLIT, UNIGRAM = 1, 2, 3, 4, 5  # model kinds
 SENTENCEPIECE_NORMALIZER = 4  # the normalizer kind a stage writes itself (kvec.native_spec writes 0 to 3)
+NO_NORMALIZER = 0  # the normalizer kind of none
+RUNS = 2  # the character class of a run of characters that is one word (csrc/core/class_runs.h)
+VERSION = 2  # the description format's
 
 
 def u32(value: int) -> bytes:
@@ -58,3 +66,31 @@ def tokens(entries: Mapping[str, int]) -> bytes:
     """``{string: id}`` entries: u32 n, then each string and its id (checked)."""
     parts = (string(token) + struct.pack("<q", checked_id(token, token_id)) for token, token_id in entries.items())
     return u32(len(entries)) + b"".join(parts)
+
+
+def class_runs(table: bytes, default: int, expression: str = "", prefix: str = "", jieba: bytes = b"") -> bytes:
+    """The pre-tokenizer: its class table, the class past it, its expression (with jieba's section
+    after it), its prefix."""
+    expressions = {"": 0, "gpt2": 1, "cl100k": 2, "whole": 3, "jieba": 4, "merged_next": 5, "merged_previous": 6}
+    return u32(len(table)) + table + u32(default) + u32(expressions[expression]) + jieba + string(prefix)
+
+
+def description(
+    normalizer: bytes,
+    pre_tokenizer: bytes,
+    model: bytes,
+    special: dict[str, int] | None = None,
+    added: dict[str, int] | None = None,
+    affixes: tuple[list[int], list[int]] = ([], []),
+    id_map: bytes | None = None,
+) -> bytes:
+    """The sections, in the order ``csrc/core/spec_encoder.h`` states them."""
+    parts = [b"KVEC", u32(VERSION), normalizer, tokens(special or {}), tokens(added or {}), pre_tokenizer, model]
+    parts += [ids(affixes[0]), ids(affixes[1]), u32(0) if id_map is None else u32(1) + id_map]
+    return b"".join(parts)
+
+
+def model_alone(model: bytes) -> bytes:
+    """The description of a model's section alone: no normalizer, no special or added tokens, each text
+    one word."""
+    return description(u32(NO_NORMALIZER) + string(""), class_runs(b"", RUNS), model)

@@ -30,7 +30,7 @@ import heapq
 import math
 import struct
 from array import array
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -209,7 +209,7 @@ class Unigram(SubwordModel):
         if not word:
             return []
         if self.nbest_size is None:
-            return self._lattice.spans(word)
+            return self._lattice.resolve(word, self._lattice.segment(word, self.unk_score))
         return self._lattice.resolve(word, self._sampled_edges(word, self.alpha, self.nbest_size))
 
     def tokenize(self, word: str) -> list[str]:
@@ -225,15 +225,6 @@ class Unigram(SubwordModel):
         """The token of ``token_id`` over ``word[start:end]``: the vocabulary's piece, or for the
         unknown token the text it covers."""
         return word[start:end] if token_id == self.unk_id else self.id_to_token[token_id]
-
-    def tokenize_ids(self, word: str) -> list[int]:
-        if self.nbest_size is None:
-            return self._lattice.ids(word)
-        return [i for i, _, _ in self.tokenize_spans(word)]
-
-    def ids_function(self) -> Callable[[str], list[int]]:
-        """A C function ``word -> ids`` for the best segmentation (sampling stays in Python)."""
-        return self._lattice.ids if self.nbest_size is None else self.tokenize_ids
 
     def nbest(self, word: str, k: int) -> list[tuple[list[str], float]]:
         """The ``k`` best segmentations as ``[(tokens, score), ...]``, best first, all distinct (two

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from kvec._subword import WordPieceTable
+from kvec._encoder import id_rows
+from kvec._spec import SpecEncoder
 from kvec.common.arguments import check_count, check_str
 from kvec.contracts import registered
 from kvec.files.vocab_reading import read_vocab_txt
@@ -53,12 +54,12 @@ class WordPiece(SubwordModel):
         self.unk_token = check_str(unk_token, "unk_token")
         self.max_input_chars_per_word = check_count(max_input_chars_per_word, "max_input_chars_per_word")
         self.continuing_subword_prefix = check_str(continuing_subword_prefix, "continuing_subword_prefix")
-        self._table: WordPieceTable | None = None  # the vocabulary as a C table, built on first use
+        self._encoder: tuple[SpecEncoder, dict[int, int], dict[int, list[str]]] | None = None  # see _native
 
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
-        if not name.startswith("_"):  # a new setting: the C table is built again, with it
-            self.__dict__["_table"] = None
+        if not name.startswith("_"):  # a new setting: the native encoder is made again, with it
+            self.__dict__["_encoder"] = None
 
     @staticmethod
     def read_file(vocab: str) -> dict[str, int]:
@@ -95,19 +96,49 @@ class WordPiece(SubwordModel):
 
     def tokenize_spans(self, word: str) -> list[tuple[int, int, int]]:
         """``[(id, start, end), ...]`` for one word: the longest piece of the vocabulary at each point,
-        and the unknown token for the whole word when it is too long or some part matches no piece."""
-        return self._native().spans(word) if word else []
+        and the unknown token for the whole word when it is too long or some part matches no piece. The
+        native encoder finds the pieces; each spans its token's characters (less the continuing prefix
+        after the first), the longest such token where several share an id."""
+        ids = self.tokenize_ids(word)
+        if len(ids) == 1:  # the whole word: one piece, or the unknown token
+            return [(ids[0], 0, len(word))]
+        _, lengths, shared = self._native()
+        prefix, spans, start, cut = self.continuing_subword_prefix, [], 0, 0
+        for token_id in ids:
+            width = lengths.get(token_id)
+            if width is None:  # several tokens have the id: the longest one the word has here
+                tokens = shared[token_id]
+                found = [len(t) for t in tokens if t.startswith(prefix[:cut]) and word.startswith(t[cut:], start)]
+                width = max(found, default=len(tokens[0]))  # (none: a piece of a lone surrogate's bytes)
+            spans.append((token_id, start, start + width - cut))
+            start += width - cut
+            cut = len(prefix)
+        return spans
 
     def tokenize_ids(self, word: str) -> list[int]:
-        return self._native().ids(word) if word else []
+        """The ids of one word, from the native encoder of the model alone (:meth:`native_model`)."""
+        if not isinstance(word, str):
+            raise TypeError(f"word must be a str, got {type(word).__name__}")
+        if not word:
+            return []
+        encoder = (self._encoder or self._native())[0]
+        try:
+            encoded = encoder.encode([word])
+        except ValueError:
+            try:  # a lone surrogate: its UTF-8 bytes (surrogatepass) match no piece
+                encoded = encoder.encode([word.encode("utf-8", "surrogatepass")])
+            except ValueError:
+                raise ValueError(f"unk_token {self.unk_token!r} is not in the vocabulary") from None
+        return id_rows(*encoded)[0]
 
-    def ids_function(self) -> Callable[[str], list[int]]:
-        """A C function ``word -> ids`` (``tokenize_ids`` for non-empty words, without a Python call)."""
-        return self._native().ids
-
-    def _native(self):
-        if self._table is None:
-            self._table = WordPieceTable(
-                self.vocab, self.continuing_subword_prefix, self.unk_token, self.max_input_chars_per_word
-            )
-        return self._table
+    def _native(self) -> tuple[SpecEncoder, dict[int, int], dict[int, list[str]]]:
+        """The native encoder of the model alone, each id's token length, and the tokens of the ids
+        that several tokens have, made on first use."""
+        if self._encoder is None:
+            by_id: dict[int, list[str]] = {}
+            for token, token_id in self.vocab.items():
+                by_id.setdefault(token_id, []).append(token)
+            lengths = {token_id: len(tokens[0]) for token_id, tokens in by_id.items() if len(tokens) == 1}
+            shared = {token_id: tokens for token_id, tokens in by_id.items() if len(tokens) > 1}
+            self._encoder = (SpecEncoder(spec_bytes.model_alone(self.native_model())), lengths, shared)
+        return self._encoder

@@ -96,19 +96,6 @@ class CharsMap:
             text, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, spans
         )
 
-    def normalize_batch(
-        self,
-        texts: list[str],
-        symbols: tuple[str, ...] = (),
-        add_dummy_prefix: bool = False,
-        remove_extra_whitespaces: bool = False,
-        escape_whitespaces: bool = False,
-    ) -> list[str]:
-        """The normalized text of each of ``texts``, as :meth:`normalize` gives it, in one call."""
-        return self._table.normalize_batch(
-            texts, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces
-        )
-
 
 def _offset(unit: int) -> int:
     """A darts-clone unit's offset to its children."""

@@ -2,20 +2,18 @@
  * pass, for decoders whose text is the concatenation of what each token stands for
  * (kvec.contracts.Decoder.token_bytes).
  *
- *   PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"", keep_first=b"")
+ *   PieceTable(first, later, skipped, invalid=0, keep_first=b"")
  *       first, later: lists of bytes or None, one per id: the UTF-8 bytes that id adds to the text as the
  *           first token decoded, and as any later one; None: no token has that id.
  *       keep_first: bytes, empty or one per id: 1 where the id, decoded first, leaves the next token
  *           first too.
  *       skipped: bytes, one per id: 1 where skip_special_tokens leaves the id out.
- *       invalid: how bytes that are not UTF-8 are read (kvec.contracts.PieceDecoder.invalid_utf8):
- *           0 ("lossy"): the whole text with one U+FFFD per bad byte run, as kvec.contracts.utf8_text;
- *           1 ("bytes"): one U+FFFD per bad byte, lone surrogates kept; 3 ("strict_bytes"): one U+FFFD per
- *           byte that is not strict UTF-8 (surrogates too), as sentencepiece; 2 ("runs"): each run of byte tokens (byte_first,
- *           byte_later: 1 per id where its first or later bytes are a byte token's) that is not strict
- *           UTF-8 as a whole becomes one U+FFFD per byte, as Hugging Face's ByteFallback decoder.
- *   .decode(rows, skip_special_tokens) -> list of str: each row (a sequence of ints) as the concatenation
- *       of its tokens' bytes read as UTF-8 (lone surrogates kept), bad bytes replaced as `invalid` says.
+ *       invalid: how a row's bytes are read: 0, as UTF-8 with lone surrogates kept, each bad byte run
+ *           one U+FFFD (kvec.contracts.utf8_text's "lossy"); 1, the same without the replacement; 2, as
+ *           strict UTF-8 (no surrogates). With 1 and 2 a row that is not UTF-8 so is None: the decoder
+ *           reads its bad bytes its own way (kvec.contracts.PieceDecoder.invalid_utf8).
+ *   .decode(rows, skip_special_tokens) -> list of str (or None, see invalid): each row (a sequence of
+ *       ints) as the concatenation of its tokens' bytes, read as `invalid` says.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -23,7 +21,6 @@
 #include <string.h>
 
 #include "encoder.h"
-#include "utf8.h"
 
 typedef struct {
     PyObject_HEAD
@@ -32,35 +29,10 @@ typedef struct {
     Py_ssize_t *later_at;   /* and its later-token bytes: pool[later_at[i] .. later_at[i + 1]) */
     unsigned char *present; /* 1 where an id has a token */
     unsigned char *skipped;
-    unsigned char *byte_first; /* with invalid == 2: 1 where an id's first-token bytes are a byte token's */
-    unsigned char *byte_later;
     int invalid;
     unsigned char *keep_first; /* NULL, or 1 where an id decoded first keeps the next token first */
     char *pool;
 } PieceTable;
-
-static const char REPLACEMENT[3] = {'\xEF', '\xBF', '\xBD'}; /* U+FFFD in UTF-8 */
-
-/* The length of the UTF-8 character at s[0 .. n) by the core's rule (utf8_next), or 0 where none starts
- * there; with `surrogates`, an encoded surrogate (ED A0..BF, then a continuation byte) counts as one. */
-static Py_ssize_t
-utf8_length(const unsigned char *s, Py_ssize_t n, int surrogates)
-{
-    int size;
-    uint32_t c = utf8_next(s, (size_t)n, 0, &size);
-    if (size > 1 || c < 0x80) return size; /* else c is U+DC80..U+DCFF: a byte that starts no character */
-    if (surrogates && n >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF && (s[2] & 0xC0) == 0x80) return 3;
-    return 0;
-}
-
-/* True when data[0 .. n) is strict UTF-8 (no surrogates). */
-static int
-is_utf8(const unsigned char *data, Py_ssize_t n)
-{
-    for (Py_ssize_t k = 0, length; k < n; k += length)
-        if (!(length = utf8_length(data + k, n - k, 0))) return 0;
-    return 1;
-}
 
 /* Room for `size` bytes in *buffer; -1 with an exception set. */
 static int
@@ -86,12 +58,10 @@ piece_table_clear(PieceTable *self)
     PyMem_Free(self->later_at);
     PyMem_Free(self->present);
     PyMem_Free(self->skipped);
-    PyMem_Free(self->byte_first);
-    PyMem_Free(self->byte_later);
     PyMem_Free(self->keep_first);
     PyMem_Free(self->pool);
     self->first_at = self->later_at = NULL;
-    self->present = self->skipped = self->byte_first = self->byte_later = self->keep_first = NULL;
+    self->present = self->skipped = self->keep_first = NULL;
     self->invalid = 0;
     self->pool = NULL;
     self->n = 0;
@@ -121,7 +91,7 @@ piece_table_fill(PieceTable *self, PyObject *pieces, const char *name, Py_ssize_
  * the table left empty. */
 static int
 piece_table_load(PieceTable *self, PyObject *first, PyObject *later, const Py_buffer *skipped, int invalid,
-                 const Py_buffer *byte_first, const Py_buffer *byte_later, const Py_buffer *keep_first)
+                 const Py_buffer *keep_first)
 {
     piece_table_clear(self);
     Py_ssize_t n = PyList_GET_SIZE(first), size = 0, used = 0;
@@ -131,8 +101,8 @@ piece_table_load(PieceTable *self, PyObject *first, PyObject *later, const Py_bu
                      PyList_GET_SIZE(later), skipped->len);
         goto done;
     }
-    if (invalid < 0 || invalid > 3 || (invalid == 2 && (byte_first->len != n || byte_later->len != n))) {
-        PyErr_Format(PyExc_ValueError, "invalid must be 0 to 3, with 2 byte_first and byte_later of %zd entries", n);
+    if (invalid < 0 || invalid > 2) {
+        PyErr_Format(PyExc_ValueError, "invalid must be 0, 1 or 2, got %d", invalid);
         goto done;
     }
     if (keep_first->len != 0 && keep_first->len != n) {
@@ -160,16 +130,6 @@ piece_table_load(PieceTable *self, PyObject *first, PyObject *later, const Py_bu
         goto done;
     }
     memcpy(self->skipped, skipped->buf, (size_t)n);
-    if (invalid == 2) {
-        self->byte_first = PyMem_Malloc((size_t)(n ? n : 1));
-        self->byte_later = PyMem_Malloc((size_t)(n ? n : 1));
-        if (!self->byte_first || !self->byte_later) {
-            PyErr_NoMemory();
-            goto done;
-        }
-        memcpy(self->byte_first, byte_first->buf, (size_t)n);
-        memcpy(self->byte_later, byte_later->buf, (size_t)n);
-    }
     if (keep_first->len) {
         self->keep_first = PyMem_Malloc((size_t)n);
         if (!self->keep_first) {
@@ -187,22 +147,20 @@ done:
     return status;
 }
 
-/* PieceTable(first, later, skipped, invalid=0, byte_first=b"", byte_later=b"", keep_first=b""): reads the
- * arguments, then loads the table from them. */
+/* PieceTable(first, later, skipped, invalid=0, keep_first=b""): reads the arguments, then loads the table
+ * from them. */
 static int
 PieceTable_init(PieceTable *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"first", "later", "skipped", "invalid", "byte_first", "byte_later", "keep_first", NULL};
+    static char *kwlist[] = {"first", "later", "skipped", "invalid", "keep_first", NULL};
     PyObject *first, *later;
-    Py_buffer skipped, byte_first = {0}, byte_later = {0}, keep_first = {0};
+    Py_buffer skipped, keep_first = {0};
     int invalid = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*y*y*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
-                                     &skipped, &invalid, &byte_first, &byte_later, &keep_first))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!O!y*|iy*", kwlist, &PyList_Type, &first, &PyList_Type, &later,
+                                     &skipped, &invalid, &keep_first))
         return -1;
-    int status = piece_table_load(self, first, later, &skipped, invalid, &byte_first, &byte_later, &keep_first);
+    int status = piece_table_load(self, first, later, &skipped, invalid, &keep_first);
     PyBuffer_Release(&skipped);
-    if (byte_first.obj) PyBuffer_Release(&byte_first);
-    if (byte_later.obj) PyBuffer_Release(&byte_later);
     if (keep_first.obj) PyBuffer_Release(&keep_first);
     return status;
 }
@@ -235,42 +193,14 @@ piece_id(const PieceTable *self, PyObject *item, Py_ssize_t k)
     return (Py_ssize_t)id;
 }
 
-/* Ends the run of byte tokens at buffer[run .. *length): where it is not strict UTF-8, one U+FFFD per
- * byte instead (as Hugging Face's ByteFallback decoder); -1 with an exception set. */
-static int
-end_byte_run(char **buffer, Py_ssize_t *capacity, Py_ssize_t run, Py_ssize_t *length)
-{
-    Py_ssize_t n = *length - run;
-    if (n <= 0 || is_utf8((const unsigned char *)*buffer + run, n)) return 0;
-    if (reserve(buffer, capacity, run + 3 * n) < 0) return -1;
-    for (Py_ssize_t k = 0; k < n; k++) memcpy(*buffer + run + 3 * k, REPLACEMENT, 3);
-    *length = run + 3 * n;
-    return 0;
-}
-
-/* buffer[0 .. length) read as UTF-8 with lone surrogates kept (but with invalid 3); bad bytes replaced as
- * `invalid` says. */
+/* buffer[0 .. length) read as `invalid` says (see the top of the file). */
 static PyObject *
 utf8_text(const char *buffer, Py_ssize_t length, int invalid)
 {
-    const int surrogates = invalid != 3;
-    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, surrogates ? "surrogatepass" : "strict");
+    PyObject *text = PyUnicode_DecodeUTF8(buffer, length, invalid == 2 ? "strict" : "surrogatepass");
     if (text || !PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) return text;
     PyErr_Clear();
-    if (invalid != 1 && invalid != 3) return PyUnicode_DecodeUTF8(buffer, length, "replace");
-    char *fixed = PyMem_Malloc((size_t)(3 * length));
-    if (!fixed) return PyErr_NoMemory();
-    Py_ssize_t size = 0;
-    for (Py_ssize_t k = 0, n; k < length; k += n) {
-        n = utf8_length((const unsigned char *)buffer + k, length - k, surrogates);
-        if (n) memcpy(fixed + size, buffer + k, (size_t)n);
-        else memcpy(fixed + size, REPLACEMENT, 3);
-        size += n ? n : 3;
-        n = n ? n : 1;
-    }
-    text = PyUnicode_DecodeUTF8(fixed, size, "surrogatepass");
-    PyMem_Free(fixed);
-    return text;
+    return invalid ? Py_NewRef(Py_None) : PyUnicode_DecodeUTF8(buffer, length, "replace");
 }
 
 /* The text of one row; NULL with an exception set. The buffer is reused from row to row. */
@@ -279,20 +209,12 @@ piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char *
 {
     PyObject *seq = PySequence_Fast(row, "each row of ids must be a sequence of int");
     if (!seq) return NULL;
-    Py_ssize_t length = 0, run = -1, n = PySequence_Fast_GET_SIZE(seq);
+    Py_ssize_t length = 0, n = PySequence_Fast_GET_SIZE(seq);
     int first = 1;
     for (Py_ssize_t k = 0; k < n; k++) {
         Py_ssize_t id = piece_id(self, PySequence_Fast_GET_ITEM(seq, k), k);
         if (id < 0) goto fail;
         if (skip_special && self->skipped[id]) continue;
-        if (self->invalid == 2) {
-            int byte = (first ? self->byte_first : self->byte_later)[id];
-            if (byte && run < 0) run = length;
-            if (!byte && run >= 0) {
-                if (end_byte_run(buffer, capacity, run, &length) < 0) goto fail;
-                run = -1;
-            }
-        }
         const Py_ssize_t *at = first ? self->first_at : self->later_at;
         Py_ssize_t size = at[id + 1] - at[id];
         if (reserve(buffer, capacity, length + size) < 0) goto fail;
@@ -301,14 +223,13 @@ piece_table_text(const PieceTable *self, PyObject *row, int skip_special, char *
         if (!self->keep_first || !self->keep_first[id]) first = 0;
     }
     Py_DECREF(seq);
-    if (run >= 0 && end_byte_run(buffer, capacity, run, &length) < 0) return NULL;
     return utf8_text(*buffer, length, self->invalid);
 fail:
     Py_DECREF(seq);
     return NULL;
 }
 
-/* One str per row of ids, read through the table; NULL with an exception set. */
+/* One str (or None, see invalid) per row of ids, read through the table; NULL with an exception set. */
 static PyObject *
 piece_table_texts(const PieceTable *self, PyObject *rows, int skip_special)
 {
@@ -339,7 +260,8 @@ PieceTable_decode(PieceTable *self, PyObject *args)
 
 static PyMethodDef PieceTable_methods[] = {
     {"decode", (PyCFunction)PieceTable_decode, METH_VARARGS,
-     "decode(rows, skip_special_tokens) -> one str per row of ids: its tokens' bytes read as UTF-8"},
+     "decode(rows, skip_special_tokens) -> one str per row of ids (None: not UTF-8 as invalid asks): its tokens' "
+     "bytes read as UTF-8"},
     {NULL}};
 
 PyTypeObject PieceTableType = {

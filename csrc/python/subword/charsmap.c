@@ -71,62 +71,24 @@ normalize_text(const CharsMap *map, const CharsMapRules *rules, CharsMapScratch 
     return Py_BuildValue("(Ny#y#)", normalized, starts, bytes, ends, bytes);
 }
 
-/* The normalized text of each text of a list (only the first with `one`: a str, and normalize's tuple). */
-static PyObject *
-normalize_texts(const CharsMap *map, const CharsMapRules *rules, PyObject *texts, int one, int spans)
-{
-    Py_ssize_t n = one ? 1 : PyList_GET_SIZE(texts);
-    PyObject *out = one ? NULL : PyList_New(n);
-    CharsMapScratch scratch = {0};
-    for (Py_ssize_t i = 0; (one || out) && i < n; i++) {
-        PyObject *text = one ? texts : PyList_GET_ITEM(texts, i), *result = NULL;
-        if (!PyUnicode_Check(text))
-            PyErr_Format(PyExc_TypeError, "texts[%zd] must be a str, got %.100s", i, Py_TYPE(text)->tp_name);
-        else
-            result = normalize_text(map, rules, &scratch, text, spans);
-        if (one || !result) {
-            Py_XSETREF(out, result);
-            break;
-        }
-        PyList_SET_ITEM(out, i, Py_NewRef(PyTuple_GET_ITEM(result, 0)));
-        Py_DECREF(result);
-    }
-    charsmap_scratch_free(&scratch);
-    return out;
-}
-
+/* normalize(text, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, spans) */
 static PyObject *
 CharsMapTable_normalize(CharsMapTable *self, PyObject *args)
 {
     PyObject *text, *symbols, *result = NULL;
     int dummy_prefix, remove_extra, escape, spans;
     CharsMapRules rules = {0};
+    CharsMapScratch scratch = {0};
     if (PyArg_ParseTuple(args, "UO!pppp", &text, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra, &escape,
                          &spans) &&
         read_rules(&rules, symbols, dummy_prefix, remove_extra, escape) == 0)
-        result = normalize_texts(&self->map, &rules, text, 1, spans);
-    PyMem_Free((void *)rules.symbols);
-    return result;
-}
-
-static PyObject *
-CharsMapTable_normalize_batch(CharsMapTable *self, PyObject *args)
-{
-    PyObject *texts, *symbols, *result = NULL;
-    int dummy_prefix, remove_extra, escape;
-    CharsMapRules rules = {0};
-    if (PyArg_ParseTuple(args, "O!O!ppp", &PyList_Type, &texts, &PyTuple_Type, &symbols, &dummy_prefix, &remove_extra,
-                         &escape) &&
-        read_rules(&rules, symbols, dummy_prefix, remove_extra, escape) == 0)
-        result = normalize_texts(&self->map, &rules, texts, 0, 0);
+        result = normalize_text(&self->map, &rules, &scratch, text, spans);
+    charsmap_scratch_free(&scratch);
     PyMem_Free((void *)rules.symbols);
     return result;
 }
 
 static PyMethodDef CharsMapTable_methods[] = {
-    {"normalize_batch", (PyCFunction)CharsMapTable_normalize_batch, METH_VARARGS,
-     "normalize_batch(texts, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces) -> list of "
-     "the normalized texts"},
     {"normalize", (PyCFunction)CharsMapTable_normalize, METH_VARARGS,
      "normalize(text, symbols, add_dummy_prefix, remove_extra_whitespaces, escape_whitespaces, spans) -> "
      "(normalized, starts, ends): sentencepiece's normalization of text"},

@@ -11,9 +11,6 @@ PyObject *bpe_merge_loop(PyObject *module, PyObject *args);
 /* bpe_model.c (kvec/models/bpe.py) */
 extern PyTypeObject BpeRanksType;
 
-/* wordpiece_model.c (kvec/models/wordpiece.py) */
-extern PyTypeObject WordPieceTableType;
-
 /* charsmap.c (kvec/charsmap.py, kvec.normalizers.SentencePieceNormalizer) */
 extern PyTypeObject CharsMapTableType;
 

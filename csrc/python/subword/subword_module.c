@@ -1,5 +1,5 @@
-/* csrc/python/subword/subword_module.c: the kvec._subword extension: the hot loops of kvec's BPE and WordPiece models
- * and trainers (the bottom-up learner included) and of sentencepiece's character map, the normalizer
+/* csrc/python/subword/subword_module.c: the kvec._subword extension: the hot loops of kvec's BPE model, its BPE and
+ * WordPiece trainers (the bottom-up learner included) and of sentencepiece's character map, the normalizer
  * of the models sentencepiece makes. Each subject is a file of its own (see subword.h); this one
  * registers their types and functions. */
 #define PY_SSIZE_T_CLEAN
@@ -20,7 +20,6 @@ static struct PyModuleDef module_def = {
 
 static const ModuleType types[] = {
     {"BpeRanks", &BpeRanksType},
-    {"WordPieceTable", &WordPieceTableType},
     {"BottomUpLearner", &BottomUpLearnerType},
     {"CharsMapTable", &CharsMapTableType},
 };

@@ -14,9 +14,9 @@
  *       .alternatives(n_threads) -> (scores, ids, lengths)   each piece's best split into others
  *       .segment(text, unk_score) -> [(piece or -1, start, end)]   the best segmentation
  *       .lattice(text, unk_score) -> [(start, end, piece or -1, score)]   every edge
- *       .configure(unk_score, unk_id, byte_ids, rule), .ids(word), .spans(word), .resolve(word, edges)
- *           the encoding model's best segmentation of one word by sentencepiece's or Hugging Face's rule
- *           (csrc/core/unigram_path.h), its unknown characters resolved
+ *       .configure(unk_score, unk_id, byte_ids, rule), .resolve(word, edges)
+ *           the encoding model's rules (csrc/core/unigram_path.h: sentencepiece's or Hugging Face's best
+ *           path), and a segmentation of one word with its unknown characters resolved
  *   release_free_memory()   the C heap's free pages back to the system, before a training's peak
  *
  * Seeds are the substrings that label nodes of the suffix tree of the corpus: a suffix array of the
@@ -493,24 +493,6 @@ edges_of_argument(Lattice *self, PyObject *args, Py_ssize_t *n, double *unk_scor
     return n_edges;
 }
 
-/* The best path of text in self->scratch; -1 with an exception set. */
-static int
-lattice_best_path(Lattice *self, PyObject *text, double unk_score)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return -1;
-    }
-    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
-    if (n > INT32_MAX - 1 || scratch_fit(&self->scratch, n) < 0) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), n};
-    unigram_best_path(&self->model.trie, &self->scratch.path, &view, -1, unk_score, self->model.rule);
-    return 0;
-}
-
 /* The best path in self->scratch that ends at position n, as [(piece or -1, start, end), ...]. */
 static PyObject *
 best_path_list(const Lattice *self, Py_ssize_t n)
@@ -533,8 +515,12 @@ lattice_segment(Lattice *self, PyObject *args)
 {
     PyObject *text;
     double unk_score;
-    if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score) || lattice_best_path(self, text, unk_score) < 0) return NULL;
-    return best_path_list(self, PyUnicode_GET_LENGTH(text));
+    if (!PyArg_ParseTuple(args, "Ud", &text, &unk_score)) return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (n > INT32_MAX - 1 || scratch_fit(&self->scratch, n) < 0) return PyErr_NoMemory();
+    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), n};
+    unigram_best_path(&self->model.trie, &self->scratch.path, &view, -1, unk_score, self->model.rule);
+    return best_path_list(self, n);
 }
 
 /* configure(unk_score, unk_id, byte_ids, rule=0): the unknown-character rules of the encoding methods,
@@ -568,20 +554,8 @@ lattice_configure(Lattice *self, PyObject *args)
     return result;
 }
 
-/* -1 with the error of a segmentation's status (unigram_ids, unigram_resolve): below 0 MemoryError,
- * above 0 ValueError naming text[unknown_at] (no piece, no unk_id); 0 when it succeeded. */
-static int
-raise_failed(PyObject *text, int status, ptrdiff_t unknown_at)
-{
-    if (status == 0) return 0;
-    PyObject *c = status < 0 ? NULL : PyUnicode_Substring(text, unknown_at, unknown_at + 1);
-    if (status < 0) PyErr_NoMemory();
-    else if (c) PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
-    Py_XDECREF(c);
-    return -1;
-}
-
-/* The tokens of path[0, count) through text (unigram_resolve) as a list of (id, start, end). */
+/* The tokens of path[0, count) through text (unigram_resolve) as a list of (id, start, end); NULL with
+ * MemoryError, or ValueError naming the character that has no piece when the model has no unk_id. */
 static PyObject *
 resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t count)
 {
@@ -589,8 +563,10 @@ resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t cou
     Int64s tokens = {0};
     ptrdiff_t unknown_at = 0;
     int status = unigram_resolve(&L->model, &view, path, count, 1, &tokens, &unknown_at);
-    PyObject *result = NULL;
-    if (raise_failed(text, status, unknown_at) == 0) {
+    PyObject *result = NULL, *c = status > 0 ? PyUnicode_Substring(text, unknown_at, unknown_at + 1) : NULL;
+    if (status < 0) PyErr_NoMemory();
+    else if (c) PyErr_Format(PyExc_ValueError, "%R is not in the vocabulary and the model has no unk_id", c);
+    else if (status == 0) {
         result = PyList_New(tokens.length / 3);
         for (Py_ssize_t k = 0; result && k < tokens.length / 3; k++) {
             const int64_t *t = tokens.data + 3 * k;
@@ -599,48 +575,8 @@ resolved_list(const Lattice *L, PyObject *text, const Edge *path, Py_ssize_t cou
             else PyList_SET_ITEM(result, k, item);
         }
     }
+    Py_XDECREF(c);
     int64s_free(&tokens);
-    return result;
-}
-
-/* spans(word) -> [(id, start, end), ...]: the best segmentation, resolved (see configure) */
-static PyObject *
-lattice_spans(Lattice *self, PyObject *text)
-{
-    if (lattice_best_path(self, text, self->model.unk_score) < 0) return NULL;
-    const UnigramPath *s = &self->scratch.path;
-    Py_ssize_t count = 0, n = PyUnicode_GET_LENGTH(text);
-    for (Py_ssize_t q = n; q > 0; q = s->from[q]) count++;
-    Edge *path = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Edge));
-    if (!path) return PyErr_NoMemory();
-    for (Py_ssize_t q = n, k = count; q > 0; q = s->from[q]) path[--k] = (Edge){s->from[q], (int32_t)q, s->piece_at[q]};
-    PyObject *result = resolved_list(self, text, path, count);
-    PyMem_Free(path);
-    return result;
-}
-
-/* ids(word) -> [id, ...]: the best segmentation's ids (csrc/core/unigram_path.h) */
-static PyObject *
-lattice_ids(Lattice *self, PyObject *text)
-{
-    if (!PyUnicode_Check(text)) {
-        PyErr_Format(PyExc_TypeError, "word must be a str, got %.100s", Py_TYPE(text)->tp_name);
-        return NULL;
-    }
-    CodePoints view = {PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
-    Int64s ids = {0};
-    ptrdiff_t unknown_at = 0;
-    int status = unigram_ids(&self->model, &self->scratch.path, &view, &ids, &unknown_at);
-    PyObject *result = NULL;
-    if (raise_failed(text, status, unknown_at) == 0) {
-        result = PyList_New(ids.length);
-        for (ptrdiff_t k = 0; result && k < ids.length; k++) {
-            PyObject *id = PyLong_FromLongLong(ids.data[k]);
-            if (!id) Py_CLEAR(result);
-            else PyList_SET_ITEM(result, k, id);
-        }
-    }
-    int64s_free(&ids);
     return result;
 }
 
@@ -732,8 +668,6 @@ static PyMethodDef lattice_methods[] = {
      "configure(unk_score, unk_id, byte_ids, rule=0): unknown characters score unk_score and become byte pieces "
      "(byte_ids: 256 int32, -1 for none; empty: no byte fallback) or the unk_id token (-1: none); rule: the best "
      "path's arithmetic and how unknown runs resolve (0 sentencepiece, 1 Hugging Face)"},
-    {"ids", (PyCFunction)lattice_ids, METH_O, "ids(word) -> [id, ...]: the best segmentation, resolved"},
-    {"spans", (PyCFunction)lattice_spans, METH_O, "spans(word) -> [(id, start, end), ...]: the best segmentation"},
     {"resolve", (PyCFunction)lattice_resolve, METH_VARARGS,
      "resolve(word, edges) -> [(id, start, end), ...]: a path of (piece or -1, start, end) with unknown "
      "characters resolved"},
