@@ -979,11 +979,15 @@ class Pipeline(TransformersCalls):
         """The texts of ``rows`` by the C table, finished by the decoder; a row whose bytes are not
         UTF-8 where the decoder reads bad bytes its own way (the table gives None) by the decoder."""
         pieces = self.__dict__["_decode_table"][2]  # set with the table
+        found = table.decode(rows, skip_special_tokens)
         finish = None if pieces is None or type(pieces).finish is PieceDecoder.finish else pieces.finish
-        return [
-            self._decoded_row(row, skip_special_tokens) if text is None else text if finish is None else finish(text)
-            for row, text in zip(rows, table.decode(rows, skip_special_tokens))
-        ]
+        if pieces is not None and pieces.invalid_utf8 != "lossy" and None in found:  # "lossy": never None
+            return [
+                self._decoded_row(row, skip_special_tokens) if t is None else t if finish is None else finish(t)
+                for row, t in zip(rows, found)
+            ]
+        texts = cast(list[str], found)
+        return texts if finish is None else list(map(finish, texts))
 
     def _piece_table(self) -> PieceTable | None:
         """The C table decoding this pipeline's ids (a ``PieceTable``), or None where the decoder has no
