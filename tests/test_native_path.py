@@ -14,7 +14,7 @@ from kvec.normalizers import NFC, BertNormalizer
 from kvec.pipeline import Encoding, Pipeline
 from kvec.pretokenizers import BertPreTokenizer, WhitespaceSplit
 from kvec.processors import TemplateProcessing
-from tests.support import BPE_MERGES, BPE_VOCAB, TEXT, TEXTS, hf_llama3, hf_trained, small_bpe
+from tests.support import BPE_MERGES, BPE_VOCAB, TEXT, TEXTS, Oracle, hf_llama3, hf_trained, small_bpe
 
 MARKS = st.lists(st.sampled_from(["a", "e\u0301", "\u0323", "\u0301", " ", "[SEP]", "Ça", "中"]), max_size=8).map(
     "".join
@@ -123,14 +123,23 @@ def test_batch_encodings_are_left_out_of_the_cycle_collector(bert):
     assert encoding.ids == ours.encode("a line of text").ids
 
 
+hf = Oracle("tokenizers")
+
+
 @given(word=st.text(st.sampled_from("abcdeé中#"), min_size=1, max_size=12))
-def test_the_native_wordpiece_segments_as_ids_function(word):
-    # the native encoder's WordPiece, against the model's own
+def test_the_native_wordpiece_segments_as_hugging_face(word):
+    # the native encoder's WordPiece, and the model's own ids and spans, against tokenizers'
     vocab = {"[UNK]": 0, "a": 1, "ab": 2, "##b": 3, "##c": 4, "c": 5, "##cd": 6, "é": 7, "中": 8, "##中": 9, "#": 10}
     model = WordPiece(vocab, max_input_chars_per_word=10)
     tok = Pipeline(model, pre_tokenizer=WhitespaceSplit())
+    theirs = hf.Tokenizer(hf.models.WordPiece(vocab, unk_token="[UNK]", max_input_chars_per_word=10))
+    theirs.pre_tokenizer = hf.pre_tokenizers.WhitespaceSplit()
+    expected = theirs.encode(word)
     assert tok._fast_encoder() is not None
-    assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word)
+    assert tok.encode_ragged([word])[0].tolist() == model.ids_function()(word) == expected.ids
+    assert [(i, s, e) for i, s, e in model.tokenize_spans(word)] == [
+        (i, *o) for i, o in zip(expected.ids, expected.offsets)
+    ]
 
 
 def test_a_word_the_native_encoder_leaves_to_python_raises_there():
