@@ -14,12 +14,9 @@ and written back.
 from __future__ import annotations
 
 import json
-import math
 import os
 import warnings
 from typing import Any
-
-import regex
 
 from kvec import decoders, normalizers, pre_tokenizers, processors
 from kvec.added_vocabulary import AddedToken
@@ -27,6 +24,8 @@ from kvec.common.arguments import MAX_ID, wrong_type
 from kvec.common.patterns import Regex
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
 from kvec.files import serialization
+from kvec.files.atomic import atomic_write
+from kvec.files.json_numbers import serde_json_float, serde_json_text
 from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.pipeline import Pipeline
@@ -62,50 +61,6 @@ def from_tokenizer_json_str(text: str, source: str | os.PathLike[str] = "tokeniz
     """:func:`load_tokenizer_json` of the file's text."""
     hint = "from_tokenizer_json_str takes the JSON string, not a path; use load_tokenizer_json(path)"
     return _from_document(parse_json(text, source, parse_float=serde_json_float, path_hint=hint), source)
-
-
-_U64_MAX = 2**64 - 1
-_POW10 = [float(f"1e{k}") for k in range(309)]
-_NUMBER = regex.compile(r"(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?[0-9]+))?")
-
-
-def serde_json_float(text: str) -> float:
-    """A JSON number as ``tokenizers`` reads it (serde_json without ``float_roundtrip``), which may be
-    an ulp off the nearest double: the digits that fit a u64, as a double, then divided (or multiplied)
-    by one power of ten. A Unigram model's near-tied scores are then the same as Hugging Face's.
-
-    Example:
-        >>> serde_json_float("-119.81331877417195"), float("-119.81331877417195")
-        (-119.81331877417196, -119.81331877417195)
-    """
-    match = _NUMBER.fullmatch(text)
-    if match is None:
-        return float(text)
-    sign, integer, fraction, exponent_text = match.groups()
-    significand, exponent, full = 0, 0, False
-    for digit in integer:
-        if not full and significand * 10 + int(digit) <= _U64_MAX:
-            significand = significand * 10 + int(digit)
-        else:  # the digits past a u64 only scale it
-            full = True
-            exponent += 1
-    for digit in fraction or "":
-        if significand * 10 + int(digit) > _U64_MAX:
-            break  # the digits past a u64 are dropped
-        significand = significand * 10 + int(digit)
-        exponent -= 1
-    exponent += int(exponent_text or 0)
-    value = float(significand)
-    while True:
-        if abs(exponent) < len(_POW10):
-            value = value * _POW10[exponent] if exponent >= 0 else value / _POW10[-exponent]
-            break
-        if value == 0.0 or exponent > 0:
-            value = value * math.inf if exponent > 0 and value else value
-            break
-        value /= 1e308
-        exponent += 308
-    return -value if sign else value
 
 
 def from_tokenizer_json_document(document: Any, source: str | os.PathLike[str]) -> Pipeline:
@@ -512,16 +467,22 @@ def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str], huggi
         kvec.errors.MeaningError: the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'), ...
     """
     _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
-    serialization.save(json.loads(_document_text(tokenizer)), path)
+    text = _document_text(tokenizer, huggingface_meaning, stacklevel=3)
+    with atomic_write(path) as f:
+        f.write(text)
 
 
 def to_tokenizer_json_str(tokenizer: Pipeline, huggingface_meaning: bool = False) -> str:
     """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
     _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
-    return _document_text(tokenizer)
+    return _document_text(tokenizer, huggingface_meaning, stacklevel=3)
 
 
-def _document_text(tokenizer):
+# stands for a Unigram model's vocabulary in the document, then replaced with its text
+_VOCAB_MARK = "\x00kvec: the Unigram vocabulary\x00"
+
+
+def _document_text(tokenizer, huggingface_meaning, stacklevel):
     # tokenizers gives a token its model id, or else the next id after the model's vocabulary, in order
     model_vocab, next_id = tokenizer.model.get_vocab(), len(tokenizer.model.get_vocab())
     for token, token_id in sorted(tokenizer.added_vocabulary.ids.items(), key=lambda item: item[1]):
@@ -548,7 +509,40 @@ def _document_text(tokenizer):
         "decoder": _write(tokenizer.decoder),
         "model": _write(tokenizer.model),
     }
-    return json.dumps(document, ensure_ascii=False)
+    if not isinstance(tokenizer.model, Unigram):
+        return json.dumps(document, ensure_ascii=False)
+    vocab = _unigram_vocab_text(document["model"]["vocab"], huggingface_meaning, stacklevel + 1)
+    document["model"]["vocab"] = _VOCAB_MARK
+    # the model is the document's last entry, and its vocabulary the last string in it
+    before, _, after = json.dumps(document, ensure_ascii=False).rpartition(json.dumps(_VOCAB_MARK))
+    return before + vocab + after
+
+
+def _unigram_vocab_text(vocab, huggingface_meaning, stacklevel):
+    """A Unigram model's ``[[piece, score], ...]`` as JSON, each score written as text ``tokenizers``
+    reads as that very double (:func:`kvec.files.json_numbers.serde_json_text`), since near-tied paths
+    are told apart by an ulp of their sums. A score no text gives raises :class:`MeaningError`, or with
+    ``huggingface_meaning`` is written as its nearest (with a warning)."""
+    entries, inexact = [], []
+    for piece, score in vocab:
+        text = serde_json_text(float(score))
+        if text is None:
+            inexact.append(piece)
+            text = repr(float(score))
+        entries.append(f"[{json.dumps(piece, ensure_ascii=False)},{text}]")
+    if inexact:
+        problem = (
+            f"the model Unigram has {len(inexact)} score(s) that tokenizers cannot read back as the same double "
+            f"(the first of piece {inexact[0]!r}): it reads JSON numbers an ulp off, so near-tied segmentations "
+            "could get other ids"
+        )
+        if not huggingface_meaning:
+            raise MeaningError(
+                f"{problem}; pass huggingface_meaning=True to write the nearest scores it reads, or train the "
+                "model with kvec's trainers, whose scores it reads exactly"
+            )
+        warnings.warn(f"{problem}; written with the nearest scores it reads", UserWarning, stacklevel=stacklevel)
+    return "[" + ",".join(entries) + "]"
 
 
 def _check_meaning(tokenizer, huggingface_meaning, stacklevel):

@@ -52,6 +52,7 @@ from kvec._unigram import Lattice, release_free_memory
 from kvec.added_vocabulary import AddedToken
 from kvec.common.progress import progress_bar
 from kvec.contracts import Trainer
+from kvec.files.json_numbers import serde_readable
 from kvec.models.unigram import Unigram
 from kvec.trainers.options import (
     from_state,
@@ -400,6 +401,8 @@ class UnigramTrainer(Trainer):
             final.append((piece, score_of[piece]))
             if len(final) == room:
                 break
+        # scores tokenizers reads back exactly from a tokenizer.json, so that the model means the same saved
+        final = [(piece, serde_readable(score)) for piece, score in final]
         final.sort(key=lambda item: -item[1])
         vocab = [(token, 0.0) for token in fixed] + final
         unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
@@ -513,7 +516,10 @@ class UnigramTrainer(Trainer):
             if piece not in final and piece not in fixed:
                 final[piece] = score
         # a corpus with fewer pieces than vocab_size gives a smaller vocabulary, as in Hugging Face
-        ranked = sorted(final.items(), key=lambda item: (-item[1], item[0]))
+        # scores tokenizers reads back exactly from a tokenizer.json, so that the model means the same saved
+        ranked = sorted(
+            ((piece, serde_readable(score)) for piece, score in final.items()), key=lambda item: (-item[1], item[0])
+        )
         vocab = [(token, 0.0) for token in fixed] + ranked
         unk_id = fixed.index(self.unk_token) if self.unk_token is not None else None
         return Unigram(vocab, unk_id=unk_id, byte_fallback=self.byte_fallback)
