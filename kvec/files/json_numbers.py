@@ -1,11 +1,11 @@
-"""JSON numbers as Hugging Face ``tokenizers`` reads them, and the texts it reads back exactly.
+"""JSON numbers as Hugging Face ``tokenizers`` reads them, and the doubles it reads back as themselves.
 
 ``tokenizers`` parses ``tokenizer.json`` with serde_json without its ``float_roundtrip`` feature, so a
 number's text may come out an ulp off the nearest double. A Unigram model's scores are summed along
 every path, and near-tied paths are told apart by such ulps: a file then means the scores
 ``tokenizers`` reads, not those it was written from. :func:`serde_json_float` reads a number as
-``tokenizers`` does; :func:`serde_json_text` writes one so that ``tokenizers`` reads that very double,
-where some text does (not every double is read exactly from any text).
+``tokenizers`` does; :func:`serde_readable` is the double nearest a value that it reads back as itself
+from that value's shortest text (the text it writes, and kvec writes).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import math
 
 import regex
 
-__all__ = ["serde_json_float", "serde_json_text", "serde_readable"]
+__all__ = ["serde_json_float", "serde_readable"]
 
 _U64_MAX = 2**64 - 1
 _POW10 = [float(f"1e{k}") for k in range(309)]
@@ -71,54 +71,26 @@ def _u64_digits(integer: str, fraction: str) -> tuple[int, int]:
     return significand, exponent
 
 
-# significant digits tried for a text serde_json reads exactly, and how far from the nearest such
-# decimal in units of its last digit (serde_json divides a u64 of at most 20 digits by a power of ten)
-_TEXT_DIGITS = (17, 18, 19)
-_TEXT_REACH = 64
-
-
-def serde_json_text(value: float) -> str | None:
-    """A JSON number's text that ``tokenizers`` reads as exactly ``value`` (:func:`serde_json_float`),
-    the shortest found (``repr`` where it does), or None where no text of up to 19 significant digits
-    is read as it.
-
-    Example:
-        >>> text = serde_json_text(-119.81331877417195)
-        >>> text != repr(-119.81331877417195), serde_json_float(text) == -119.81331877417195
-        (True, True)
-    """
-    shortest = repr(value)
-    if not math.isfinite(value) or serde_json_float(shortest) == value:
-        return shortest if math.isfinite(value) else None
-    for digits in _TEXT_DIGITS:
-        mantissa, exponent = f"{abs(value):.{digits - 1}e}".split("e")
-        nearest, scale = int(mantissa.replace(".", "")), int(exponent) - (digits - 1)
-        for step in range(_TEXT_REACH + 1):
-            for candidate in (nearest + step, nearest - step) if step else (nearest,):
-                text = _positional(candidate, scale, value < 0)
-                if serde_json_float(text) == value:
-                    return text
-    return None
-
-
 def serde_readable(value: float) -> float:
-    """The double ``tokenizers`` reads from ``value``'s shortest text: a value :func:`serde_json_text`
-    can write exactly (a trainer's scores are made such, so that a model means the same saved).
+    """The double nearest ``value`` that ``tokenizers`` reads back as itself from its shortest text (the
+    text ``tokenizers`` and kvec write): what a Unigram trainer keeps, so that a model means the same
+    once saved. One reading of the shortest text is almost always such a double; the few that are not
+    reach one in a reading more.
 
     Example:
         >>> serde_readable(-119.81331877417195)
         -119.81331877417196
+        >>> serde_readable(-119.81331877417196)
+        -119.81331877417196
     """
-    return serde_json_float(repr(value)) if math.isfinite(value) else value
+    for _ in range(_READINGS):
+        if not math.isfinite(value):
+            return value
+        read = serde_json_float(repr(value))
+        if read == value:
+            return value
+        value = read
+    return value
 
 
-def _positional(significand: int, scale: int, negative: bool) -> str:
-    """``significand * 10**scale`` as a plain JSON number (no exponent)."""
-    digits = str(significand)
-    if scale >= 0:
-        text = digits + "0" * scale + ".0"
-    elif -scale < len(digits):
-        text = digits[:scale] + "." + digits[scale:]
-    else:
-        text = "0." + "0" * (-scale - len(digits)) + digits
-    return ("-" if negative else "") + text
+_READINGS = 8  # readings tried; one or two suffice

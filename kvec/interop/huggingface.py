@@ -24,8 +24,7 @@ from kvec.common.arguments import MAX_ID, wrong_type
 from kvec.common.patterns import Regex
 from kvec.errors import FormatError, MeaningError, check_json_depth, parse_json
 from kvec.files import serialization
-from kvec.files.atomic import atomic_write
-from kvec.files.json_numbers import serde_json_float, serde_json_text
+from kvec.files.json_numbers import serde_json_float
 from kvec.interop.json_fields import REQUIRED, Fields, json_type
 from kvec.models import BPE, Unigram, WordLevel, WordPiece
 from kvec.pipeline import Pipeline
@@ -467,22 +466,16 @@ def save_tokenizer_json(tokenizer: Pipeline, path: str | os.PathLike[str], huggi
         kvec.errors.MeaningError: the model Unigram follows sentencepiece's rule (viterbi='sentencepiece'), ...
     """
     _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
-    text = _document_text(tokenizer, huggingface_meaning, stacklevel=3)
-    with atomic_write(path) as f:
-        f.write(text)
+    serialization.save(json.loads(_document_text(tokenizer)), path)
 
 
 def to_tokenizer_json_str(tokenizer: Pipeline, huggingface_meaning: bool = False) -> str:
     """The ``tokenizer.json`` text of a kvec pipeline (see :func:`save_tokenizer_json`)."""
     _check_meaning(tokenizer, huggingface_meaning, stacklevel=3)
-    return _document_text(tokenizer, huggingface_meaning, stacklevel=3)
+    return _document_text(tokenizer)
 
 
-# stands for a Unigram model's vocabulary in the document, then replaced with its text
-_VOCAB_MARK = "\x00kvec: the Unigram vocabulary\x00"
-
-
-def _document_text(tokenizer, huggingface_meaning, stacklevel):
+def _document_text(tokenizer):
     # tokenizers gives a token its model id, or else the next id after the model's vocabulary, in order
     model_vocab, next_id = tokenizer.model.get_vocab(), len(tokenizer.model.get_vocab())
     for token, token_id in sorted(tokenizer.added_vocabulary.ids.items(), key=lambda item: item[1]):
@@ -509,40 +502,7 @@ def _document_text(tokenizer, huggingface_meaning, stacklevel):
         "decoder": _write(tokenizer.decoder),
         "model": _write(tokenizer.model),
     }
-    if not isinstance(tokenizer.model, Unigram):
-        return json.dumps(document, ensure_ascii=False)
-    vocab = _unigram_vocab_text(document["model"]["vocab"], huggingface_meaning, stacklevel + 1)
-    document["model"]["vocab"] = _VOCAB_MARK
-    # the model is the document's last entry, and its vocabulary the last string in it
-    before, _, after = json.dumps(document, ensure_ascii=False).rpartition(json.dumps(_VOCAB_MARK))
-    return before + vocab + after
-
-
-def _unigram_vocab_text(vocab, huggingface_meaning, stacklevel):
-    """A Unigram model's ``[[piece, score], ...]`` as JSON, each score written as text ``tokenizers``
-    reads as that very double (:func:`kvec.files.json_numbers.serde_json_text`), since near-tied paths
-    are told apart by an ulp of their sums. A score no text gives raises :class:`MeaningError`, or with
-    ``huggingface_meaning`` is written as its nearest (with a warning)."""
-    entries, inexact = [], []
-    for piece, score in vocab:
-        text = serde_json_text(float(score))
-        if text is None:
-            inexact.append(piece)
-            text = repr(float(score))
-        entries.append(f"[{json.dumps(piece, ensure_ascii=False)},{text}]")
-    if inexact:
-        problem = (
-            f"the model Unigram has {len(inexact)} score(s) that tokenizers cannot read back as the same double "
-            f"(the first of piece {inexact[0]!r}): it reads JSON numbers an ulp off, so near-tied segmentations "
-            "could get other ids"
-        )
-        if not huggingface_meaning:
-            raise MeaningError(
-                f"{problem}; pass huggingface_meaning=True to write the nearest scores it reads, or train the "
-                "model with kvec's trainers, whose scores it reads exactly"
-            )
-        warnings.warn(f"{problem}; written with the nearest scores it reads", UserWarning, stacklevel=stacklevel)
-    return "[" + ",".join(entries) + "]"
+    return json.dumps(document, ensure_ascii=False)
 
 
 def _check_meaning(tokenizer, huggingface_meaning, stacklevel):
