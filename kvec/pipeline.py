@@ -136,6 +136,16 @@ def _parts(n_threads, count):
     return max(1, min(n_threads, count // 64))
 
 
+def native_ids(encoder: SpecEncoder, texts: list[Any], n_threads: int | None) -> tuple[bytes, bytes] | None:
+    """``encoder``'s ``(values, row_lengths)`` of ``texts`` from one call, its threads sharing the batch
+    without the GIL (up to ``n_threads``, None: one per core; at least 64 texts each), or None when it
+    refuses a text (a lone surrogate, which UTF-8 cannot carry, or a word with no piece)."""
+    try:
+        return encoder.encode(texts, _parts(_threads(n_threads), len(texts)))
+    except ValueError:
+        return None
+
+
 #: Parts per thread when a batch is encoded on threads: the calling thread makes the Python objects of
 #: the parts done while the threads encode the next ones.
 _PARTS_PER_THREAD = 8
@@ -835,13 +845,10 @@ class Pipeline(TransformersCalls):
         stage before it) and encodes every one; else None, for :meth:`_native_parts` to find the texts
         it refuses."""
         native = self._fast_encoder()
-        if native is None or native[1]:
+        encoded = None if native is None or native[1] else native_ids(native[0], texts, n_threads)
+        if encoded is None:
             return None
-        try:
-            values, row_lengths = native[0].encode(texts, _parts(n_threads, len(texts)))
-        except ValueError:
-            return None
-        return np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
+        return np.frombuffer(encoded[0], dtype=np.int64), np.frombuffer(encoded[1], dtype=np.int64)
 
     def _native_parts(self, texts, n_threads):
         """The native encoder over ``texts`` (str or UTF-8 bytes), part by part, in order: ``(start,

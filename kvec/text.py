@@ -38,7 +38,7 @@ from kvec.common.collector import collector_paused
 from kvec.contracts import NATIVE_DESCRIBERS, Model
 from kvec.data.count_matrix import MATRIX_MODES, count_matrix
 from kvec.errors import FormatError, NotNativeError, parse_json
-from kvec.pipeline import Pipeline, _parts, _threads
+from kvec.pipeline import Pipeline, native_ids
 from kvec.pre_tokenizers import DEFAULT_FILTERS, WhitespaceSplit
 from kvec.presets import keras_subword
 
@@ -582,14 +582,14 @@ class Tokenizer:
         lookup, oov_index, to_ids = self._ids_functions()
         encoder = self._word_encoder()
         for position, text in enumerate(_iterate(texts, "texts")):
-            encoded = None if encoder is None or type(text) is not str else _encoded(encoder, [text])
+            encoded = None if encoder is None or type(text) is not str else native_ids(encoder, [text], None)
             yield to_ids(tokens(text, position)) if encoded is None else id_rows(*encoded)[0]
 
     def _word_encoded(self, texts: list[str]) -> tuple[bytes, bytes] | None:
         """``(values, row_lengths)`` of ``texts`` from :meth:`_word_encoder`'s encoder, or None where
         there is none or it refuses a text (a lone surrogate): then the Python path serves them."""
         encoder = self._word_encoder()
-        return None if encoder is None else _encoded(encoder, texts)
+        return None if encoder is None else native_ids(encoder, texts, None)
 
     def _word_encoder(self) -> SpecEncoder | None:
         """The native encoder (:class:`kvec._spec.SpecEncoder`) of this tokenizer's word rule and
@@ -830,16 +830,6 @@ def _subword_counts(pipeline, texts):
     in_documents = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))] % span
     documents = np.bincount(in_documents, minlength=span)[ids]
     return tokens, counts.tolist(), documents.tolist(), len(texts)
-
-
-def _encoded(encoder: SpecEncoder, texts: list[Any]) -> tuple[bytes, bytes] | None:
-    """``encoder``'s ``(values, row_lengths)`` of ``texts``, on one thread per core as a pipeline's
-    ``encode_ragged`` (at least 64 texts each), or None when it refuses one (a lone surrogate, which
-    UTF-8 cannot carry)."""
-    try:
-        return encoder.encode(texts, _parts(_threads(None), len(texts)))
-    except ValueError:
-        return None
 
 
 def _subword_sequences(pipeline, texts, lookup, oov_index):
