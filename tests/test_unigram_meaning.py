@@ -16,13 +16,15 @@ from hypothesis import strategies as st
 
 from kvec._spec import SpecEncoder
 from kvec.errors import MeaningError
+from kvec.files.json_numbers import serde_json_float, serde_readable
 from kvec.interop import load_sentencepiece_model, load_tokenizer_json, save_tokenizer_json
 from kvec.interop.huggingface import from_tokenizer_json_str, to_tokenizer_json_str
 from kvec.models import Unigram
 from kvec.native_spec import describe
 from kvec.pipeline import Pipeline
-from kvec.presets import sentencepiece_style
+from kvec.presets import keras_subword, sentencepiece_style
 from kvec.pretokenizers import SentencePiece
+from kvec.trainers import UnigramTrainer
 from tests.support import NEAR_TIED_VOCAB, RUN_TEXT, SHAPES, Oracle, hf_sentencepiece_shaped
 
 spm = Oracle("sentencepiece")
@@ -198,8 +200,6 @@ def test_kvec_json_keeps_the_rule_of_the_model():
 
 
 def test_a_trained_model_reads_a_literal_byte_piece_as_tokenizers_reads_its_file(tmp_path):
-    from kvec.trainers import UnigramTrainer
-
     ours = sentencepiece_style()
     ours.train_from_iterator(RUNS_CORPUS, UnigramTrainer(vocab_size=300, byte_fallback=True, show_progress=False))
     assert ours.model.viterbi == "huggingface"  # a trained model has Hugging Face's meaning
@@ -212,8 +212,6 @@ def test_a_trained_model_reads_a_literal_byte_piece_as_tokenizers_reads_its_file
 
 def test_split_digits_are_written_as_the_ascii_digits_they_are(tmp_path):
     # tokenizers' Digits isolates every Unicode number; sentencepiece's split_digits only 0-9
-    from kvec.trainers import UnigramTrainer
-
     ours = sentencepiece_style(split_digits=True)
     lines = RUNS_CORPUS + ["a1 b22 x٣٣y ٣٣٣ ²²"] * 20  # a piece '٣٣' that Digits would cut
     ours.train_from_iterator(lines, UnigramTrainer(vocab_size=80, show_progress=False))
@@ -259,8 +257,6 @@ DECIMAL = st.builds(
 @given(texts=st.lists(DECIMAL, min_size=1, max_size=30))
 def test_a_score_is_read_from_its_text_as_tokenizers_reads_it(texts):
     # tokenizers' reading of JSON numbers (u64 digits, then one power of ten), on texts of every length
-    from kvec.files.json_numbers import serde_json_float
-
     written = json.loads(to_tokenizer_json_str(Pipeline(Unigram([("<unk>", 0.0)], unk_id=0))))
     written["model"]["vocab"] = "the vocabulary"
     vocab = ",".join(['["<unk>",0.0]'] + [f'["p{i}",{text}]' for i, text in enumerate(texts)])
@@ -271,8 +267,6 @@ def test_a_score_is_read_from_its_text_as_tokenizers_reads_it(texts):
 
 @given(scores=st.lists(st.floats(-40.0, -1e-3), min_size=1, max_size=40))
 def test_tokenizers_reads_every_score_a_trainer_keeps_as_the_very_double(scores):
-    from kvec.files.json_numbers import serde_readable
-
     kept = [serde_readable(score) for score in scores]
     assert all(abs(k - score) <= 4 * math.ulp(score) for k, score in zip(kept, scores))
     model = Unigram([("<unk>", 0.0)] + [(f"p{i}", score) for i, score in enumerate(kept)], unk_id=0)
@@ -281,8 +275,6 @@ def test_tokenizers_reads_every_score_a_trainer_keeps_as_the_very_double(scores)
 
 def test_a_trained_models_file_gives_its_ids_in_tokenizers(tmp_path):
     # kvec's Unigram trainers keep scores tokenizers reads exactly, so near ties break alike
-    from kvec.presets import keras_subword
-
     corpus = [f"{'^' * k} word{k % 7} {'=' * (k % 11)} text" for k in range(1, 120)]
     tok, trainer = keras_subword("unigram", 400)
     tok.train_from_iterator(corpus, trainer)
