@@ -319,6 +319,22 @@ class TextVectorization(keras.layers.Layer):
         dtype = "int64" if self._output_mode == "int" else keras.config.floatx()
         return keras.KerasTensor(self.compute_output_shape(inputs.shape), dtype=dtype)
 
+    def __call__(self, *args, **kwargs):
+        """Keras' ``Layer.__call__``, except that a built layer called on one NumPy array (or list) of
+        strings, with no keyword and no distribution set, runs :meth:`call` at once: what Keras adds
+        around it (tensor conversion, masks, the training flag, autocasting, output layouts) does
+        nothing for strings in and ids out, and costs about as much as encoding a small batch."""
+        if (
+            self.built
+            and not kwargs
+            and len(args) == 1
+            and _plain_strings(args[0])
+            and keras.distribution.distribution() is None
+        ):
+            self._called = True
+            return self.call(args[0])
+        return super().__call__(*args, **kwargs)
+
     def call(self, inputs):
         if not self._vocabulary.ready:
             raise ValueError(
@@ -493,6 +509,13 @@ def _backend_array(array):
             except TypeError:  # a JAX older than may_alias: a copy
                 return jax.device_put(array)
     return keras.ops.convert_to_tensor(array)
+
+
+def _plain_strings(inputs):
+    """Whether ``inputs`` are strings held by Python or NumPy (no backend tensor, no symbolic input)."""
+    if isinstance(inputs, np.ndarray):
+        return inputs.dtype.kind in "OSU"
+    return isinstance(inputs, (str, bytes, list, tuple))
 
 
 def _str_list(inputs):
