@@ -119,10 +119,14 @@ def _as_str(text):
     return text.decode("utf-8") if isinstance(text, bytes) else text
 
 
+#: The cores this process may run on, read once (``os.cpu_count`` asks the system each call, about 10 us).
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _threads(n_threads):
     """The thread count ``n_threads`` asks for (None: one per core), checked."""
     if n_threads is None:
-        return os.cpu_count() or 1
+        return CORES
     if isinstance(n_threads, bool) or not isinstance(n_threads, int):
         raise TypeError(f"n_threads must be an int or None, got {type(n_threads).__name__}")
     if n_threads < 1:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import collections
 import math
-import os
 import sys
 import threading
 from collections.abc import Sequence
@@ -37,6 +36,7 @@ import numpy as np
 from kvec._keras import fill_rows
 from kvec._spec import SpecEncoder
 from kvec.native_spec import describe_word_lookup
+from kvec.pipeline import CORES
 
 __all__ = ["KerasText", "KerasVocabulary", "MASK_TOKEN", "OOV_TOKEN", "as_bytes", "encode_ids"]
 
@@ -46,7 +46,6 @@ _PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
 _STRIP_TABLE = str.maketrans("", "", _PUNCTUATION.decode("ascii"))
 OUTPUT_MODES = ("int", "one_hot", "multi_hot", "count", "tf_idf")
-_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def as_bytes(inputs: Any, encoding: str) -> np.ndarray:
@@ -86,7 +85,7 @@ def native_ragged(encoder: SpecEncoder, texts: list[str | bytes]) -> tuple[np.nd
     """``(values, row_lengths)``: the ids of ``texts`` from one call of the native encoder, over as many
     threads as there are cores for the texts (at least 256 texts each); ValueError where a text holds a
     lone surrogate (UTF-8 cannot carry it), or the encoder refuses a text."""
-    threads = max(1, min(_CORES, len(texts) // 256))
+    threads = max(1, min(CORES, len(texts) // 256))
     values, row_lengths = encoder.encode(texts, threads)
     return np.frombuffer(values, dtype=np.int64), np.frombuffer(row_lengths, dtype=np.int64)
 
