@@ -29,8 +29,7 @@ class_at(const ClassTable *table, const CodePoints *text, ptrdiff_t i)
 /* From i, the next word of cps[0 .. n): its start in *start (past separators) and its end returned, its
  * code_points_hash in *hash, taken as the word is read; n when no word is left (then *start is n too). */
 static inline ptrdiff_t
-class_run_next(const ClassTable *table, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i, ptrdiff_t *start,
-               uint64_t *hash)
+class_run_next(const ClassTable *table, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i, ptrdiff_t *start, uint64_t *hash)
 {
     int cls = 0;
     while (i < n && (cls = class_of_code_point(table, cps[i])) == 0) i++;

@@ -79,8 +79,8 @@ split_word(const CodePoints *word, Int64s *out, SpecScratch *s)
     return int64s_push(out, s->utf8_length);
 }
 
-/* The ids of a word not in the cache (hash h) appended to `out` by the model (WordPiece's pieces, BPE's
- * or Unigram's tokens), then remembered; apart from encode_word, whose cached words it keeps light. */
+/* A word the cache lacks (hash h): the model's ids appended to `out`, then remembered; out of line, to
+ * keep encode_word, which serves cached words, light. */
 static __attribute__((noinline)) int
 model_ids(const SpecEncoder *e, const CodePoints *word, uint64_t h, Int64s *out, SpecScratch *s)
 {
