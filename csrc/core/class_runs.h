@@ -26,19 +26,19 @@ class_at(const ClassTable *table, const CodePoints *text, ptrdiff_t i)
     return class_of_code_point(table, code_point_at(text->kind, text->data, i));
 }
 
-/* From i, the next word of `text`: its start in *start (past separators) and its end returned;
- * text->length when no word is left (then *start is text->length too). */
+/* From i, the next word of cps[0 .. n): its start in *start (past separators) and its end returned, its
+ * code_points_hash in *hash, taken as the word is read; n when no word is left (then *start is n too). */
 static inline ptrdiff_t
-class_run_next(const ClassTable *table, const CodePoints *text, ptrdiff_t i, ptrdiff_t *start)
+class_run_next(const ClassTable *table, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i, ptrdiff_t *start, uint64_t *hash)
 {
-    ptrdiff_t n = text->length;
     int cls = 0;
-    while (i < n && (cls = class_at(table, text, i)) == 0) i++;
+    while (i < n && (cls = class_of_code_point(table, cps[i])) == 0) i++;
     *start = i;
     if (i == n) return n;
-    i++;
+    uint64_t h = hash_step(FNV_OFFSET, cps[i++]);
     if (cls > 1)
-        while (i < n && class_at(table, text, i) == cls) i++;
+        for (; i < n && class_of_code_point(table, cps[i]) == cls; i++) h = hash_step(h, cps[i]);
+    *hash = hash_end(h, i - *start);
     return i;
 }
 

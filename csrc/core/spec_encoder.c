@@ -51,7 +51,7 @@ remember(SpecScratch *s, const CodePoints *word, uint64_t h, const Int64s *out, 
 }
 
 /* A cached word's ids (its value in the cache) appended to `out`. */
-static int
+static inline int
 recall(const SpecScratch *s, int64_t value, Int64s *out)
 {
     if (value < 0) return int64s_push(out, -1 - value);
@@ -79,25 +79,11 @@ split_word(const CodePoints *word, Int64s *out, SpecScratch *s)
     return int64s_push(out, s->utf8_length);
 }
 
-/* The ids of one word (not empty) appended to `out`: its id in a word lookup; WordPiece's pieces or
- * BPE's tokens, from the cache or the model. */
-static int
-encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScratch *s)
+/* A word the cache lacks (hash h): the model's ids appended to `out`, then remembered; out of line, to
+ * keep encode_word, which serves cached words, light. */
+static __attribute__((noinline)) int
+model_ids(const SpecEncoder *e, const CodePoints *word, uint64_t h, Int64s *out, SpecScratch *s)
 {
-    if (e->model_kind == SPEC_MODEL_SPLIT) return split_word(word, out, s);
-    int single = s->cache_ready ? single_of(word) : -1;
-    if (single >= 0 && s->singles[single]) {
-        int64_t value = s->singles[single];
-        return recall(s, value < 0 ? value : value - 1, out);
-    }
-    uint64_t h = code_points_hash(word);
-    if (e->model_kind == SPEC_MODEL_WORDS) {
-        const int64_t *id = piece_map_get(&e->words, word, h);
-        if (id) return int64s_push(out, *id);
-        return e->unk < 0 ? 0 : int64s_push(out, e->unk);
-    }
-    const int64_t *value = single < 0 && s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
-    if (value) return recall(s, *value, out);
     ptrdiff_t first = out->length, unknown_at;
     if (e->model_kind == SPEC_MODEL_UNIGRAM) {
         int status = unigram_ids(&e->unigram, &s->path, word, out, &unknown_at);
@@ -122,6 +108,26 @@ encode_word(const SpecEncoder *e, const CodePoints *word, Int64s *out, SpecScrat
     return remember(s, word, h, out, first);
 }
 
+/* The ids of one word (not empty, hash h: code_points_hash) appended to `out`: its id in a word lookup;
+ * its ids in the cache, else the model's. */
+static inline int
+encode_word(const SpecEncoder *e, const CodePoints *word, uint64_t h, Int64s *out, SpecScratch *s)
+{
+    if (e->model_kind == SPEC_MODEL_SPLIT) return split_word(word, out, s);
+    int single = s->cache_ready ? single_of(word) : -1;
+    if (single >= 0 && s->singles[single]) {
+        int64_t value = s->singles[single];
+        return recall(s, value < 0 ? value : value - 1, out);
+    }
+    if (e->model_kind == SPEC_MODEL_WORDS) {
+        const int64_t *id = piece_map_get(&e->words, word, h);
+        if (id) return int64s_push(out, *id);
+        return e->unk < 0 ? 0 : int64s_push(out, e->unk);
+    }
+    const int64_t *value = single < 0 && s->cache_ready ? piece_map_get(&s->words, word, h) : NULL;
+    return value ? recall(s, *value, out) : model_ids(e, word, h, out, s);
+}
+
 /* cps with the pre-tokenizer's prefix before it, unless it is empty or starts with the prefix (then
  * cps itself); NULL when out of memory. */
 static const uint32_t *
@@ -138,14 +144,15 @@ prefixed(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t *n, SpecScratch *s
     return s->prefixed;
 }
 
-/* The ids of the class runs of text[0 .. n). */
+/* The ids of the class runs of cps[0 .. n). */
 static int
-encode_class_runs(const SpecEncoder *e, const CodePoints *text, Int64s *out, SpecScratch *s)
+encode_class_runs(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t start, end = 0;
-    while ((end = class_run_next(&e->classes, text, end, &start)) > start) {
-        CodePoints word = code_points_slice(text, start, end - start);
-        int status = encode_word(e, &word, out, s);
+    uint64_t h = 0;
+    while ((end = class_run_next(&e->classes, cps, n, end, &start, &h)) > start) {
+        CodePoints word = {4, cps + start, end - start};
+        int status = encode_word(e, &word, h, out, s);
         if (status) return status;
     }
     return 0;
@@ -272,12 +279,11 @@ static int
 encode_jieba_word(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     CodePoints word = {4, cps, n};
-    if (!e->map_words) return encode_word(e, &word, out, s);
-    if (!e->has_map) return encode_class_runs(e, &word, out, s);
+    if (!e->map_words) return encode_word(e, &word, code_points_hash(&word), out, s);
+    if (!e->has_map) return encode_class_runs(e, cps, n, out, s);
     n = char_map_apply(&e->map, cps, n, SPEC_GROWTH * n, &s->normalized, &s->normalized_capacity);
     if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
-    CodePoints mapped = {4, s->normalized, n};
-    return encode_class_runs(e, &mapped, out, s);
+    return encode_class_runs(e, s->normalized, n, out, s);
 }
 
 /* The ids of jieba's words of cps[0 .. n) (no whole word among them). Full mode may join letters that
@@ -361,14 +367,14 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
                             : e->expression == SPEC_MERGED_PREVIOUS ? class_merged_word_end(&e->classes, &text, i, CLASS_MERGE_PREVIOUS)
                                                                     : expression_word_end(e->expression, &view, i);
             CodePoints word = code_points_slice(&text, i, end - i);
-            int status = encode_word(e, &word, out, s);
+            int status = encode_word(e, &word, code_points_hash(&word), out, s);
             if (status) return status;
             i = end;
         }
         return 0;
     }
     if (e->model_kind == SPEC_MODEL_WORDS) return lookup_words(e, &text, NULL, out, s);
-    return encode_class_runs(e, &text, out, s);
+    return encode_class_runs(e, cps, n, out, s);
 }
 
 /* A part of the raw text between special tokens: normalized, then split at added tokens. */
@@ -438,7 +444,9 @@ spec_encode_code_points(const SpecEncoder *e, const CodePoints *text, Int64s *ou
         const uint32_t *cps = text->data;
         if (text->kind != 4) {
             if (code_points_reserve(&s->text, &s->text_capacity, n) < 0) return -1;
-            for (ptrdiff_t i = 0; i < n; i++) s->text[i] = code_point_at(text->kind, text->data, i);
+            /* text's fields read once (a store to s->text could alias them): each kind's copy vectorizes */
+            const void *data = text->data;
+            for (ptrdiff_t i = 0, kind = text->kind; i < n; i++) s->text[i] = code_point_at((int)kind, data, i);
             cps = s->text;
         }
         status = encode_around(e, &e->special, cps, n, out, s, encode_part, NULL);
