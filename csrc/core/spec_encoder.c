@@ -233,11 +233,8 @@ lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, int
     LookupRun r = {0, 0, s->word, 0, 0, FNV_OFFSET};
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = code_point_at(kind, data, i), entry = CHAR_SAME, byte = c < 0x100 ? bytes[c] : SPEC_BYTE_OTHER;
-        if (byte < SPEC_BYTE_DROPPED) {
-            if (lookup_read(e, &r, words, byte & 0xff, (int)(byte >> 8), out) < 0) return -1;
-            continue;
-        }
-        if (byte == SPEC_BYTE_DROPPED) continue;
+        if (byte < SPEC_BYTE_DROPPED && lookup_read(e, &r, words, byte & 0xff, (int)(byte >> 8), out) < 0) return -1;
+        if (byte <= SPEC_BYTE_DROPPED) continue;
         if (plain) return LOOKUP_REPLACED;
         if (map && c == 0x3A3 && map->final_sigma) c = char_map_sigma(map, text, i);
         else if (map && c < 0x110000) entry = map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)];
@@ -260,19 +257,23 @@ lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, int
     return probe_words(e, words, r.n_words, r.buffer, out);
 }
 
-/* lookup_words_of_kind with the storage kind a constant, so that each kind's loop reads it directly; a
- * text of kind 1 read from e->lookup_bytes alone (a loop that holds nothing else), or again in full
- * when one of its code points has a longer replacement. */
+/* A text of kind 1 read from e->lookup_bytes alone, in a function of its own (its loop holds nothing
+ * else), or again in full when one of its code points has a longer replacement. */
+static __attribute__((noinline)) int
+lookup_latin1(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t first = out->length;
+    int status = lookup_words_of_kind(e, text, 1, 1, map, out, s);
+    if (status != LOOKUP_REPLACED) return status;
+    out->length = first;
+    return lookup_words_of_kind(e, text, 1, 0, map, out, s);
+}
+
+/* lookup_words_of_kind with the storage kind a constant, so that each kind's loop reads it directly. */
 static int
 lookup_words(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
 {
-    ptrdiff_t first = out->length;
-    if (text->kind == 1) {
-        int status = lookup_words_of_kind(e, text, 1, 1, map, out, s);
-        if (status != LOOKUP_REPLACED) return status;
-        out->length = first;
-        return lookup_words_of_kind(e, text, 1, 0, map, out, s);
-    }
+    if (text->kind == 1) return lookup_latin1(e, text, map, out, s);
     if (text->kind == 2) return lookup_words_of_kind(e, text, 2, 0, map, out, s);
     return lookup_words_of_kind(e, text, 4, 0, map, out, s);
 }
