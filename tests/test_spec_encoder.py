@@ -14,7 +14,7 @@ from kvec._spec import SpecEncoder
 from kvec.chinese import Jieba
 from kvec.interop.huggingface import from_tokenizer_json_str
 from kvec.models import Unigram, WordPiece
-from kvec.native_spec import describe, describe_splitter
+from kvec.native_spec import describe, describe_splitter, describe_word_lookup
 from kvec.normalizers import BertNormalizer, Lowercase
 from kvec.pipeline import Pipeline
 from kvec.presets import sentencepiece_style
@@ -75,6 +75,21 @@ def test_the_encoder_gives_the_reference_encoders_ids_on_any_thread_count(name, 
     items = [text.encode() for text in texts] if as_bytes else texts
     got = rows(*ENCODERS[name].encode(items, n_threads=n_threads))
     assert got == [PIPELINES[name].encode(text).ids for text in texts]
+
+
+LOOKED_UP = {"a": 1, "ss": 2, "ŧ": 3, "e": 4, "ae": 5, "x": 6, "ssx": 7, "é": 8}
+RULE = {"ß": "ss", "É": "ŧ", "ê": "e", ".": "", "A": "a", "X": "x"}  # longer, past 0xFF, below, dropped
+
+
+@given(texts=st.lists(st.text(st.sampled_from("aAßÉêé.xX \tŧ"), max_size=20), max_size=6), n_threads=st.integers(1, 3))
+def test_a_word_lookup_maps_each_character_then_looks_up_the_words_between_separators(texts, n_threads):
+    texts = [*texts, "a X. " * 20 + "ßx"]  # words looked up before a longer replacement is met
+    encoder = SpecEncoder(describe_word_lookup(LOOKED_UP, 0, lambda c: RULE.get(c, c), " \t", rule_ends=0x180))
+    unmapped = SpecEncoder(describe_word_lookup(LOOKED_UP, 0, None, " \t"))
+    mapped = ["".join(RULE.get(c, c) for c in text) for text in texts]
+    for ours, looked_at in ((encoder, mapped), (unmapped, texts)):
+        expected = [[LOOKED_UP.get(word, 0) for word in text.split()] for text in looked_at]
+        assert rows(*ours.encode(texts, n_threads=n_threads)) == expected
 
 
 def test_threads_encoding_at_once_share_the_encoder():

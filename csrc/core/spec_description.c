@@ -335,6 +335,20 @@ read_jieba(Reader *r, SpecEncoder *e)
     e->map_words = read_u32(r) != 0;
 }
 
+/* e->lookup_bytes, from its map and classes */
+static void
+fill_lookup_bytes(SpecEncoder *e)
+{
+    for (uint32_t c = 0; c < 256; c++) {
+        uint32_t entry = e->has_map ? e->map.entries[(size_t)e->map.page_of[0] * 256 + c] : CHAR_SAME;
+        const uint32_t *to = entry == CHAR_SAME ? (const uint32_t[]){1, c} : e->map.pool + entry; /* size, then it */
+        uint32_t m = to[0] == 1 ? to[1] : 0x100;
+        e->lookup_bytes[0][c] = c | (uint32_t)class_of_code_point(&e->classes, c) << 8;
+        e->lookup_bytes[1][c] = m | (uint32_t)class_of_code_point(&e->classes, m) << 8;
+        if (m >= 0x100) e->lookup_bytes[1][c] = to[0] ? SPEC_BYTE_OTHER : SPEC_BYTE_DROPPED;
+    }
+}
+
 const char *
 spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
 {
@@ -411,6 +425,7 @@ spec_encoder_init(SpecEncoder *e, const unsigned char *bytes, size_t n)
         if (!r.error && e->past_map < -1) r.error = "an id of the map is out of range";
     }
     if (!r.error && r.at != r.end) r.error = "bytes follow the description";
+    if (!r.error) fill_lookup_bytes(e);
     if (r.error) spec_encoder_free(e);
     return r.error;
 }

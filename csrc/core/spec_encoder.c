@@ -160,6 +160,7 @@ encode_class_runs(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s
 
 /* Words probed together by lookup_words. */
 #define LOOKUP_BATCH 16
+#define LOOKUP_REPLACED 3 /* lookup_words_of_kind's, reading a plain text: a code point has a longer replacement */
 
 typedef struct {
     ptrdiff_t at, length; /* its code points in s->word */
@@ -168,7 +169,7 @@ typedef struct {
 
 /* The ids of words[0 .. n) (code points in `buffer`), whose first slots are being fetched: the keys
  * they name fetched too, then each probed; each word's id, the unknown id, or none without one. */
-static int
+static __attribute__((noinline)) int
 probe_words(const SpecEncoder *e, const LookupWord *words, int n, const uint32_t *buffer, Int64s *out)
 {
     if (int64s_reserve(out, n) < 0) return -1;
@@ -221,29 +222,28 @@ lookup_read(const SpecEncoder *e, LookupRun *r, LookupWord *words, uint32_t m, i
 }
 
 /* encode_class_runs for a word lookup (SPEC_MODEL_WORDS, which keeps no word cache), with the text
- * mapped by `map` (NULL: none) on the way, in one pass over it: each code point mapped, each mapped
- * one's class read, and the class runs copied to s->word and hashed as they are read. Words are probed
- * LOOKUP_BATCH at a time, their slots and keys in the vocabulary fetched ahead of the probes, so a big
- * vocabulary's cache misses overlap. s->word keeps room for the code points left to read, one each,
- * and grows before a longer replacement; a map gives at most SPEC_GROWTH code points per code point,
- * so the text cannot grow past its bound. */
+ * mapped by `map` (NULL: none) on the way, in one pass over it: each code point's mapping and class read
+ * (at once from e->lookup_bytes below 0x100; `plain`: LOOKUP_REPLACED at any other), the class runs copied
+ * to s->word and hashed as they are read. Words are probed LOOKUP_BATCH at a time, their slots and keys
+ * in the vocabulary fetched ahead of the probes, so a big vocabulary's cache misses overlap. s->word
+ * keeps room for the code points left to read, one each, and grows before a longer replacement; a map
+ * gives at most SPEC_GROWTH code points per code point, so the text cannot grow past its bound. */
 static inline __attribute__((always_inline)) int
-lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, const CharMap *map, Int64s *out,
-                     SpecScratch *s)
+lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, int plain, const CharMap *map,
+                     Int64s *out, SpecScratch *s)
 {
     LookupWord words[LOOKUP_BATCH];
-    const unsigned char *classes = e->classes.classes;
-    const uint64_t n_classes = (uint64_t)e->classes.n_classes;
-    const int past = e->classes.default_class;
-    const uint32_t *pool = map ? map->pool : NULL, *latin1 = map ? map->entries + (size_t)map->page_of[0] * 256 : NULL;
+    const uint32_t *pool = map ? map->pool : NULL, *bytes = e->lookup_bytes[map != NULL];
     const void *data = text->data;
     ptrdiff_t n = text->length;
     if (code_points_reserve(&s->word, &s->word_capacity, n) < 0) return -1;
     LookupRun r = {0, 0, s->word, 0, 0, FNV_OFFSET};
     for (ptrdiff_t i = 0; i < n; i++) {
-        uint32_t c = code_point_at(kind, data, i), entry = CHAR_SAME;
-        if (map && c < 0x100) entry = latin1[c];
-        else if (map && c == 0x3A3 && map->final_sigma) c = char_map_sigma(map, text, i);
+        uint32_t c = code_point_at(kind, data, i), entry = CHAR_SAME, byte = c < 0x100 ? bytes[c] : SPEC_BYTE_OTHER;
+        if (byte < SPEC_BYTE_DROPPED && lookup_read(e, &r, words, byte & 0xff, (int)(byte >> 8), out) < 0) return -1;
+        if (byte <= SPEC_BYTE_DROPPED) continue;
+        if (plain) return LOOKUP_REPLACED;
+        if (map && c == 0x3A3 && map->final_sigma) c = char_map_sigma(map, text, i);
         else if (map && c < 0x110000) entry = map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)];
         if (entry != CHAR_SAME && pool[entry] != 1) { /* none, or a longer replacement */
             uint32_t size = pool[entry];
@@ -253,24 +253,36 @@ lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, con
             }
             for (uint32_t k = 0; k < size; k++) {
                 uint32_t m = pool[entry + 1 + k];
-                if (lookup_read(e, &r, words, m, m < n_classes ? classes[m] : past, out) < 0) return -1;
+                if (lookup_read(e, &r, words, m, class_of_code_point(&e->classes, m), out) < 0) return -1;
             }
             continue;
         }
         if (entry != CHAR_SAME) c = pool[entry + 1];
-        if (lookup_read(e, &r, words, c, c < n_classes ? classes[c] : past, out) < 0) return -1;
+        if (lookup_read(e, &r, words, c, class_of_code_point(&e->classes, c), out) < 0) return -1;
     }
     if (r.run && lookup_word_ends(e, &r, words, out) < 0) return -1;
     return probe_words(e, words, r.n_words, r.buffer, out);
+}
+
+/* A text of kind 1 read from e->lookup_bytes alone, in a function of its own (its loop holds nothing
+ * else), or again in full when one of its code points has a longer replacement. */
+static __attribute__((noinline)) int
+lookup_latin1(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
+{
+    ptrdiff_t first = out->length;
+    int status = lookup_words_of_kind(e, text, 1, 1, map, out, s);
+    if (status != LOOKUP_REPLACED) return status;
+    out->length = first;
+    return lookup_words_of_kind(e, text, 1, 0, map, out, s);
 }
 
 /* lookup_words_of_kind with the storage kind a constant, so that each kind's loop reads it directly. */
 static int
 lookup_words(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
 {
-    if (text->kind == 1) return lookup_words_of_kind(e, text, 1, map, out, s);
-    if (text->kind == 2) return lookup_words_of_kind(e, text, 2, map, out, s);
-    return lookup_words_of_kind(e, text, 4, map, out, s);
+    if (text->kind == 1) return lookup_latin1(e, text, map, out, s);
+    if (text->kind == 2) return lookup_words_of_kind(e, text, 2, 0, map, out, s);
+    return lookup_words_of_kind(e, text, 4, 0, map, out, s);
 }
 
 /* A word of jieba's: its ids, or with map_words those of the class runs of the word mapped (s->normalized

@@ -147,7 +147,10 @@ typedef struct {
     int has_id_map;
     Int64s id_map;      /* id -> the id given out, -1: dropped */
     int64_t past_map;   /* for ids past the map */
+    uint32_t lookup_bytes[2][256]; /* a word lookup's code points below 0x100, unmapped and mapped: each one
+                                      (bits 0-7) and its class (8-15), SPEC_BYTE_DROPPED or SPEC_BYTE_OTHER */
 } SpecEncoder;
+enum { SPEC_BYTE_DROPPED = 1 << 16, SPEC_BYTE_OTHER = 1 << 17 }; /* mapped to none; to more, or past 0xFF */
 
 /* What one thread reuses from text to text: buffers, and a cache of the ids of the words it has seen
  * (a word seen again costs a hash and a compare), emptied when it holds SPEC_CACHE_WORDS words or
