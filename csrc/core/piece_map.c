@@ -29,6 +29,7 @@ same_key(const PieceMap *map, const PieceSlot *slot, const CodePoints *key)
 {
     if (slot->length != (uint64_t)key->length) return 0;
     const uint32_t *stored = map->pool + slot->key;
+    if (key->kind == 4) return memcmp(stored, key->data, sizeof(uint32_t) * slot->length) == 0;
     for (uint32_t i = 0; i < slot->length; i++)
         if (stored[i] != code_point_at(key->kind, key->data, i)) return 0;
     return 1;

@@ -151,6 +151,13 @@ static void *
 encode_part(void *arg)
 {
     Part *part = arg;
+    Py_ssize_t size = 0; /* most texts have fewer ids than a third of their code points: room made at once */
+    for (Py_ssize_t i = part->first; i < part->last; i++) size += part->items[i].length;
+    if (int64s_reserve(&part->values, size / 3 + 16) < 0) {
+        part->status = -1;
+        part->failed = part->first;
+        return NULL;
+    }
     for (Py_ssize_t i = part->first; i < part->last; i++) {
         ptrdiff_t before = part->values.length;
         part->status = encode_item(part, &part->items[i], &part->values);
