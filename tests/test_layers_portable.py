@@ -256,3 +256,38 @@ def test_a_buffer_is_laid_out_again_only_when_nothing_holds_it():
     big = buffers.empty((1024, 1024), np.int32)  # past the limit with the others: unheld ones let go
     assert big.shape == (1024, 1024)
     assert sum(b.size for b in buffers._kept) <= 4 << 20
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_eager_call_on_strings_gives_what_keras_call_gives_without_it(backend):
+    out = run(
+        backend,
+        """
+        import keras, numpy as np, kvec.layers
+        from kvec.presets import keras_subword
+        texts = ["a good film", "a dull film", "good acting and a good story", "dull and slow"] * 3
+        keras_call = keras.layers.Layer.__call__
+        for tokenizer in (None, keras_subword("wordpiece", 60)):
+            for mode in ("int", "count", "tf_idf"):
+                layer = kvec.layers.TextVectorization(tokenizer=tokenizer, output_mode=mode)
+                layer.adapt(texts)
+                for batch in (texts, np.array(texts, dtype=object), np.array(texts), "a good film"):
+                    theirs = keras.ops.convert_to_numpy(keras_call(layer, batch))
+                    def refused(*args, **kwargs):
+                        raise AssertionError("Keras' Layer.__call__ ran")
+                    keras.layers.Layer.__call__ = refused
+                    try:
+                        ours = keras.ops.convert_to_numpy(layer(batch))
+                    finally:
+                        keras.layers.Layer.__call__ = keras_call
+                    print(mode, type(batch).__name__, ours.dtype == theirs.dtype and np.array_equal(ours, theirs))
+        layer = kvec.layers.TextVectorization(output_sequence_length=3)
+        layer.adapt(texts)
+        inputs = keras.Input(shape=(), dtype="string")  # a symbolic input goes through Keras' call
+        print(tuple(layer(inputs).shape))
+        """,
+    )
+    lines = out.strip().split("\n")
+    assert len(lines) == 2 * 3 * 4 + 1
+    assert all(line.endswith(" True") for line in lines[:-1]), lines
+    assert lines[-1] == "(None, 3)"
