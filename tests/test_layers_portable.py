@@ -10,7 +10,10 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("keras")
 
@@ -202,6 +205,41 @@ def test_a_vocabulary_file_reads_as_tensorflow_reads_it(tmp_path):
     assert tf.executing_eagerly()
     expected = [str(token) for token in layer.get_vocabulary()][2:]
     assert vocabulary_lines(path.read_bytes().decode()) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    weights=st.lists(st.floats(0, 12, width=32), min_size=1, max_size=200).map(lambda w: w * 50)
+    | st.lists(st.floats(0, 12, width=32), min_size=1, max_size=3000)
+)
+def test_the_mean_of_float32s_is_tensorflows_to_the_bit(weights):
+    tf = pytest.importorskip("tensorflow")
+    from kvec.layers.keras_rules import tensorflow_mean
+
+    values = np.array(weights, dtype=np.float32)
+    assert tensorflow_mean(values) == tf.reduce_mean(tf.constant(values)).numpy()
+
+
+def test_a_tf_idf_layers_unknown_token_weighs_what_keras_gives_it():
+    """A case hypothesis found: NumPy's float32 mean of these twelve weights is an ulp off TensorFlow's."""
+    tf = pytest.importorskip("tensorflow")
+    keras = pytest.importorskip("keras")
+    if keras.backend.backend() != "tensorflow":
+        pytest.skip("Keras' TextVectorization runs on TensorFlow")
+    from kvec.layers.keras_rules import KerasVocabulary, encode_ids
+
+    train = ["c\n", "", "a-é-\n", ",", "é", "!--", "\nA中A.", "\t'B", "中", "b"]
+    train += ["-\t\tcA'.中a中bAcaéaB!", "\tAaA,!b.中,,!a中-"]
+    theirs = keras.layers.TextVectorization(standardize=None, output_mode="tf_idf")
+    theirs.adapt(tf.data.Dataset.from_tensor_slices(train).batch(4))
+    ours = KerasVocabulary(None, False, "tf_idf", "utf-8")
+    ours.count([text.encode().split() for text in train])
+    ours.finalize()
+    assert ours.get_vocabulary() == theirs.get_vocabulary()
+    texts = ["bBB\t!B", "-"] + train
+    values, row_lengths = ours.ragged_lookup([text.encode().split() for text in texts])
+    got = encode_ids(values, row_lengths, "tf_idf", ours.depth(), None, ours.idf_weights)
+    assert got.tolist() == theirs(tf.constant(texts)).numpy().tolist()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -12,7 +12,8 @@ on JAX, PyTorch and NumPy:
 * :class:`KerasVocabulary`: ``StringLookup`` with one OOV token ``"[UNK]"``; ``int`` outputs give the
   mask token ``""`` id 0 and ``"[UNK]"`` id 1, the counting modes ``"[UNK]"`` id 0 and drop ``""``:
   ``adapt`` orders tokens by count, ties by the tokens' bytes, both descending, and learns
-  ``log(1 + documents / (1 + document count))`` for ``tf_idf``;
+  ``log(1 + documents / (1 + document count))`` for ``tf_idf`` (``"[UNK]"`` the mean of the others,
+  summed in TensorFlow's order: :func:`tensorflow_mean`);
 * :func:`encode_ids`: the output modes over ragged ids.
 
 Texts given as ``str`` with a built-in ``standardize``, a whitespace or character split and no n-grams
@@ -301,12 +302,48 @@ class KerasVocabulary:
         if self.output_mode == "tf_idf":
             frequency = np.array([self.document_counts[t] for t in tokens], dtype=np.int64)
             weights = np.log(1 + self.documents / (1 + frequency)).astype(np.float32)
-            mean = np.float32(np.mean(weights, dtype=np.float32))
+            mean = tensorflow_mean(weights)
             back = self.max_tokens - self.start - len(weights) if self.pad_to_max_tokens and self.max_tokens else 0
             self.idf_weights = np.concatenate(
                 [np.full(self.start, mean, np.float32), weights, np.zeros(max(back, 0), np.float32)]
             )
         self.reset_counts()
+
+
+#: TensorFlow's CPU sums of float32 (Eigen, built for AVX): 8 lanes a packet, 4 packets a step, and
+#: halves of a sum past 1024 packets summed apart (tf.reduce_mean is that sum over the count).
+_LANES, _STEP, _LEAF = 8, 32, 8 * 1024
+
+
+def _tensorflow_sum(values: np.ndarray, first: int = 0) -> np.float32:
+    """The float32 sum of ``values`` (starting at ``first`` in the whole) as TensorFlow adds them."""
+    n = len(values)
+    if n > _LEAF:  # the two halves, the cut on a packet's bound of the whole
+        cut = min(_LANES * -(-(first + -(-n // 2)) // _LANES) - first, n)
+        total = np.float32(np.float32(0) + _tensorflow_sum(values[:cut], first))
+        return np.float32(total + _tensorflow_sum(values[cut:], first + cut)) if cut < n else total
+    stepped, packed = n // _STEP * _STEP, n // _LANES * _LANES
+    lanes = np.zeros(_LANES, np.float32)
+    if stepped:  # four packets summed lane by lane, in order (cumsum adds in order), then into the first
+        four = np.cumsum(values[:stepped].reshape(-1, _STEP), axis=0, dtype=np.float32)[-1]
+        lanes = four[:_LANES]
+        for k in range(1, _STEP // _LANES):
+            lanes = lanes + four[k * _LANES : (k + 1) * _LANES]
+    for k in range(stepped, packed, _LANES):
+        lanes = lanes + values[k : k + _LANES]
+    rest = np.float32(0)
+    for value in values[packed:]:
+        rest = np.float32(rest + value)
+    while len(lanes) > 1:  # the packet's lanes: each half added to the other
+        lanes = lanes[: len(lanes) // 2] + lanes[len(lanes) // 2 :]
+    return np.float32(rest + lanes[0])
+
+
+def tensorflow_mean(values: np.ndarray) -> np.float32:
+    """``tf.reduce_mean`` of float32 ``values`` on the CPU, to the bit: Keras gives the OOV token of a
+    ``tf_idf`` layer the mean of the other tokens' weights."""
+    values = np.ascontiguousarray(values, dtype=np.float32)
+    return np.float32(_tensorflow_sum(values) / np.float32(len(values)))
 
 
 def vocabulary_lines(text: str) -> list[str]:
