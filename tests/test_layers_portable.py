@@ -17,6 +17,15 @@ from hypothesis import strategies as st
 
 pytest.importorskip("keras")
 
+from kvec.layers.keras_rules import (  # noqa: E402
+    ARRAY_ALIGNMENT,
+    KerasVocabulary,
+    ReusedBuffers,
+    encode_ids,
+    tensorflow_mean,
+    vocabulary_lines,
+)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BACKENDS = [b for b in ("jax", "torch") if importlib.util.find_spec(b) is not None]
 
@@ -195,8 +204,6 @@ def test_tokens_with_line_breaks_other_than_newline_survive_pickle_and_keras_fil
 def test_a_vocabulary_file_reads_as_tensorflow_reads_it(tmp_path):
     tf = pytest.importorskip("tensorflow")
     keras = pytest.importorskip("keras")
-    from kvec.layers.keras_rules import vocabulary_lines
-
     path = tmp_path / "vocabulary.txt"
     path.write_bytes("a\r\nb\rc\nd\x1ce\nf\x85g\nh\u2028i\nj\n".encode())
     if keras.backend.backend() != "tensorflow":
@@ -214,8 +221,6 @@ def test_a_vocabulary_file_reads_as_tensorflow_reads_it(tmp_path):
 )
 def test_the_mean_of_float32s_is_tensorflows_to_the_bit(weights):
     tf = pytest.importorskip("tensorflow")
-    from kvec.layers.keras_rules import tensorflow_mean
-
     values = np.array(weights, dtype=np.float32)
     assert tensorflow_mean(values) == tf.reduce_mean(tf.constant(values)).numpy()
 
@@ -226,8 +231,6 @@ def test_a_tf_idf_layers_unknown_token_weighs_what_keras_gives_it():
     keras = pytest.importorskip("keras")
     if keras.backend.backend() != "tensorflow":
         pytest.skip("Keras' TextVectorization runs on TensorFlow")
-    from kvec.layers.keras_rules import KerasVocabulary, encode_ids
-
     train = ["c\n", "", "a-é-\n", ",", "é", "!--", "\nA中A.", "\t'B", "中", "b"]
     train += ["-\t\tcA'.中a中bAcaéaB!", "\tAaA,!b.中,,!a中-"]
     theirs = keras.layers.TextVectorization(standardize=None, output_mode="tf_idf")
@@ -273,10 +276,6 @@ def test_big_outputs_held_anywhere_keep_their_ids_while_the_layer_makes_more(bac
 
 
 def test_a_buffer_is_laid_out_again_only_when_nothing_holds_it():
-    import numpy as np
-
-    from kvec.layers.keras_rules import ARRAY_ALIGNMENT, ReusedBuffers
-
     buffers = ReusedBuffers(limit=4 << 20)
     first = buffers.empty((256, 1024), np.int32)
     assert first.ctypes.data % ARRAY_ALIGNMENT == 0 and first.flags.c_contiguous
