@@ -27,7 +27,8 @@ class_at(const ClassTable *table, const CodePoints *text, ptrdiff_t i)
 }
 
 /* From i, the next word of cps[0 .. n): its start in *start (past separators) and its end returned, its
- * code_points_hash in *hash, taken as the word is read; n when no word is left (then *start is n too). */
+ * code_points_hash in *hash (unless hash is NULL), taken as the word is read; n when no word is left
+ * (then *start is n too). */
 static inline ptrdiff_t
 class_run_next(const ClassTable *table, const uint32_t *cps, ptrdiff_t n, ptrdiff_t i, ptrdiff_t *start, uint64_t *hash)
 {
@@ -37,8 +38,9 @@ class_run_next(const ClassTable *table, const uint32_t *cps, ptrdiff_t n, ptrdif
     if (i == n) return n;
     uint64_t h = hash_step(FNV_OFFSET, cps[i++]);
     if (cls > 1)
-        for (; i < n && class_of_code_point(table, cps[i]) == cls; i++) h = hash_step(h, cps[i]);
-    *hash = hash_end(h, i - *start);
+        for (; i < n && class_of_code_point(table, cps[i]) == cls; i++)
+            if (hash) h = hash_step(h, cps[i]);
+    if (hash) *hash = hash_end(h, i - *start);
     return i;
 }
 

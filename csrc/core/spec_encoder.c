@@ -128,6 +128,13 @@ encode_word(const SpecEncoder *e, const CodePoints *word, uint64_t h, Int64s *ou
     return value ? recall(s, *value, out) : model_ids(e, word, h, out, s);
 }
 
+/* A word's hash for encode_word: none for a word splitter, which copies its words out unlooked-up. */
+static inline uint64_t
+word_hash(const SpecEncoder *e, const CodePoints *word)
+{
+    return e->model_kind == SPEC_MODEL_SPLIT ? 0 : code_points_hash(word);
+}
+
 /* cps with the pre-tokenizer's prefix before it, unless it is empty or starts with the prefix (then
  * cps itself); NULL when out of memory. */
 static const uint32_t *
@@ -149,8 +156,8 @@ static int
 encode_class_runs(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t start, end = 0;
-    uint64_t h = 0;
-    while ((end = class_run_next(&e->classes, cps, n, end, &start, &h)) > start) {
+    uint64_t h = 0, *hash = e->model_kind == SPEC_MODEL_SPLIT ? NULL : &h;
+    while ((end = class_run_next(&e->classes, cps, n, end, &start, hash)) > start) {
         CodePoints word = {4, cps + start, end - start};
         int status = encode_word(e, &word, h, out, s);
         if (status) return status;
@@ -291,7 +298,7 @@ static int
 encode_jieba_word(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     CodePoints word = {4, cps, n};
-    if (!e->map_words) return encode_word(e, &word, code_points_hash(&word), out, s);
+    if (!e->map_words) return encode_word(e, &word, word_hash(e, &word), out, s);
     if (!e->has_map) return encode_class_runs(e, cps, n, out, s);
     n = char_map_apply(&e->map, cps, n, SPEC_GROWTH * n, &s->normalized, &s->normalized_capacity);
     if (n < 0) return n == -1 ? -1 : SPEC_GROWS;
@@ -379,7 +386,7 @@ encode_words(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out
                             : e->expression == SPEC_MERGED_PREVIOUS ? class_merged_word_end(&e->classes, &text, i, CLASS_MERGE_PREVIOUS)
                                                                     : expression_word_end(e->expression, &view, i);
             CodePoints word = code_points_slice(&text, i, end - i);
-            int status = encode_word(e, &word, code_points_hash(&word), out, s);
+            int status = encode_word(e, &word, word_hash(e, &word), out, s);
             if (status) return status;
             i = end;
         }
