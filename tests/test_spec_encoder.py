@@ -21,7 +21,7 @@ from kvec.presets import sentencepiece_style
 from kvec.pretokenizers import BertPreTokenizer, Whitespace
 from kvec.processors import TemplateProcessing
 from kvec.trainers import UnigramTrainer
-from tests.support import hf_trained
+from tests.support import hf_trained, in_threads, run_bounded
 
 PIECES = ["a", "b", "c", "ab", "abc", "é", "中", "文", "x", "1", "12", ",", "!"]
 VOCAB = {token: i + 3 for i, token in enumerate(PIECES + ["##" + p for p in PIECES])}
@@ -107,6 +107,57 @@ def test_threads_encoding_at_once_share_the_encoder():
     for thread in threads:
         thread.join()
     assert results == [expected] * 4
+
+
+def test_more_callers_than_warm_threads_give_the_serial_ids():
+    # twelve callers of three parts each want more warm threads than the process keeps: the ones left
+    # without make threads of their own, as they did before any was kept
+    calls = [
+        (name, [f"ab{k} 中文 x{k % 7} É! <sep>"[: 4 + k % 17] for k in range(j, j + 60)])
+        for j in range(12)
+        for name in ("bert", "sentencepiece_style")
+    ]
+    expected = [[PIPELINES[name].encode(text).ids for text in texts] for name, texts in calls]
+    assert in_threads(lambda call: rows(*ENCODERS[call[0]].encode(call[1], n_threads=3)), calls, 12) == expected
+
+
+# The code of a fresh interpreter: ids on two threads (so the process has its warm thread), then a fork whose
+# child encodes on two threads too; the child's exit status is 0 when its ids are the parent's. The child
+# ends itself on a hang (SIGALRM), which run_bounded's timeout would not reach.
+FORKED = """
+import array, os, signal, warnings
+from kvec._spec import SpecEncoder
+from kvec.native_spec import describe_word_lookup
+encoder = SpecEncoder(describe_word_lookup({"a": 1, "b": 2, "ab": 3}, 0, None, " "))
+texts = ["a b ab", "b", "ab a c", "a"] * 50
+ids = encoder.encode(texts, 2)
+assert ids == encoder.encode(texts, 1)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # the fork of a process with threads is the point
+    pid = os.fork()
+if pid == 0:
+    signal.alarm(30)
+    os._exit(0 if encoder.encode(texts, 2) == ids and encoder.encode(texts, 3) == ids else 1)
+result = os.waitpid(pid, 0)[1]
+"""
+
+
+def test_a_forked_child_encodes_on_threads_as_its_parent_did():
+    outcome = run_bounded(FORKED, timeout=120)
+    assert (outcome["error"], outcome["result"]) == (None, "0")
+
+
+@pytest.mark.parametrize("pause", ["", "import time; time.sleep(0.05)"])
+def test_the_interpreter_exits_with_its_warm_thread_spinning_or_asleep(pause):
+    code = f"""
+from kvec._spec import SpecEncoder
+from kvec.native_spec import describe_word_lookup
+encoder = SpecEncoder(describe_word_lookup({{"a": 1, "b": 2}}, 0, None, " "))
+result = encoder.encode(["a b", "b a a"] * 20, 2) == encoder.encode(["a b", "b a a"] * 20, 1)
+{pause}
+"""
+    outcome = run_bounded(code, timeout=120)
+    assert (outcome["error"], outcome["result"]) == (None, "True")
 
 
 def test_bad_texts_and_thread_counts_are_named():

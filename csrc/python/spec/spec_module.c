@@ -9,7 +9,8 @@
  *       bytes; row_lengths: how many ids each text has, as native int64 bytes. The texts are encoded
  *       without the GIL; n_threads > 1 shares them in order between that many threads (at most one per
  *       text; about as many code points each), each with a scratch of its own, so the output is the
- *       same for every n_threads.
+ *       same for every n_threads: the calling thread and warm ones (warm_threads.h: kept between calls,
+ *       shared by the process's callers), or threads made for the call when no warm one is free.
  *       A word with no piece and no unknown token, or a text that would grow past the description's
  *       bound when normalized: ValueError naming the text's index; a str that UTF-8 cannot carry (a lone
  *       surrogate): ValueError naming it; an item neither str nor bytes: TypeError naming it and its
@@ -34,6 +35,7 @@
 
 #include "module.h"
 #include "spec_encoder.h"
+#include "warm_threads.h"
 
 #define KEPT_SCRATCHES 64
 
@@ -120,7 +122,8 @@ typedef struct {
     Int64s values;
     int status;           /* spec_encode's */
     Py_ssize_t failed;    /* the text it failed on */
-    pthread_t thread;
+    WarmThread *warm;     /* the warm thread running it, or NULL */
+    pthread_t thread;     /* else the thread made for it, when `started` */
     int started;
 } Part;
 
@@ -302,11 +305,13 @@ encode_texts(SpecEncoderObject *self, PyObject *texts, Py_ssize_t n_threads)
     }
     self->encoding++;
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t p = 1; p < n_parts; p++) /* a part whose thread does not start runs on this one */
-        parts[p].started = pthread_create(&parts[p].thread, NULL, encode_part, &parts[p]) == 0;
+    for (Py_ssize_t p = 1; p < n_parts; p++) /* a part with no thread runs on this one */
+        if (!(parts[p].warm = warm_start(encode_part, &parts[p])))
+            parts[p].started = pthread_create(&parts[p].thread, NULL, encode_part, &parts[p]) == 0;
     encode_part(&parts[0]);
     for (Py_ssize_t p = 1; p < n_parts; p++) {
-        if (parts[p].started) pthread_join(parts[p].thread, NULL);
+        if (parts[p].warm) warm_wait(parts[p].warm);
+        else if (parts[p].started) pthread_join(parts[p].thread, NULL);
         else encode_part(&parts[p]);
     }
     Py_END_ALLOW_THREADS
