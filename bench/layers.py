@@ -29,8 +29,9 @@ and times one pass each time it is asked, so its passes interleave with the anch
 process (each kvec time is the pass as that process measures it).
 
 Each backend line is followed by the same comparison above each side's floor, where 2 cores are the
-limit: kvec's floor is a pass that only makes the layer's outputs (each batch's padded matrix, zeroed,
-put on the device as the layer puts its own; no text read), the anchor's is ``tf.data`` over the same
+limit: kvec's floor is a pass that only makes the layer's outputs (each batch's padded matrix of zeros,
+made as the layer makes its own but in buffers where no ids were written, and put on the device as the
+layer puts its own; no text read), the anchor's is ``tf.data`` over the same
 batches with ``tf.strings.length`` as the map; each side's pass less the median of its floor's
 (interleaved too).
 

@@ -11,8 +11,11 @@ prints the backend's name and answers each line ``keras`` or ``wordpiece`` on it
 the seconds of one pass of that layer, so bench/layers.py can interleave these passes with its
 anchors' (an empty line ends it). A line ``floor keras`` or ``floor wordpiece`` times that layer's
 floor instead: a pass that only makes its outputs, each batch's padded matrix of the first pass's shape
-and dtype laid out and zeroed as the layer lays out its own (``kvec.layers.keras_rules.output_matrix``)
-and put on the device as the layer puts it, with no text read.
+and dtype made as the layer makes its own (``kvec.layers.keras_rules.ragged_to_dense`` with no ids), in
+buffers of its own (a :class:`~kvec.layers.keras_rules.ReusedBuffers` where no ids were ever written:
+on JAX the layer's reused buffers are cleared only where the previous pass wrote ids, and the floor
+leaves the layer's as that pass left them), and put on the device as the layer puts it, with no text
+read.
 """
 
 import json
@@ -24,7 +27,7 @@ import numpy as np
 from harness import timed
 
 import kvec.layers
-from kvec.layers.keras_rules import output_matrix
+from kvec.layers.keras_rules import ReusedBuffers, ragged_to_dense
 from kvec.pipeline import Tokenizer
 
 
@@ -36,17 +39,17 @@ def one_pass(layer, batches):
     return seconds
 
 
-def floor_pass(shapes):
+def floor_pass(shapes, buffers):
     """The seconds of a pass that only makes outputs of ``shapes`` (``(shape, dtype)`` pairs) as the
-    layer makes its own, zeroed instead of filled with ids."""
+    layer makes its own, with no id in them, in ``buffers`` (the floor's own) instead of the layer's."""
+    read_only = keras.backend.backend() == "jax"
 
     def outputs():
-        made = []
-        for shape, dtype in shapes:
-            matrix = output_matrix(shape, dtype)
-            matrix.fill(0)
-            made.append(on_device(matrix))
-        return made
+        no_ids = np.zeros(0, dtype=np.int64)
+        return [
+            on_device(ragged_to_dense(no_ids, np.zeros(shape[0], np.int64), shape[1], dtype, read_only, buffers))
+            for shape, dtype in shapes
+        ]
 
     made, seconds = timed(outputs)
     for output in made:
@@ -77,7 +80,7 @@ def main():
     with open(os.path.join(folder, "wordpiece.json"), encoding="utf-8") as f:
         wordpiece_layer = kvec.layers.TextVectorization(tokenizer=Tokenizer.from_str(f.read()))
     layers = {"keras": keras_layer, "wordpiece": wordpiece_layer}
-    shapes = {}
+    shapes, floor_buffers = {}, ReusedBuffers()
     for name, layer in layers.items():
         first = [keras.ops.convert_to_numpy(layer(batch)) for batch in batches]
         np.savez(os.path.join(folder, f"{name}_ids.npz"), *first)
@@ -88,7 +91,7 @@ def main():
             break
         words = line.split()
         if words[0] == "floor":
-            print(floor_pass(shapes[words[1]]), flush=True)
+            print(floor_pass(shapes[words[1]], floor_buffers), flush=True)
         else:
             print(one_pass(layers[words[0]], batches), flush=True)
 

@@ -17,11 +17,13 @@ from hypothesis import strategies as st
 
 pytest.importorskip("keras")
 
+from kvec._keras import fill_rows  # noqa: E402
 from kvec.layers.keras_rules import (  # noqa: E402
     ARRAY_ALIGNMENT,
     KerasVocabulary,
     ReusedBuffers,
     encode_ids,
+    ragged_to_dense,
     tensorflow_mean,
     vocabulary_lines,
 )
@@ -247,9 +249,10 @@ def test_a_tf_idf_layers_unknown_token_weighs_what_keras_gives_it():
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_big_outputs_held_anywhere_keep_their_ids_while_the_layer_makes_more(backend):
-    """Padded matrices past a MiB come from reused buffers: outputs still held (the backend's arrays,
-    a NumPy view of one, a slice of the matrix a JAX array aliases) keep their ids while the layer
-    makes more outputs of the same shape from other texts."""
+    """Padded matrices past a MiB come from reused buffers (on JAX cleared only where earlier ids were):
+    outputs still held (the backend's arrays, a NumPy view of one, a slice of the matrix a JAX array
+    aliases) keep their ids while the layer makes more outputs of the same shape from other texts, and
+    outputs of changing shapes are their ragged rows padded with 0."""
     out = run(
         backend,
         """
@@ -269,6 +272,14 @@ def test_big_outputs_held_anywhere_keep_their_ids_while_the_layer_makes_more(bac
         assert np.array_equal(keras.ops.convert_to_numpy(held[0]), expected[0])
         assert np.array_equal(held[1], expected[1])
         assert np.array_equal(view, expected[2][5:])
+        # padded to each batch's longest text: widths and rows change from call to call
+        longest = kvec.layers.TextVectorization(vocabulary=words)
+        sized = [[" ".join(random.choice(words) for _ in range(random.randint(0, n))) for _ in range(rows)]
+                 for n, rows in ((600, 1100), (280, 2000), (900, 700), (300, 1100))]
+        for texts in sized * 2:
+            rows = ragged(texts)
+            padded = [row + [0] * (max(map(len, rows)) - len(row)) for row in rows]
+            assert keras.ops.convert_to_numpy(longest(texts)).tolist() == padded
         print("ok")
         """,
     )
@@ -293,6 +304,64 @@ def test_a_buffer_is_laid_out_again_only_when_nothing_holds_it():
     big = buffers.empty((1024, 1024), np.int32)  # past the limit with the others: unheld ones let go
     assert big.shape == (1024, 1024)
     assert sum(b.size for b in buffers._kept) <= 4 << 20
+
+
+MATRIX_STEP = st.tuples(
+    st.sampled_from(["zeroed", "scribbled"]),  # a matrix of ids, or one a caller of empty() fills with 7s
+    st.integers(1, 40),  # rows
+    st.integers(0, 40),  # width
+    st.sampled_from([np.int32, np.int64]),
+    st.integers(0, 2**32),  # the seed of the row lengths and ids
+    st.booleans(),  # whether the matrix is still held at the next step
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=st.lists(MATRIX_STEP, min_size=1, max_size=12))
+def test_a_reused_buffer_gives_zeros_but_at_the_ids_of_each_matrix(steps):
+    """Matrices of ids in reused buffers, of changing shapes and types, some held past the next step
+    and some buffers laid out for a caller that writes anything: each one is its rows padded with 0,
+    though the buffers are cleared only where an earlier matrix of ids had its ids."""
+    buffers = ReusedBuffers(limit=1 << 16)
+    held = []
+    for kind, rows, width, dtype, seed, hold in steps:
+        rng = np.random.default_rng(seed)
+        if kind == "scribbled":
+            matrix = buffers.empty((rows, width), dtype)
+            matrix.fill(7)
+            expected = matrix.copy()
+        else:
+            lengths = rng.integers(0, width + 5, size=rows).astype(np.int64)
+            values = rng.integers(1, 1000, size=int(lengths.sum())).astype(np.int64)
+            matrix = buffers.zeroed_rows((rows, width), dtype, lengths)
+            fill_rows(matrix, values, lengths, True)
+            ends = np.cumsum(lengths)
+            expected = np.zeros((rows, width), dtype=dtype)
+            for r, (end, n) in enumerate(zip(ends, lengths)):
+                row = values[end - n : end][:width]
+                expected[r, : len(row)] = row
+            assert np.array_equal(matrix, expected)
+        for earlier, earlier_expected in held:  # what is held keeps its values
+            assert np.array_equal(earlier, earlier_expected)
+        held = [(matrix, expected)] if hold else []
+
+
+def test_a_read_only_matrix_of_ids_equals_one_zeroed_whole():
+    """ragged_to_dense for arrays nobody writes to, over a buffer that held other ids of other widths
+    and types: the same matrices as when each is zeroed whole."""
+    rng = np.random.default_rng(3)
+    buffers = ReusedBuffers()
+    for step in range(8):
+        rows, width = 1100, [300, 500, 257, 300, 600, 256, 300, 299][step]
+        lengths = rng.integers(0, width + 20, size=rows).astype(np.int64)
+        values = rng.integers(1, 2**20, size=int(lengths.sum())).astype(np.int64)
+        length = None if step % 3 else width - 7
+        for dtype in (np.int32, np.int64):
+            fresh = ragged_to_dense(values, lengths, length, dtype)
+            reused = ragged_to_dense(values, lengths, length, dtype, read_only=True, buffers=buffers)
+            assert reused.nbytes >= 1 << 20 and reused.dtype == dtype
+            assert np.array_equal(reused, fresh)
+            del reused
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -24,7 +24,7 @@ import kvec._subword
 import kvec._unigram
 from kvec._encoder import PieceTable, encodings, id_rows
 from kvec._jieba import Cutter, Dictionary
-from kvec._keras import WordCounter, WordSplitter, fill_padded, fill_rows
+from kvec._keras import WordCounter, WordSplitter, clear_rows, fill_padded, fill_rows
 from kvec._spec import SpecEncoder, SpecParts
 from kvec._subword import BottomUpLearner, BpeRanks, CharsMapTable, bpe_merge_loop
 from kvec._unigram import Lattice, release_free_memory
@@ -119,7 +119,10 @@ def test_fill_padded_refuses_what_is_not_a_writable_buffer():
 def test_fill_rows_writes_each_row_cut_and_padded_or_refuses(values, row_lengths, width, dtype):
     out = np.full((len(row_lengths), width), 9, dtype=dtype)
     ragged = np.array(values, dtype=np.int64)
-    _, error = attempt(fill_rows, out, misaligned(ragged.tobytes()).cast("q"), np.array(row_lengths, dtype=np.int64))
+    zeroed = len(values) % 2 == 1  # then the cells past each row's ids keep what they hold
+    _, error = attempt(
+        fill_rows, out, misaligned(ragged.tobytes()).cast("q"), np.array(row_lengths, dtype=np.int64), zeroed
+    )
     if dtype not in ("int32", "int64"):
         assert isinstance(error, TypeError)
         return
@@ -133,7 +136,43 @@ def test_fill_rows_writes_each_row_cut_and_padded_or_refuses(values, row_lengths
         assert isinstance(error, ValueError) and "does not fit an int32" in str(error)
         return
     assert error is None, error
-    assert out.tolist() == [row + [0] * (width - len(row)) for row in kept]
+    assert out.tolist() == [row + [9 if zeroed else 0] * (width - len(row)) for row in kept]
+
+
+@FUZZ
+@given(
+    size=st.integers(0, 64),
+    row_bytes=LENGTH,
+    written=st.lists(LENGTH.filter(lambda n: -(2**63) <= n < 2**63), max_size=6),
+    readonly=st.booleans(),
+)
+def test_clear_rows_zeroes_each_rows_first_bytes_or_refuses(size, row_bytes, written, readonly):
+    region = bytes(range(1, size + 1)) if readonly else bytearray(range(1, size + 1))
+    counts = np.array(written, dtype=np.int64)
+    _, error = attempt(clear_rows, region, row_bytes, counts, errors=ARGUMENT_ERRORS + (BufferError,))
+    if row_bytes < 0:
+        assert isinstance(error, ValueError) and "row_bytes" in str(error)
+        return
+    if readonly:
+        assert isinstance(error, BufferError)
+        return
+    if written and len(written) * row_bytes > size and row_bytes:
+        assert isinstance(error, ValueError) and "pass the region" in str(error)
+        return
+    bad = [r for r, n in enumerate(written) if not 0 <= n <= row_bytes]
+    if bad:
+        assert isinstance(error, ValueError) and f"written[{bad[0]}]" in str(error)
+        return
+    assert error is None, error
+    expected = bytearray(range(1, size + 1))
+    for r, n in enumerate(written):
+        expected[r * row_bytes : r * row_bytes + n] = bytes(n)
+    assert region == expected
+
+
+def test_clear_rows_refuses_what_is_not_int64_counts():
+    assert isinstance(attempt(clear_rows, bytearray(8), 4, b"\x00" * 8)[1], TypeError)
+    assert isinstance(attempt(clear_rows, bytearray(8), "4", np.zeros(1, np.int64))[1], TypeError)
 
 
 def test_fill_rows_refuses_what_is_not_int64_ids_or_a_writable_matrix():

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from kvec._keras import fill_rows
+from kvec._keras import clear_rows, fill_rows
 from kvec._spec import SpecEncoder
 from kvec.native_spec import describe_word_lookup
 from kvec.pipeline import CORES
@@ -390,11 +390,18 @@ class ReusedBuffers:
     array aliases, until that array is freed) holds a reference to the buffer as its ``base``; a buffer
     is handed out again only when its reference count is the one it has with nothing but this object
     holding it. A buffer is reused for a matrix of at least half its size; at most ``limit`` bytes are
-    kept (buffers nothing holds are let go first)."""
+    kept (buffers nothing holds are let go first).
+
+    A matrix of zeros for ids (:meth:`zeroed_rows`) costs what its ids cost, not its size, when its
+    buffer held such a matrix before: the buffer remembers where that one's ids were, and those cells
+    are cleared (the rest is zero still) instead of the whole matrix."""
 
     def __init__(self, limit: int = 1 << 27):
         self.limit = limit
         self._kept: list[np.ndarray] = []
+        # id of a kept buffer -> (its first bytes known to be zero but at the cells below, the bytes of a
+        # row of the matrix of ids it last held, the bytes of ids written at the start of each row)
+        self._zero: dict[int, tuple[int, int, np.ndarray]] = {}
         self._lock = threading.Lock()
         probe = [np.empty(1, dtype=np.uint8)]
         self._unheld = sys.getrefcount(probe[0])  # the count of a buffer only the list holds
@@ -402,25 +409,53 @@ class ReusedBuffers:
     def _held(self, i: int) -> bool:
         return sys.getrefcount(self._kept[i]) > self._unheld
 
+    def _buffer(self, size: int) -> np.ndarray:
+        """A buffer for a matrix of ``size`` bytes: a kept one nothing holds, else a new one (kept when
+        the limit allows). The lock is held."""
+        fits = [i for i in range(len(self._kept)) if size <= self._kept[i].size - ARRAY_ALIGNMENT <= 2 * size]
+        free = [i for i in fits if not self._held(i)]
+        if free:
+            return self._kept[min(free, key=lambda i: self._kept[i].size)]
+        raw = np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8)
+        kept = sum(b.size for b in self._kept)
+        while kept + raw.size > self.limit:
+            unheld = next((i for i in range(len(self._kept)) if not self._held(i)), None)
+            if unheld is None:
+                break
+            dropped = self._kept.pop(unheld)
+            self._zero.pop(id(dropped), None)
+            kept -= dropped.size
+        if kept + raw.size <= self.limit:
+            self._kept.append(raw)
+        return raw
+
     def empty(self, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
         """An uninitialised C-contiguous matrix as :func:`aligned_empty` lays it out, in a kept buffer."""
         dtype = np.dtype(dtype)
         size = math.prod(shape) * dtype.itemsize
         with self._lock:  # the matrix is made before another thread can see its buffer unheld
-            fits = [i for i in range(len(self._kept)) if size <= self._kept[i].size - ARRAY_ALIGNMENT <= 2 * size]
-            free = [i for i in fits if not self._held(i)]
-            if free:
-                raw = self._kept[min(free, key=lambda i: self._kept[i].size)]
-            else:
-                raw = np.empty(size + ARRAY_ALIGNMENT, dtype=np.uint8)
-                kept = sum(b.size for b in self._kept)
-                while kept + raw.size > self.limit:
-                    unheld = next((i for i in range(len(self._kept)) if not self._held(i)), None)
-                    if unheld is None:
-                        break
-                    kept -= self._kept.pop(unheld).size
-                if kept + raw.size <= self.limit:
-                    self._kept.append(raw)
+            raw = self._buffer(size)
+            self._zero.pop(id(raw), None)  # whoever holds it may write anything
+            return _aligned_in(raw, shape, dtype, size)
+
+    def zeroed_rows(self, shape: tuple[int, int], dtype: Any, row_lengths: np.ndarray) -> np.ndarray:
+        """A matrix of zeros laid out as :meth:`empty` lays it out, for a caller that writes ids to the
+        first ``row_lengths[r]`` cells (at most the width) of each row ``r`` and nothing else, and hands
+        the matrix on to arrays that nobody writes to (JAX's): its buffer's earlier ids are cleared and
+        its bytes past those known to be zero are zeroed, and where the new ids go is remembered."""
+        dtype = np.dtype(dtype)
+        rows, width = shape
+        size = rows * width * dtype.itemsize
+        with self._lock:
+            raw = self._buffer(size)
+            region = raw[-raw.ctypes.data % ARRAY_ALIGNMENT :]
+            zero, row_bytes, written = self._zero.pop(id(raw), (0, 0, np.zeros(0, dtype=np.int64)))
+            clear_rows(region, row_bytes, written)
+            if zero < size:
+                region[zero:size].fill(0)
+            if any(raw is kept for kept in self._kept):
+                cells = np.clip(np.asarray(row_lengths, dtype=np.int64), 0, width) * dtype.itemsize
+                self._zero[id(raw)] = (max(zero, size), width * dtype.itemsize, cells)
             return _aligned_in(raw, shape, dtype, size)
 
 
@@ -436,12 +471,27 @@ def output_matrix(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 
 
 def ragged_to_dense(
-    values: np.ndarray, row_lengths: np.ndarray, length: int | None, dtype: Any = np.int64
+    values: np.ndarray,
+    row_lengths: np.ndarray,
+    length: int | None,
+    dtype: Any = np.int64,
+    read_only: bool = False,
+    buffers: ReusedBuffers | None = None,
 ) -> np.ndarray:
-    """Rows padded with 0 (or cut) to ``length``, or to the longest row, as ``dtype`` (int64 or int32)."""
+    """Rows padded with 0 (or cut) to ``length``, or to the longest row, as ``dtype`` (int64 or int32).
+    ``read_only``: the matrix goes on to arrays nobody writes to (JAX's), so a big one's buffer, when it
+    held such a matrix before, is cleared where that one's ids were instead of zeroed whole
+    (:meth:`ReusedBuffers.zeroed_rows`; ``buffers``, the layers' own unless given)."""
     width = int(row_lengths.max(initial=0)) if length is None else length
-    out = output_matrix((len(row_lengths), width), dtype)
-    fill_rows(out, np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(row_lengths, dtype=np.int64))
+    shape = (len(row_lengths), width)
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    row_lengths = np.ascontiguousarray(row_lengths, dtype=np.int64)
+    if read_only and math.prod(shape) * np.dtype(dtype).itemsize >= REUSED_BYTES:
+        out = (buffers or _OUTPUT_BUFFERS).zeroed_rows(shape, dtype, row_lengths)
+        fill_rows(out, values, row_lengths, True)
+        return out
+    out = output_matrix(shape, dtype)
+    fill_rows(out, values, row_lengths)
     return out
 
 
@@ -468,15 +518,16 @@ def encode_ids(
     ragged: bool = False,
     counts_dtype: Any = np.int64,
     ids_dtype: Any = np.int64,
+    read_only: bool = False,
 ) -> Any:
     """The layer's output for ragged ids: a padded matrix of ``ids_dtype`` (int64 in Keras' layer; a
-    list of lists when ``ragged``), or ``multi_hot``/``count`` rows of ``counts_dtype`` (int64 in Keras'
-    layer), or float32 ``tf_idf`` rows."""
+    list of lists when ``ragged``; ``read_only`` as :func:`ragged_to_dense` takes it), or
+    ``multi_hot``/``count`` rows of ``counts_dtype`` (int64 in Keras' layer), or float32 ``tf_idf`` rows."""
     if output_mode == "int":
         if ragged:
             ends = np.cumsum(row_lengths)
             return [values[end - length : end].tolist() for end, length in zip(ends, row_lengths)]
-        return ragged_to_dense(values, row_lengths, sequence_length, ids_dtype)
+        return ragged_to_dense(values, row_lengths, sequence_length, ids_dtype, read_only)
     counts = bincount_rows(values, row_lengths, depth, output_mode == "multi_hot", counts_dtype)
     if output_mode == "tf_idf":
         if idf_weights is None:

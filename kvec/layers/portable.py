@@ -394,6 +394,7 @@ class TextVectorization(keras.layers.Layer):
             ragged=self._ragged,
             counts_dtype=np.float32 if ids else np.int64,  # as the TensorFlow host gives them
             ids_dtype=_backend_ids_dtype(),
+            read_only=keras.backend.backend() == "jax",  # a JAX array is never written to
         )
         if scalar:
             outputs = outputs[0]

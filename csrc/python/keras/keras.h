@@ -12,5 +12,6 @@ int keras_words_init(void);
 /* padding.c (kvec/sequence.py) */
 PyObject *fill_padded(PyObject *module, PyObject *args);
 PyObject *fill_rows(PyObject *module, PyObject *args);
+PyObject *clear_rows(PyObject *module, PyObject *args);
 
 #endif

@@ -12,8 +12,11 @@ static PyMethodDef module_methods[] = {
      "fill_padded(out, sequences, pre_padding, pre_truncating) -> bool: copy int/float lists into a "
      "padded 2-D buffer; False when an element needs NumPy's conversion rules"},
     {"fill_rows", fill_rows, METH_VARARGS,
-     "fill_rows(out, values, row_lengths) -> None: ragged int64 ids into a 2-D int32/int64 buffer, each row "
-     "cut at its width and padded with zeros"},
+     "fill_rows(out, values, row_lengths, zeroed=False) -> None: ragged int64 ids into a 2-D int32/int64 "
+     "buffer, each row cut at its width and padded with zeros (left as they are when zeroed)"},
+    {"clear_rows", clear_rows, METH_VARARGS,
+     "clear_rows(region, row_bytes, written) -> None: zero the first written[r] bytes of each row of "
+     "row_bytes bytes of a writable buffer"},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {

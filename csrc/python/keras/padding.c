@@ -4,11 +4,16 @@
  *       copies a list of int/float lists into a 2-D C-contiguous int32/int64/float32/float64 buffer;
  *       returns False without promising anything about `out` when an element needs NumPy's own
  *       conversion rules (the caller then takes the general path).
- *   fill_rows(out, values, row_lengths) -> None
+ *   fill_rows(out, values, row_lengths, zeroed=False) -> None
  *       writes ragged int64 ids (values: every row's ids back to back; row_lengths: one int64 count per
  *       row of `out`) into a 2-D C-contiguous int32/int64 buffer: each row's first ids, cut at its
- *       width, then zeros. ValueError when a count is negative, the counts need more values than there
- *       are, or an id does not fit the buffer's type; the GIL is released while it copies.
+ *       width, then zeros (left as they are when `zeroed`: the caller knows `out` holds zeros). ValueError
+ *       when a count is negative, the counts need more values than there are, or an id does not fit the
+ *       buffer's type; the GIL is released while it copies.
+ *   clear_rows(region, row_bytes, written) -> None
+ *       zeroes the first written[r] bytes of each row r of a writable C-contiguous buffer taken as rows of
+ *       row_bytes bytes (the cells an earlier fill_rows wrote ids to, in the layout it had). ValueError
+ *       when a count is negative or past row_bytes, or the rows pass the buffer's end.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -149,12 +154,14 @@ first_bad_length(const char *lengths, Py_ssize_t n_rows, Py_ssize_t n_values)
     return -1;
 }
 
-/* Rows of `width` items of `size` bytes at out; returns the first bad id's place, or -1. */
+/* Rows of `width` items of `size` bytes at out (zeroes first unless `zeroed`); returns the first bad id's
+ * place, or -1. */
 static Py_ssize_t
-copy_rows(char *out, Py_ssize_t rows, Py_ssize_t width, Py_ssize_t size, const char *values, const char *lengths)
+copy_rows(char *out, Py_ssize_t rows, Py_ssize_t width, Py_ssize_t size, const char *values, const char *lengths,
+          int zeroed)
 {
     Py_ssize_t start = 0;
-    memset(out, 0, (size_t)(rows * width * size)); /* at once: a big memset streams past the cache */
+    if (!zeroed) memset(out, 0, (size_t)(rows * width * size)); /* at once: a big memset streams past the cache */
     for (Py_ssize_t r = 0; r < rows; r++) {
         int64_t n;
         memcpy(&n, lengths + 8 * r, 8);
@@ -180,7 +187,8 @@ PyObject *
 fill_rows(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *out_object, *values_object, *lengths_object;
-    if (!PyArg_ParseTuple(args, "OOO", &out_object, &values_object, &lengths_object)) return NULL;
+    int zeroed = 0;
+    if (!PyArg_ParseTuple(args, "OOO|p", &out_object, &values_object, &lengths_object, &zeroed)) return NULL;
     Py_buffer out, values, lengths;
     Py_ssize_t n_values, n_rows;
     if (PyObject_GetBuffer(out_object, &out, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | PyBUF_WRITABLE) < 0) return NULL;
@@ -213,7 +221,7 @@ fill_rows(PyObject *Py_UNUSED(module), PyObject *args)
     }
     Py_ssize_t bad;
     Py_BEGIN_ALLOW_THREADS
-    bad = copy_rows(out.buf, n_rows, out.shape[1], out.itemsize, values.buf, lengths.buf);
+    bad = copy_rows(out.buf, n_rows, out.shape[1], out.itemsize, values.buf, lengths.buf, zeroed);
     Py_END_ALLOW_THREADS
     if (bad >= 0) {
         PyErr_Format(PyExc_ValueError, "values[%zd] does not fit an int32", bad);
@@ -224,5 +232,68 @@ done:
     PyBuffer_Release(&lengths);
     PyBuffer_Release(&values);
     PyBuffer_Release(&out);
+    return result;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* clear_rows                                                                                        */
+
+/* The first of the n_rows byte counts at written that is negative or past row_bytes, or -1. */
+static Py_ssize_t
+first_bad_count(const char *written, Py_ssize_t n_rows, Py_ssize_t row_bytes)
+{
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        int64_t n;
+        memcpy(&n, written + 8 * r, 8);
+        if (n < 0 || n > row_bytes) return r;
+    }
+    return -1;
+}
+
+/* Zeroes the first written[r] bytes of each row r of row_bytes bytes at region. */
+static void
+zero_row_starts(char *region, Py_ssize_t row_bytes, const char *written, Py_ssize_t n_rows)
+{
+    for (Py_ssize_t r = 0; r < n_rows; r++) {
+        int64_t n;
+        memcpy(&n, written + 8 * r, 8);
+        if (n) memset(region + r * row_bytes, 0, (size_t)n);
+    }
+}
+
+PyObject *
+clear_rows(PyObject *Py_UNUSED(module), PyObject *args)
+{
+    PyObject *region_object, *written_object;
+    Py_ssize_t row_bytes, n_rows;
+    if (!PyArg_ParseTuple(args, "OnO", &region_object, &row_bytes, &written_object)) return NULL;
+    if (row_bytes < 0) {
+        PyErr_Format(PyExc_ValueError, "row_bytes must not be negative, got %zd", row_bytes);
+        return NULL;
+    }
+    Py_buffer region, written;
+    if (PyObject_GetBuffer(region_object, &region, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) return NULL;
+    if (int64_buffer(written_object, &written, "written", &n_rows) < 0) {
+        PyBuffer_Release(&region);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t bad = first_bad_count(written.buf, n_rows, row_bytes);
+    if (row_bytes && n_rows > region.len / row_bytes) {
+        PyErr_Format(PyExc_ValueError, "%zd rows of %zd bytes pass the region's %zd bytes", n_rows, row_bytes,
+                     region.len);
+    } else if (bad >= 0) {
+        int64_t n;
+        memcpy(&n, (const char *)written.buf + 8 * bad, 8);
+        PyErr_Format(PyExc_ValueError, "written[%zd] is %lld: negative, or past the %zd bytes of a row", bad,
+                     (long long)n, row_bytes);
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        zero_row_starts(region.buf, row_bytes, written.buf, n_rows);
+        Py_END_ALLOW_THREADS
+        result = Py_NewRef(Py_None);
+    }
+    PyBuffer_Release(&written);
+    PyBuffer_Release(&region);
     return result;
 }
