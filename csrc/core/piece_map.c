@@ -46,6 +46,39 @@ find(const PieceMap *map, const CodePoints *key, uint64_t hash)
     }
 }
 
+/* Whether a[0 .. n) and b[0 .. n) hold the same code points, 0 < n <= PIECE_MAP_READ_AHEAD, each
+ * followed by PIECE_MAP_READ_AHEAD - n code points that may be read: all of them are read, 8 bytes at a
+ * time, those past n masked off, so that the length takes no branch. */
+static inline int
+same_short_key(const uint32_t *a, const uint32_t *b, size_t n)
+{
+    static const uint64_t HALVES[3] = {0, 0xffffffffu, UINT64_MAX}; /* a lane of 0, 1 or 2 code points */
+    uint64_t differ = 0;
+    for (size_t k = 0; k < PIECE_MAP_READ_AHEAD / 2; k++) {
+        uint64_t x, y;
+        size_t held = n > 2 * k ? n - 2 * k : 0;
+        memcpy(&x, a + 2 * k, sizeof(x));
+        memcpy(&y, b + 2 * k, sizeof(y));
+        differ |= (x ^ y) & HALVES[held < 2 ? held : 2];
+    }
+    return differ == 0;
+}
+
+const int64_t *
+piece_map_get_read_ahead(const PieceMap *map, const uint32_t *key, ptrdiff_t n, uint64_t hash)
+{
+    if (n > PIECE_MAP_READ_AHEAD) {
+        CodePoints whole = {4, key, n};
+        return piece_map_get(map, &whole, hash);
+    }
+    for (size_t i = (size_t)hash & map->mask;; i = (i + 1) & map->mask) {
+        const PieceSlot *slot = &map->slots[i];
+        if (!slot->length) return NULL;
+        if (slot->hash == hash && slot->length == (uint64_t)n && same_short_key(map->pool + slot->key, key, (size_t)n))
+            return &slot->value;
+    }
+}
+
 const int64_t *
 piece_map_get(const PieceMap *map, const CodePoints *key, uint64_t hash)
 {
@@ -80,11 +113,12 @@ piece_map_add(PieceMap *map, const CodePoints *key, uint64_t hash, int64_t value
     if (map->slots[i].length) return 0;
     size_t length = (size_t)key->length;
     if (length > UINT32_MAX - map->pool_used) return -1;
-    if (map->pool_used + length > map->pool_capacity) {
+    if (map->pool_used + length + PIECE_MAP_READ_AHEAD > map->pool_capacity) {
         size_t capacity = map->pool_capacity ? map->pool_capacity : 1024;
-        while (capacity < map->pool_used + length) capacity *= 2;
+        while (capacity < map->pool_used + length + PIECE_MAP_READ_AHEAD) capacity *= 2;
         uint32_t *pool = realloc(map->pool, sizeof(uint32_t) * capacity);
         if (!pool) return -1;
+        memset(pool + map->pool_capacity, 0, sizeof(uint32_t) * (capacity - map->pool_capacity));
         map->pool = pool;
         map->pool_capacity = capacity;
     }

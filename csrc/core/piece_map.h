@@ -35,6 +35,13 @@ int piece_map_add(PieceMap *map, const CodePoints *key, uint64_t hash, int64_t v
 /* The value of `key` (hash code_points_hash(key)), or NULL. */
 const int64_t *piece_map_get(const PieceMap *map, const CodePoints *key, uint64_t hash);
 
+/* Code points that may be read past a key of up to as many: the pool keeps them after its last key. */
+#define PIECE_MAP_READ_AHEAD 8
+
+/* piece_map_get for a key of n UTF-32 code points followed by PIECE_MAP_READ_AHEAD - n that may be
+ * read (when n is less): a short key is compared without a call or a branch on its length. */
+const int64_t *piece_map_get_read_ahead(const PieceMap *map, const uint32_t *key, ptrdiff_t n, uint64_t hash);
+
 /* Hints for probing many keys at once: the first slot of `hash` fetched into the cache ahead of a
  * piece_map_get, then (once that slot is at hand) the stored key it names when its hash is `hash`. Each
  * only reads; a big map's probes then wait on memory side by side rather than one after the other. */

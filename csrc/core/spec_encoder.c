@@ -151,23 +151,52 @@ prefixed(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t *n, SpecScratch *s
     return s->prefixed;
 }
 
-/* The ids of the class runs of cps[0 .. n). */
+/* Words found, then encoded, together by encode_class_runs. */
+#define CLASS_RUNS_BATCH 64
+
+/* The ids of the class runs of cps[0 .. n), CLASS_RUNS_BATCH words at a time: each word's first slot in
+ * the map it is looked up in (the vocabulary of a word lookup, else the word cache) fetched as the word
+ * is found, then the words encoded in order. A big cache's slots are then on their way while the rest
+ * of the batch is read, rather than fetched one at a time as each word is looked up; a batch costs
+ * more instructions than a word at a time, and pays where the map is out of the cache (between the
+ * layer's batches, whose outputs take its place). A word the model encodes may empty the cache: the
+ * later words of its batch were then fetched for nothing. */
 static int
 encode_class_runs(const SpecEncoder *e, const uint32_t *cps, ptrdiff_t n, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t start, end = 0;
-    uint64_t h = 0, *hash = e->model_kind == SPEC_MODEL_SPLIT ? NULL : &h;
-    while ((end = class_run_next(&e->classes, cps, n, end, &start, hash)) > start) {
-        CodePoints word = {4, cps + start, end - start};
-        int status = encode_word(e, &word, h, out, s);
-        if (status) return status;
+    if (e->model_kind == SPEC_MODEL_SPLIT) {
+        while ((end = class_run_next(&e->classes, cps, n, end, &start, NULL)) > start) {
+            CodePoints word = {4, cps + start, end - start};
+            int status = encode_word(e, &word, 0, out, s);
+            if (status) return status;
+        }
+        return 0;
     }
+    ptrdiff_t starts[CLASS_RUNS_BATCH], ends[CLASS_RUNS_BATCH];
+    uint64_t hashes[CLASS_RUNS_BATCH];
+    int found;
+    do {
+        const PieceMap *map = e->model_kind == SPEC_MODEL_WORDS ? &e->words : s->cache_ready ? &s->words : NULL;
+        uint64_t h;
+        for (found = 0; found < CLASS_RUNS_BATCH; found++) {
+            end = class_run_next(&e->classes, cps, n, end, &start, &h);
+            if (end == start) break;
+            starts[found] = start, ends[found] = end, hashes[found] = h;
+            if (map) piece_map_prefetch(map, h);
+        }
+        for (int k = 0; k < found; k++) {
+            CodePoints word = {4, cps + starts[k], ends[k] - starts[k]};
+            int status = encode_word(e, &word, hashes[k], out, s);
+            if (status) return status;
+        }
+    } while (found == CLASS_RUNS_BATCH);
     return 0;
 }
 
 /* Words probed together by lookup_words. */
-#define LOOKUP_BATCH 16
-#define LOOKUP_REPLACED 3 /* lookup_words_of_kind's, reading a plain text: a code point has a longer replacement */
+#define LOOKUP_BATCH 64
+#define LOOKUP_REPLACED 3 /* lookup_latin1_plain's: a code point has a longer replacement */
 
 typedef struct {
     ptrdiff_t at, length; /* its code points in s->word */
@@ -182,8 +211,7 @@ probe_words(const SpecEncoder *e, const LookupWord *words, int n, const uint32_t
     if (int64s_reserve(out, n) < 0) return -1;
     for (int k = 0; k < n; k++) piece_map_prefetch_key(&e->words, words[k].hash);
     for (int k = 0; k < n; k++) {
-        CodePoints word = {4, buffer + words[k].at, words[k].length};
-        const int64_t *id = piece_map_get(&e->words, &word, words[k].hash);
+        const int64_t *id = piece_map_get_read_ahead(&e->words, buffer + words[k].at, words[k].length, words[k].hash);
         if (id || e->unk >= 0) out->data[out->length++] = id ? *id : e->unk;
     }
     return 0;
@@ -230,32 +258,32 @@ lookup_read(const SpecEncoder *e, LookupRun *r, LookupWord *words, uint32_t m, i
 
 /* encode_class_runs for a word lookup (SPEC_MODEL_WORDS, which keeps no word cache), with the text
  * mapped by `map` (NULL: none) on the way, in one pass over it: each code point's mapping and class read
- * (at once from e->lookup_bytes below 0x100; `plain`: LOOKUP_REPLACED at any other), the class runs copied
- * to s->word and hashed as they are read. Words are probed LOOKUP_BATCH at a time, their slots and keys
- * in the vocabulary fetched ahead of the probes, so a big vocabulary's cache misses overlap. s->word
- * keeps room for the code points left to read, one each, and grows before a longer replacement; a map
- * gives at most SPEC_GROWTH code points per code point, so the text cannot grow past its bound. */
+ * (at once from e->lookup_bytes below 0x100), the class runs copied to s->word and hashed as they are
+ * read. Words are probed LOOKUP_BATCH at a time, their slots and keys in the vocabulary fetched ahead of
+ * the probes, so a big vocabulary's cache misses overlap. s->word keeps room for the code points left to
+ * read, one each, and PIECE_MAP_READ_AHEAD more, and grows before a longer replacement; a map gives at
+ * most SPEC_GROWTH code points per code point, so the text cannot grow past its bound. */
 static inline __attribute__((always_inline)) int
-lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, int plain, const CharMap *map,
-                     Int64s *out, SpecScratch *s)
+lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, const CharMap *map, Int64s *out,
+                     SpecScratch *s)
 {
     LookupWord words[LOOKUP_BATCH];
     const uint32_t *pool = map ? map->pool : NULL, *bytes = e->lookup_bytes[map != NULL];
     const void *data = text->data;
     ptrdiff_t n = text->length;
-    if (code_points_reserve(&s->word, &s->word_capacity, n) < 0) return -1;
+    if (code_points_reserve(&s->word, &s->word_capacity, n + PIECE_MAP_READ_AHEAD) < 0) return -1;
     LookupRun r = {0, 0, s->word, 0, 0, FNV_OFFSET};
     for (ptrdiff_t i = 0; i < n; i++) {
         uint32_t c = code_point_at(kind, data, i), entry = CHAR_SAME, byte = c < 0x100 ? bytes[c] : SPEC_BYTE_OTHER;
         if (byte < SPEC_BYTE_DROPPED && lookup_read(e, &r, words, byte & 0xff, (int)(byte >> 8), out) < 0) return -1;
         if (byte <= SPEC_BYTE_DROPPED) continue;
-        if (plain) return LOOKUP_REPLACED;
         if (map && c == 0x3A3 && map->final_sigma) c = char_map_sigma(map, text, i);
         else if (map && c < 0x110000) entry = map->entries[(size_t)map->page_of[c >> 8] * 256 + (c & 0xff)];
         if (entry != CHAR_SAME && pool[entry] != 1) { /* none, or a longer replacement */
             uint32_t size = pool[entry];
-            if (r.used + (ptrdiff_t)size + (n - i - 1) > s->word_capacity) {
-                if (code_points_reserve(&s->word, &s->word_capacity, r.used + size + (n - i - 1)) < 0) return -1;
+            ptrdiff_t room = r.used + (ptrdiff_t)size + (n - i - 1) + PIECE_MAP_READ_AHEAD;
+            if (room > s->word_capacity) {
+                if (code_points_reserve(&s->word, &s->word_capacity, room) < 0) return -1;
                 r.buffer = s->word;
             }
             for (uint32_t k = 0; k < size; k++) {
@@ -271,16 +299,60 @@ lookup_words_of_kind(const SpecEncoder *e, const CodePoints *text, int kind, int
     return probe_words(e, words, r.n_words, r.buffer, out);
 }
 
-/* A text of kind 1 read from e->lookup_bytes alone, in a function of its own (its loop holds nothing
- * else), or again in full when one of its code points has a longer replacement. */
+/* lookup_words_of_kind for a text of kind 1 read from `bytes` (e->lookup_bytes) alone, in a loop of its
+ * own: a word's first code point found, the rest of its run is read in an inner loop that holds nothing
+ * but each code point's entry, its class and the copy and hash. LOOKUP_REPLACED at a code point with a
+ * longer replacement: the text is then read again by lookup_words_of_kind. */
 static __attribute__((noinline)) int
+lookup_latin1_plain(const SpecEncoder *e, const uint8_t *text, ptrdiff_t n, const uint32_t *bytes, Int64s *out,
+                    SpecScratch *s)
+{
+    LookupWord words[LOOKUP_BATCH];
+    if (code_points_reserve(&s->word, &s->word_capacity, n + PIECE_MAP_READ_AHEAD) < 0) return -1;
+    uint32_t *buffer = s->word;
+    ptrdiff_t used = 0, i = 0;
+    int n_words = 0;
+    while (i < n) {
+        uint32_t entry = bytes[text[i++]], cls = entry >> 8;
+        if (entry >= SPEC_BYTE_DROPPED) {
+            if (entry != SPEC_BYTE_DROPPED) return LOOKUP_REPLACED;
+            continue;
+        }
+        if (!cls) continue;
+        ptrdiff_t start = used;
+        uint64_t h = hash_step(FNV_OFFSET, entry & 0xff);
+        buffer[used++] = entry & 0xff;
+        if (cls > 1) /* a class of runs: the run goes on, past dropped code points, to one of another class */
+            for (; i < n; i++) {
+                entry = bytes[text[i]];
+                if (entry >> 8 != cls) {
+                    if (entry == SPEC_BYTE_DROPPED) continue;
+                    break;
+                }
+                h = hash_step(h, entry & 0xff);
+                buffer[used++] = entry & 0xff;
+            }
+        words[n_words] = (LookupWord){start, used - start, hash_end(h, used - start)};
+        piece_map_prefetch(&e->words, words[n_words++].hash);
+        if (n_words == LOOKUP_BATCH) {
+            if (probe_words(e, words, LOOKUP_BATCH, buffer, out) < 0) return -1;
+            n_words = 0;
+            used = 0;
+        }
+    }
+    return probe_words(e, words, n_words, buffer, out);
+}
+
+/* A text of kind 1: lookup_latin1_plain, or lookup_words_of_kind when a code point of it has a longer
+ * replacement. */
+static int
 lookup_latin1(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
 {
     ptrdiff_t first = out->length;
-    int status = lookup_words_of_kind(e, text, 1, 1, map, out, s);
+    int status = lookup_latin1_plain(e, text->data, text->length, e->lookup_bytes[map != NULL], out, s);
     if (status != LOOKUP_REPLACED) return status;
     out->length = first;
-    return lookup_words_of_kind(e, text, 1, 0, map, out, s);
+    return lookup_words_of_kind(e, text, 1, map, out, s);
 }
 
 /* lookup_words_of_kind with the storage kind a constant, so that each kind's loop reads it directly. */
@@ -288,8 +360,8 @@ static int
 lookup_words(const SpecEncoder *e, const CodePoints *text, const CharMap *map, Int64s *out, SpecScratch *s)
 {
     if (text->kind == 1) return lookup_latin1(e, text, map, out, s);
-    if (text->kind == 2) return lookup_words_of_kind(e, text, 2, 0, map, out, s);
-    return lookup_words_of_kind(e, text, 4, 0, map, out, s);
+    if (text->kind == 2) return lookup_words_of_kind(e, text, 2, map, out, s);
+    return lookup_words_of_kind(e, text, 4, map, out, s);
 }
 
 /* A word of jieba's: its ids, or with map_words those of the class runs of the word mapped (s->normalized
