@@ -24,28 +24,6 @@ piece_map_free(PieceMap *map)
     memset(map, 0, sizeof(*map));
 }
 
-static int
-same_key(const PieceMap *map, const PieceSlot *slot, const CodePoints *key)
-{
-    if (slot->length != (uint64_t)key->length) return 0;
-    const uint32_t *stored = map->pool + slot->key;
-    if (key->kind == 4) return memcmp(stored, key->data, sizeof(uint32_t) * slot->length) == 0;
-    for (uint32_t i = 0; i < slot->length; i++)
-        if (stored[i] != code_point_at(key->kind, key->data, i)) return 0;
-    return 1;
-}
-
-static inline size_t
-find(const PieceMap *map, const CodePoints *key, uint64_t hash)
-{
-    size_t i = (size_t)hash & map->mask;
-    for (;;) {
-        const PieceSlot *slot = &map->slots[i];
-        if (!slot->length || (slot->hash == hash && same_key(map, slot, key))) return i;
-        i = (i + 1) & map->mask;
-    }
-}
-
 /* Whether a[0 .. n) and b[0 .. n) hold the same code points, 0 < n <= PIECE_MAP_READ_AHEAD, each
  * followed by PIECE_MAP_READ_AHEAD - n code points that may be read: all of them are read, 8 bytes at a
  * time, those past n masked off, so that the length takes no branch. */
@@ -64,25 +42,43 @@ same_short_key(const uint32_t *a, const uint32_t *b, size_t n)
     return differ == 0;
 }
 
+/* Whether the slot holds `key`; `read_ahead`: key is UTF-32, at most PIECE_MAP_READ_AHEAD code points,
+ * and may be read up to that many (same_short_key). */
+static inline int
+same_key(const PieceMap *map, const PieceSlot *slot, const CodePoints *key, int read_ahead)
+{
+    if (slot->length != (uint64_t)key->length) return 0;
+    const uint32_t *stored = map->pool + slot->key;
+    if (read_ahead) return same_short_key(stored, key->data, slot->length);
+    if (key->kind == 4) return memcmp(stored, key->data, sizeof(uint32_t) * slot->length) == 0;
+    for (uint32_t i = 0; i < slot->length; i++)
+        if (stored[i] != code_point_at(key->kind, key->data, i)) return 0;
+    return 1;
+}
+
+static inline size_t
+find(const PieceMap *map, const CodePoints *key, uint64_t hash, int read_ahead)
+{
+    size_t i = (size_t)hash & map->mask;
+    for (;;) {
+        const PieceSlot *slot = &map->slots[i];
+        if (!slot->length || (slot->hash == hash && same_key(map, slot, key, read_ahead))) return i;
+        i = (i + 1) & map->mask;
+    }
+}
+
 const int64_t *
 piece_map_get_read_ahead(const PieceMap *map, const uint32_t *key, ptrdiff_t n, uint64_t hash)
 {
-    if (n > PIECE_MAP_READ_AHEAD) {
-        CodePoints whole = {4, key, n};
-        return piece_map_get(map, &whole, hash);
-    }
-    for (size_t i = (size_t)hash & map->mask;; i = (i + 1) & map->mask) {
-        const PieceSlot *slot = &map->slots[i];
-        if (!slot->length) return NULL;
-        if (slot->hash == hash && slot->length == (uint64_t)n && same_short_key(map->pool + slot->key, key, (size_t)n))
-            return &slot->value;
-    }
+    CodePoints whole = {4, key, n};
+    const PieceSlot *slot = &map->slots[find(map, &whole, hash, n <= PIECE_MAP_READ_AHEAD)];
+    return slot->length ? &slot->value : NULL;
 }
 
 const int64_t *
 piece_map_get(const PieceMap *map, const CodePoints *key, uint64_t hash)
 {
-    const PieceSlot *slot = &map->slots[find(map, key, hash)];
+    const PieceSlot *slot = &map->slots[find(map, key, hash, 0)];
     return slot->length ? &slot->value : NULL;
 }
 
@@ -109,7 +105,7 @@ int
 piece_map_add(PieceMap *map, const CodePoints *key, uint64_t hash, int64_t value)
 {
     if (key->length <= 0) return -1;
-    size_t i = find(map, key, hash);
+    size_t i = find(map, key, hash, 0);
     if (map->slots[i].length) return 0;
     size_t length = (size_t)key->length;
     if (length > UINT32_MAX - map->pool_used) return -1;
