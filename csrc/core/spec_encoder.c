@@ -309,19 +309,17 @@ lookup_latin1_plain(const SpecEncoder *e, const uint8_t *text, ptrdiff_t n, cons
 {
     LookupWord words[LOOKUP_BATCH];
     if (code_points_reserve(&s->word, &s->word_capacity, n + PIECE_MAP_READ_AHEAD) < 0) return -1;
-    uint32_t *buffer = s->word;
-    ptrdiff_t used = 0, i = 0;
-    int n_words = 0;
-    while (i < n) {
+    LookupRun r = {0, 0, s->word, 0, 0, FNV_OFFSET};
+    for (ptrdiff_t i = 0; i < n;) {
         uint32_t entry = bytes[text[i++]], cls = entry >> 8;
         if (entry >= SPEC_BYTE_DROPPED) {
             if (entry != SPEC_BYTE_DROPPED) return LOOKUP_REPLACED;
             continue;
         }
         if (!cls) continue;
-        ptrdiff_t start = used;
-        uint64_t h = hash_step(FNV_OFFSET, entry & 0xff);
-        buffer[used++] = entry & 0xff;
+        r.start = r.used;
+        r.hash = hash_step(FNV_OFFSET, entry & 0xff);
+        r.buffer[r.used++] = entry & 0xff;
         if (cls > 1) /* a class of runs: the run goes on, past dropped code points, to one of another class */
             for (; i < n; i++) {
                 entry = bytes[text[i]];
@@ -329,18 +327,12 @@ lookup_latin1_plain(const SpecEncoder *e, const uint8_t *text, ptrdiff_t n, cons
                     if (entry == SPEC_BYTE_DROPPED) continue;
                     break;
                 }
-                h = hash_step(h, entry & 0xff);
-                buffer[used++] = entry & 0xff;
+                r.hash = hash_step(r.hash, entry & 0xff);
+                r.buffer[r.used++] = entry & 0xff;
             }
-        words[n_words] = (LookupWord){start, used - start, hash_end(h, used - start)};
-        piece_map_prefetch(&e->words, words[n_words++].hash);
-        if (n_words == LOOKUP_BATCH) {
-            if (probe_words(e, words, LOOKUP_BATCH, buffer, out) < 0) return -1;
-            n_words = 0;
-            used = 0;
-        }
+        if (lookup_word_ends(e, &r, words, out) < 0) return -1;
     }
-    return probe_words(e, words, n_words, buffer, out);
+    return probe_words(e, words, r.n_words, r.buffer, out);
 }
 
 /* A text of kind 1: lookup_latin1_plain, or lookup_words_of_kind when a code point of it has a longer
