@@ -462,10 +462,15 @@ class ReusedBuffers:
 _OUTPUT_BUFFERS = ReusedBuffers()
 
 
+def _reused(shape: tuple[int, ...], dtype: Any) -> bool:
+    """Whether an output matrix of ``shape`` and ``dtype`` is laid out in a kept buffer."""
+    return math.prod(shape) * np.dtype(dtype).itemsize >= REUSED_BYTES
+
+
 def output_matrix(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """An uninitialised aligned matrix for an output (:func:`aligned_empty`), in a reused buffer when it
     takes at least :data:`REUSED_BYTES`."""
-    if math.prod(shape) * np.dtype(dtype).itemsize < REUSED_BYTES:
+    if not _reused(shape, dtype):
         return aligned_empty(shape, dtype)
     return _OUTPUT_BUFFERS.empty(shape, dtype)
 
@@ -486,7 +491,7 @@ def ragged_to_dense(
     shape = (len(row_lengths), width)
     values = np.ascontiguousarray(values, dtype=np.int64)
     row_lengths = np.ascontiguousarray(row_lengths, dtype=np.int64)
-    if read_only and math.prod(shape) * np.dtype(dtype).itemsize >= REUSED_BYTES:
+    if read_only and _reused(shape, dtype):
         out = (buffers or _OUTPUT_BUFFERS).zeroed_rows(shape, dtype, row_lengths)
         fill_rows(out, values, row_lengths, True)
         return out
